@@ -1,0 +1,93 @@
+/* collsel common utilities: the one error idiom, checksums, whole-file I/O
+ * with atomic replacement, logging.  Pure C11 + POSIX, no MPI.
+ *
+ * Error idiom (used everywhere): a function that can fail returns int
+ * (0 = ok, -1 = failed) and fills a caller-supplied `cs_err *` with one
+ * human-readable line that names the thing (file, line, variable).  Inside a
+ * function, CS_CHECK(expr) jumps to the single `fail:` label when expr < 0.
+ */
+#ifndef COLLSEL_UTIL_H
+#define COLLSEL_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#if defined(__GNUC__)
+#define CS_HIDDEN __attribute__((visibility("hidden")))
+#define CS_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define CS_HIDDEN
+#define CS_PRINTF(a, b)
+#endif
+
+typedef struct cs_err {
+    char msg[512];
+} cs_err;
+
+/* Set the error message (printf-style).  Always returns -1 so that
+ * `return cs_fail(e, "...")` reads naturally.  e may be NULL. */
+int cs_fail(cs_err *e, const char *fmt, ...) CS_PRINTF(2, 3);
+
+#define CS_CHECK(expr)      \
+    do {                    \
+        if ((expr) < 0)     \
+            goto fail;      \
+    } while (0)
+
+/* CRC-32 (IEEE, reflected, as zlib).  Start with crc = 0. */
+uint32_t cs_crc32(uint32_t crc, const void *data, size_t n);
+
+/* Read a whole file into a malloc'd buffer (NUL-terminated for convenience;
+ * *n excludes the NUL). */
+int cs_read_file(const char *path, void **data, size_t *n, cs_err *e);
+
+/* Write data to path atomically: write to "path.tmp.PID" in the same
+ * directory, fsync, rename over path.  On failure nothing is left behind. */
+int cs_write_file_atomic(const char *path, const void *data, size_t n, cs_err *e);
+
+/* Check that the directory of path exists and is writable (used at init so a
+ * bad COLLSEL_RECORD is reported at once, not at the end). */
+int cs_check_writable_dir(const char *path, cs_err *e);
+
+/* zstd wrappers: out is malloc'd. */
+int cs_zstd_compress(const void *in, size_t n, void **out, size_t *outn, cs_err *e);
+int cs_zstd_decompress(const void *in, size_t n, size_t max_out, void **out,
+                       size_t *outn, cs_err *e);
+
+/* Monotonic wall clock in seconds. */
+double cs_now(void);
+
+/* Growable byte buffer (serialisation). */
+typedef struct cs_buf {
+    unsigned char *p;
+    size_t n, cap;
+    int oom; /* set once an allocation failed; later appends are no-ops */
+} cs_buf;
+void cs_buf_put(cs_buf *b, const void *data, size_t n);
+void cs_buf_u8(cs_buf *b, uint8_t v);
+void cs_buf_u32(cs_buf *b, uint32_t v);
+void cs_buf_u64(cs_buf *b, uint64_t v);
+void cs_buf_f64(cs_buf *b, double v);
+void cs_buf_str(cs_buf *b, const char *s); /* u32 length + bytes */
+void cs_buf_printf(cs_buf *b, const char *fmt, ...) CS_PRINTF(2, 3);
+void cs_buf_free(cs_buf *b);
+
+/* Bounds-checked reader over a byte range: every get fails (returns -1 and
+ * sets r->bad) instead of reading past the end. */
+typedef struct cs_rd {
+    const unsigned char *p;
+    size_t n, off;
+    int bad;
+} cs_rd;
+int cs_rd_get(cs_rd *r, void *dst, size_t n);
+int cs_rd_u8(cs_rd *r, uint8_t *v);
+int cs_rd_u32(cs_rd *r, uint32_t *v);
+int cs_rd_u64(cs_rd *r, uint64_t *v);
+int cs_rd_f64(cs_rd *r, double *v);
+int cs_rd_str(cs_rd *r, char **s); /* malloc'd, NUL-terminated, max 1 MiB */
+
+/* Human-readable sizes: "8 B", "64 KiB", "4 MiB" (buf >= 32 bytes). */
+const char *cs_fmt_bytes(char *buf, size_t len, double bytes);
+
+#endif

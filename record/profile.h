@@ -1,0 +1,160 @@
+/* collsel profiles: what an application's collectives looked like.
+ *
+ * In memory a profile is a list of cells, one per (collective, communicator
+ * size, message-size bin), plus call sites and run metadata.  The same
+ * serialisation is used on the wire (the tree merge at MPI_Finalize) and in
+ * the file (versioned header + zstd payload + CRC-32, written atomically).
+ * Pure C, no MPI: the CLI, collsel-replay and select/ link it too.
+ *
+ * Counting convention: every rank records its own calls, so a cell's
+ * `rank_calls` is the sum over ranks; the number of collective operations
+ * is rank_calls / comm_size (cs_cell_ops()).  Likewise t_total is the sum
+ * over ranks of the time spent (seconds); the mean time per operation is
+ * t_total / rank_calls.
+ *
+ * Message size = bytes one rank contributes (count x type size; for the v
+ * variants the mean over ranks of the counts x type size).  Bins: bin 0 holds
+ * 0 bytes; for b >= 1, bin = 1 + 4*floor(log2 b) + quarter-octave index, so
+ * 1 B .. 2^40 B fit in CS_NBINS bins.  cs_bin_lo/hi give the edges.
+ */
+#ifndef COLLSEL_PROFILE_H
+#define COLLSEL_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/util.h"
+
+/* Every collective we record.  Order is part of the file format: append
+ * only. */
+#define CS_RCOLL_LIST(X)                                                  \
+    X(BARRIER, "Barrier", 0) X(BCAST, "Bcast", 1) X(REDUCE, "Reduce", 1)  \
+    X(ALLREDUCE, "Allreduce", 0) X(GATHER, "Gather", 1)                   \
+    X(GATHERV, "Gatherv", 1) X(SCATTER, "Scatter", 1)                     \
+    X(SCATTERV, "Scatterv", 1) X(ALLGATHER, "Allgather", 0)               \
+    X(ALLGATHERV, "Allgatherv", 0) X(ALLTOALL, "Alltoall", 0)             \
+    X(ALLTOALLV, "Alltoallv", 0) X(ALLTOALLW, "Alltoallw", 0)             \
+    X(REDUCE_SCATTER, "Reduce_scatter", 0)                                \
+    X(REDUCE_SCATTER_BLOCK, "Reduce_scatter_block", 0) X(SCAN, "Scan", 0) \
+    X(EXSCAN, "Exscan", 0) X(IBARRIER, "Ibarrier", 0)                     \
+    X(IBCAST, "Ibcast", 1) X(IREDUCE, "Ireduce", 1)                       \
+    X(IALLREDUCE, "Iallreduce", 0) X(IGATHER, "Igather", 1)               \
+    X(IGATHERV, "Igatherv", 1) X(ISCATTER, "Iscatter", 1)                 \
+    X(ISCATTERV, "Iscatterv", 1) X(IALLGATHER, "Iallgather", 0)           \
+    X(IALLGATHERV, "Iallgatherv", 0) X(IALLTOALL, "Ialltoall", 0)         \
+    X(IALLTOALLV, "Ialltoallv", 0) X(IALLTOALLW, "Ialltoallw", 0)         \
+    X(IREDUCE_SCATTER, "Ireduce_scatter", 0)                              \
+    X(IREDUCE_SCATTER_BLOCK, "Ireduce_scatter_block", 0)                  \
+    X(ISCAN, "Iscan", 0) X(IEXSCAN, "Iexscan", 0)
+
+#define CS_RCOLL_ENUM(id, name, rooted) CS_R_##id,
+enum cs_rcoll { CS_RCOLL_LIST(CS_RCOLL_ENUM) CS_R_N };
+#undef CS_RCOLL_ENUM
+
+const char *cs_rcoll_name(int rcoll);      /* "Bcast" */
+int cs_rcoll_rooted(int rcoll);            /* 1 for rooted collectives */
+int cs_rcoll_from_name(const char *name);  /* case-insensitive, -1 if unknown */
+
+/* Message-size bins. */
+#define CS_BIN_SUB 4                       /* sub-bins per octave */
+#define CS_BIN_OCTAVES 41                  /* 2^0 .. 2^40 */
+#define CS_NBINS (1 + CS_BIN_SUB * CS_BIN_OCTAVES)
+int cs_bin_of(uint64_t bytes);             /* 0 .. CS_NBINS-1, clamps */
+uint64_t cs_bin_lo(int bin);               /* smallest size in the bin */
+uint64_t cs_bin_hi(int bin);               /* largest size in the bin */
+
+/* Root behaviour of a rooted collective within one cell. */
+enum cs_root_mode {
+    CS_ROOT_NONE = 0,   /* not a rooted collective / no calls */
+    CS_ROOT_ZERO = 1,   /* always 0 */
+    CS_ROOT_FIXED = 2,  /* always the same rank, not 0 (see root) */
+    CS_ROOT_VARYING = 3 /* changes between calls */
+};
+
+#define CS_CELL_NSIZES 4 /* exact sizes kept per cell (most frequent) */
+
+typedef struct cs_cell {
+    uint32_t coll;      /* enum cs_rcoll */
+    uint32_t comm_size;
+    uint32_t bin;       /* cs_bin_of(bytes) */
+    uint64_t rank_calls;
+    double t_total, t_min, t_max; /* seconds; min/max over single calls */
+    uint32_t root_mode; /* enum cs_root_mode */
+    int32_t root;       /* the root when ZERO/FIXED, else first seen */
+    uint32_t nsizes;    /* used entries of sizes[] */
+    struct {
+        uint64_t bytes, rank_calls;
+    } sizes[CS_CELL_NSIZES]; /* exact sizes, most frequent first */
+    uint64_t other_size_calls; /* rank_calls whose exact size was not kept */
+} cs_cell;
+
+static inline double cs_cell_ops(const cs_cell *c)
+{
+    return c->comm_size ? (double)c->rank_calls / c->comm_size : 0;
+}
+
+/* A call site: where in the application a collective was called from,
+ * symbolised on the rank that saw it ("app+0x1234 main+0x56" style:
+ * module, function, offset).  "other" sums what the bounded table dropped. */
+typedef struct cs_site {
+    uint32_t coll;
+    char *where;
+    uint64_t rank_calls;
+    double t_total;
+} cs_site;
+
+typedef struct cs_meta {
+    char *mpi_library;  /* MPI_Get_library_version, first line */
+    char *cmdline;
+    char *hostname0;    /* host of world rank 0 */
+    uint32_t world_size, nnodes, ranks_per_node; /* max ranks on one node */
+    int64_t start_time; /* unix seconds */
+    double duration;    /* MPI_Init .. MPI_Finalize (or exit), seconds */
+} cs_meta;
+
+typedef struct cs_profile {
+    cs_meta meta;
+    uint32_t complete;     /* 1 when written at MPI_Finalize by rank 0 */
+    uint32_t nranks;       /* ranks whose data is in here */
+    cs_cell *cells;
+    size_t ncells, cap_cells;
+    cs_site *sites;
+    size_t nsites, cap_sites;
+} cs_profile;
+
+void cs_profile_init(cs_profile *p);
+void cs_profile_free(cs_profile *p);
+
+/* Add one cell's worth of data (merging with an existing cell of the same
+ * (coll, comm_size, bin): counts add, min/max combine, exact sizes merge
+ * keeping the most frequent, root modes combine). */
+int cs_profile_add_cell(cs_profile *p, const cs_cell *c);
+int cs_profile_add_site(cs_profile *p, uint32_t coll, const char *where,
+                        uint64_t rank_calls, double t_total);
+/* dst += src (cells, sites, nranks; metadata kept from dst unless empty;
+ * complete = dst.complete && src.complete).  Associative and commutative in
+ * everything but metadata. */
+int cs_profile_merge(cs_profile *dst, const cs_profile *src);
+/* Keep the hottest `max_sites` sites (by time), sum the rest as "other". */
+void cs_profile_trim_sites(cs_profile *p, size_t max_sites);
+/* Sort cells by (coll, comm_size, bin) and sites by time, descending. */
+void cs_profile_sort(cs_profile *p);
+
+/* Serialisation (wire and file payload; uncompressed, no checksum). */
+int cs_profile_serialize(const cs_profile *p, cs_buf *out);
+int cs_profile_deserialize(cs_profile *p, const void *data, size_t n, cs_err *e);
+
+/* Files: header "COLLSELP", version, payload length, CRC-32, zstd payload.
+ * Reading rejects empty, truncated, corrupted, foreign and newer-version
+ * files with a message naming the file. */
+int cs_profile_write(const cs_profile *p, const char *path, cs_err *e);
+int cs_profile_read(cs_profile *p, const char *path, cs_err *e);
+/* Partial files of an incomplete run: "FILE.partial.RANK".  Writes with
+ * async-signal-safe calls only when sigsafe != 0 (from a signal handler the
+ * caller passes a pre-serialised buffer). */
+int cs_profile_partial_path(char *buf, size_t len, const char *path, int rank);
+/* Load PATH if it exists, plus every PATH.partial.* next to it, merged;
+ * p->complete is 0 if any partial file was used.  Fails if nothing found. */
+int cs_profile_load(cs_profile *p, const char *path, cs_err *e);
+
+#endif

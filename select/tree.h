@@ -1,0 +1,49 @@
+/* Decision trees: the quadtree decision function of each collective.
+ *
+ * Build side (collsel tune): a decision map per collective (measured
+ * communicator sizes x message sizes -> time of every method, optionally a
+ * profile weight per point) is completed to 2^k x 2^k and encoded as a
+ * quadtree, with the papers' accuracy threshold / maximum depth, or with
+ * profile-weighted refinement under a leaf budget.
+ *
+ * Run side (the shim, collsel-replay --mix): a compact, pointer-free
+ * encoding.  (comm size, message bytes) map to grid coordinates in O(1)
+ * (table lookups, no search over axis values); each leaf holds a ranked list
+ * of methods (best first) so that dispatch can fall back to the next best
+ * applicable method.  Points outside the measured ranges take the nearest
+ * boundary rule.
+ *
+ * File: versioned, CRC-checked, written atomically; a bad file is rejected
+ * with a message naming the file.  Methods are stored by name; the reader
+ * of the tree (shim) maps names to its registry.
+ */
+#ifndef COLLSEL_TREE_H
+#define COLLSEL_TREE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/colls.h"
+#include "../common/util.h"
+
+typedef struct cs_tree cs_tree; /* all collectives of one tree file */
+
+int cs_tree_read(cs_tree **t, const char *path, cs_err *e);
+int cs_tree_write(const cs_tree *t, const char *path, cs_err *e);
+void cs_tree_free(cs_tree *t);
+
+/* 1 if the tree has a decision function for collective coll. */
+int cs_tree_has(const cs_tree *t, int coll);
+
+/* The decision: the leaf's ranked candidate list for (comm_size, bytes).
+ * Returns the number of candidates n >= 1 and sets *ids to n tree-local
+ * method ids, best first.  Must be fast (the benchmark target is <= 5 ns at
+ * depth 6) and allocation-free. */
+int cs_tree_decide(const cs_tree *t, int coll, uint32_t comm_size, uint64_t bytes,
+                   const uint16_t **ids);
+
+/* Method names of collective coll, indexed by tree-local id. */
+int cs_tree_nmethods(const cs_tree *t, int coll);
+const char *cs_tree_method_name(const cs_tree *t, int coll, int id);
+
+#endif

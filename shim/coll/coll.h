@@ -1,0 +1,112 @@
+/* collsel algorithms: the call descriptor, the method registry, and the
+ * entry points of every algorithm.
+ *
+ * A *method* is (collective, algorithm, segment size, fan-out/radix) with a
+ * stable dotted name ("bcast.pipeline.seg8k").  There is one registry table
+ * per collective (bcast/registry.c, reduce/registry.c, barrier/registry.c);
+ * everything that needs method names (env parser, tree files, `collsel
+ * methods`, collsel-replay, the test matrix) reads them through the API
+ * below.  Entry 0 of every table is the MPI library's own call
+ * ("bcast.native", ...), so index 0 always means native.
+ *
+ * Rules for algorithms (see ../shared/STYLE.md):
+ *  - they talk only through PMPI_* point-to-point calls on c->pcomm, the
+ *    private duplicate of the user communicator (never on c->comm);
+ *  - they never read configuration: parameters come from the method entry
+ *    (m->segsize, m->fanout);
+ *  - errors from PMPI_* are returned to the caller unchanged;
+ *  - an algorithm may assume m->applies (if set) returned 1 for this call.
+ *    applies() must depend only on values that are identical on every rank
+ *    of the call (comm size, total bytes, op commutativity, count for
+ *    reduce, root), never on per-rank datatype layout, so that every rank
+ *    picks the same method.
+ *  - Bcast moves bytes: a non-contiguous datatype is packed into a
+ *    temporary contiguous buffer by the engine (ranks may legally pass
+ *    different datatypes with the same type signature).  Reduce works on
+ *    elements of c->dt (identical on all ranks) and applies the op with
+ *    PMPI_Reduce_local.
+ */
+#ifndef COLLSEL_COLL_H
+#define COLLSEL_COLL_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#include "../../common/colls.h"
+
+/* Per-communicator state, created on first use (a collective operation over
+ * the communicator: PMPI_Comm_dup), cached on the user communicator with an
+ * attribute and freed by the attribute's delete callback (commstate.c). */
+typedef struct cs_comm_state {
+    MPI_Comm pcomm;    /* private duplicate: all our traffic goes here */
+    int rank, size;
+    int is_inter;      /* intercommunicator: we never run our methods on it */
+    void *topo_cache;  /* owned by topo.c (cs_topo_cached / cs_topo_cache_free) */
+    int logged;        /* dispatch: decisions printed once (COLLSEL_VERBOSE=2) */
+} cs_comm_state;
+
+/* Get (creating on first use) the state of comm.  Collective over comm the
+ * first time.  Returns an MPI error code. */
+int cs_comm_state_get(MPI_Comm comm, cs_comm_state **st);
+
+/* One call of a collective, as seen by one rank.  Filled by the dispatcher
+ * (shim/dispatch.c) or by collsel-replay / the tests. */
+typedef struct cs_call {
+    enum cs_coll coll;
+    const void *sendbuf; /* reduce: send buffer (may be MPI_IN_PLACE at root) */
+    void *buf;           /* bcast: the buffer; reduce: recvbuf (root only) */
+    int count;
+    MPI_Datatype dt;
+    MPI_Op op;       /* reduce only */
+    int commute;     /* reduce only: 1 if op is commutative */
+    int root;        /* bcast/reduce */
+    MPI_Comm comm;   /* the user's communicator (native methods use it) */
+    MPI_Comm pcomm;  /* private duplicate: all our traffic goes here */
+    cs_comm_state *st; /* state of comm (topology cache) */
+    int rank, size;  /* in comm */
+    size_t bytes;    /* count * type size: identical on every rank */
+} cs_call;
+
+struct cs_method;
+typedef int (*cs_algo_fn)(const cs_call *c, const struct cs_method *m);
+typedef int (*cs_applies_fn)(const cs_call *c, const struct cs_method *m);
+
+typedef struct cs_method {
+    const char *name;  /* stable dotted name, e.g. "bcast.knomial.k4" */
+    enum cs_coll coll;
+    const char *algo;  /* algorithm family, e.g. "knomial" */
+    int segsize;       /* segment size in bytes; 0 = unsegmented */
+    int fanout;        /* fan-out / radix / degree; 0 = not applicable */
+    const char *desc;  /* one line for `collsel methods` */
+    cs_applies_fn applies; /* NULL = applies to every call */
+    cs_algo_fn fn;
+} cs_method;
+
+/* Fill c for a call on comm (gets the comm state, rank, size, bytes,
+ * commutativity).  Returns an MPI error code. */
+int cs_call_bcast(cs_call *c, void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
+int cs_call_reduce(cs_call *c, const void *sendbuf, void *recvbuf, int count,
+                   MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm);
+int cs_call_barrier(cs_call *c, MPI_Comm comm);
+
+/* Run method m for call c (m->fn), after the applicability check has been
+ * done by the caller. */
+static inline int cs_method_run(const struct cs_method *m, const cs_call *c);
+
+/* Registry access.  cs_methods(c, &n) returns the table of collective c and
+ * its length; index 0 is native. */
+const cs_method *cs_methods(enum cs_coll c, int *n);
+/* Index of a method by name within its collective, or -1. */
+int cs_method_index(enum cs_coll c, const char *name);
+/* Find by full name in any collective: returns the method or NULL; sets
+ * *coll and *index when found. */
+const cs_method *cs_method_find(const char *name, enum cs_coll *coll, int *index);
+/* 1 if method idx of collective c applies to call c (always 1 for native). */
+int cs_method_applies(const cs_method *m, const cs_call *c);
+
+static inline int cs_method_run(const cs_method *m, const cs_call *c)
+{
+    return m->fn(c, m);
+}
+
+#endif

@@ -1,0 +1,40 @@
+/* Communication topologies of the tree-shaped algorithms, as data.
+ *
+ * A topology is built by a pure function of (kind, rank, size, root,
+ * fanout): no MPI, unit-tested on its own.  Ranks are communicator ranks.
+ * cs_topo_cached() keeps built topologies per (communicator, kind, root,
+ * fanout) in the communicator's state (cs_comm_state.topo_cache).
+ */
+#ifndef COLLSEL_TOPO_H
+#define COLLSEL_TOPO_H
+
+enum cs_topo_kind {
+    CS_TOPO_LINEAR,          /* root -> every other rank */
+    CS_TOPO_CHAIN,           /* `fanout` chains hanging off the root (pipeline: 1) */
+    CS_TOPO_KARY,            /* complete k-ary tree (binary: k = 2) */
+    CS_TOPO_BINOMIAL,        /* binomial tree */
+    CS_TOPO_KNOMIAL,         /* k-nomial tree, radix = fanout */
+    CS_TOPO_INORDER_BINARY,  /* binary tree whose in-order traversal is rank
+                                order (non-commutative reduce) */
+};
+
+typedef struct cs_topo {
+    int kind;        /* enum cs_topo_kind */
+    int root;        /* root rank of the tree */
+    int fanout;      /* the fan-out / radix parameter it was built with */
+    int parent;      /* parent rank; -1 at the root */
+    int nchildren;   /* number of children of this rank */
+    int children[];  /* child ranks, in the order data is sent to them */
+} cs_topo;
+
+/* Build the topology seen by `rank` (malloc'd; free with free()).  Returns
+ * NULL on bad arguments or out of memory. */
+cs_topo *cs_topo_build(int kind, int rank, int size, int root, int fanout);
+
+struct cs_call;
+/* The cached topology for this call's communicator (NULL: out of memory). */
+const cs_topo *cs_topo_cached(const struct cs_call *c, int kind, int root, int fanout);
+/* Free a communicator's cache (called by the state's delete callback). */
+void cs_topo_cache_free(void *cache);
+
+#endif

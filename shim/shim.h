@@ -1,0 +1,47 @@
+/* Shared declarations of the preload library (shim/).  Everything here is
+ * hidden; the library exports only MPI names.
+ *
+ * Ownership: config.c (the COLLSEL_* table, parsed once at MPI_Init), the
+ * wrappers (wrap_c.c, wrap_fortran.c), recording (rec.c, callsites.c,
+ * finalize merge) on one side; selection (dispatch.c: COLLSEL_FORCE and
+ * COLLSEL_TREE, the private-communicator cache) on the other.
+ */
+#ifndef COLLSEL_SHIM_H
+#define COLLSEL_SHIM_H
+
+#include <mpi.h>
+
+#include "../common/util.h"
+
+/* Configuration, filled once by cs_config_load() at MPI_Init from the
+ * environment (one table of {name, default, doc}; unknown COLLSEL_*
+ * variables and invalid values get one line on stderr from rank 0). */
+typedef struct cs_config {
+    const char *record; /* COLLSEL_RECORD: profile path, or NULL */
+    const char *tree;   /* COLLSEL_TREE: tree path, or NULL */
+    const char *force;  /* COLLSEL_FORCE: raw spec, or NULL (parsed by dispatch) */
+    int verbose;        /* COLLSEL_VERBOSE 0..3 */
+} cs_config;
+extern cs_config cs_cfg CS_HIDDEN;
+
+/* World rank (valid after MPI_Init; -1 before). */
+extern int cs_world_rank CS_HIDDEN;
+
+/* Print "collsel: ..." on stderr if verbose >= level; rank0only limits it
+ * to world rank 0.  Warnings about bad input use level 0 (always shown). */
+void cs_log(int level, int rank0only, const char *fmt, ...) CS_HIDDEN CS_PRINTF(3, 4);
+
+/* Selection (dispatch.c).  cs_dispatch_init() runs at the end of MPI_Init
+ * (after config): parses COLLSEL_FORCE, loads COLLSEL_TREE, and sets
+ * cs_sel_active[c] for each collective that is not plain native.  The
+ * wrappers call cs_dispatch_*() only when cs_sel_active[c] is set, so that
+ * with nothing configured the library is a pure pass-through. */
+extern int cs_sel_active[3] CS_HIDDEN;
+int cs_dispatch_init(void) CS_HIDDEN;
+void cs_dispatch_finalize(void) CS_HIDDEN;
+int cs_dispatch_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm) CS_HIDDEN;
+int cs_dispatch_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
+                       MPI_Op op, int root, MPI_Comm comm) CS_HIDDEN;
+int cs_dispatch_barrier(MPI_Comm comm) CS_HIDDEN;
+
+#endif
