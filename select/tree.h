@@ -46,4 +46,27 @@ int cs_tree_decide(const cs_tree *t, int coll, uint32_t comm_size, uint64_t byte
 int cs_tree_nmethods(const cs_tree *t, int coll);
 const char *cs_tree_method_name(const cs_tree *t, int coll, int id);
 
+/* Measured axes of collective coll (the map the tree was built from). */
+int cs_tree_axes(const cs_tree *t, int coll, const uint32_t **cs, int *ncs,
+                 const uint64_t **ms, int *nms);
+
+/* The leaves of collective coll's tree, for printing, pictures, code
+ * generation and exports.  A leaf covers the grid block [x0, x1) x [y0, y1)
+ * of the 2^k x 2^k map (x: communicator-size axis, y: message-size axis)
+ * and, in real units, communicator sizes cs_lo..cs_hi and message sizes
+ * ms_lo..ms_hi inclusive (exactly the inputs for which cs_tree_decide()
+ * answers this leaf; the first/last leaves extend to 0 / UINT32_MAX /
+ * UINT64_MAX: outside the measured range the nearest boundary rule holds).
+ * ids: ranked methods, best first (tree-local ids). */
+typedef struct cs_leaf {
+    int depth;
+    int x0, x1, y0, y1;
+    uint32_t cs_lo, cs_hi;
+    uint64_t ms_lo, ms_hi;
+    int n;
+    const uint16_t *ids;
+} cs_leaf;
+/* *leaves is malloc'd (free it); order: depth-first, quadrant order. */
+int cs_tree_leaves(const cs_tree *t, int coll, cs_leaf **leaves, size_t *n);
+
 #endif
