@@ -1,0 +1,60 @@
+#!/bin/sh
+# tools/pipeline.sh: the whole collsel pipeline on the bundled example
+# application, at 4 ranks (run by tools/demo.sh after set-up):
+#   record -> show -> replay -> tune -> tree show -> run with the tree
+#   -> native vs tuned time -> replay --mix -> pictures, C code, exports.
+# Outputs go to out/ (or $COLLSEL_OUT).  NP=4 by default.
+set -e
+top=$(cd "$(dirname "$0")/.." && pwd)
+B=${COLLSEL_BUILD:-$top/build}
+OUT=${COLLSEL_OUT:-$top/out}
+NP=${NP:-4}
+mkdir -p "$OUT"
+collsel="$B/tools/collsel"
+app="$B/tests/apps/example_app"
+run() { "$top/tests/mpiexec.sh" openmpi "$@"; }
+step() { printf '\n==== %s\n' "$*"; }
+
+step "1. record the example application at $NP ranks"
+rm -f "$OUT/example.prof" "$OUT"/example.prof.partial.*
+run "$NP" "$collsel" exec --record "$OUT/example.prof" -- "$app" > "$OUT/native-recorded.out"
+
+step "2. its collective profile"
+"$collsel" show "$OUT/example.prof"
+
+step "3. replay: measure every method where the application calls ($NP ranks)"
+run "$NP" "$B/replay/collsel-replay" --profile "$OUT/example.prof" ${REPLAY_ARGS:-} -o "$OUT/perf.csv"
+
+step "4. tune: build the decision trees (refined where the application calls)"
+"$collsel" tune --perf "$OUT/perf.csv" --profile "$OUT/example.prof" -o "$OUT/example.tree"
+
+step "5. the tree"
+"$collsel" tree show "$OUT/example.tree"
+
+step "6. the application natively and with the tree (alternating, 3 runs each)"
+nat=""; tun=""
+for i in 1 2 3; do
+    run "$NP" "$app" > "$OUT/native.out" 2> "$OUT/native.err"
+    nat="$nat $(sed -n 's/^time: *//p' "$OUT/native.err" | awk '{print $1}')"
+    run "$NP" "$collsel" exec --tree "$OUT/example.tree" -- "$app" > "$OUT/tuned.out" 2> "$OUT/tuned.err"
+    tun="$tun $(sed -n 's/^time: *//p' "$OUT/tuned.err" | awk '{print $1}')"
+done
+if cmp -s "$OUT/native.out" "$OUT/tuned.out"; then echo "results: identical with and without collsel"
+else echo "results: DIFFER (see $OUT/native.out $OUT/tuned.out)"; exit 1; fi
+echo "$nat" "|" "$tun" | awk '{
+    n = 0; for (i = 1; $i != "|"; i++) { a[n++] = $i } ; m = 0; for (i++; i <= NF; i++) b[m++] = $i;
+    asort(a); asort(b); na = a[int((n + 1) / 2)]; nb = b[int((m + 1) / 2)];
+    printf "application wall time (median of %d): native %.3f s, tuned %.3f s, ratio tuned/native %.3f\n", n, na, nb, nb / na }'
+
+step "7. the profile mix, native vs tuned, in one run"
+run "$NP" "$B/replay/collsel-replay" --mix "$OUT/example.prof" --tree "$OUT/example.tree"
+
+step "8. pictures, generated C, exports"
+"$collsel" map "$OUT/example.tree" --profile "$OUT/example.prof" -o "$OUT/map.png"
+"$collsel" map "$OUT/example.tree" --penalty --perf "$OUT/perf.csv" -o "$OUT/penalty.png"
+"$collsel" codegen "$OUT/example.tree" -o "$OUT/decide.c"
+"$collsel" export "$OUT/example.tree" --format ompi-rules -o "$OUT/ompi-rules.conf"
+"$collsel" export "$OUT/example.tree" --format mpich-json -o "$OUT/mpich.json"
+
+step "files"
+ls -l "$OUT"
