@@ -80,7 +80,8 @@ typedef struct cs_cell {
     uint64_t rank_calls;
     double t_total, t_min, t_max; /* seconds; min/max over single calls */
     uint32_t root_mode; /* enum cs_root_mode */
-    int32_t root;       /* the root when ZERO/FIXED, else first seen */
+    int32_t root;       /* the root when ZERO/FIXED; when VARYING the
+                           smallest root seen (so that merging commutes) */
     uint32_t nsizes;    /* used entries of sizes[] */
     struct {
         uint64_t bytes, rank_calls;
@@ -120,8 +121,25 @@ typedef struct cs_profile {
     size_t ncells, cap_cells;
     cs_site *sites;
     size_t nsites, cap_sites;
+    uint32_t npartial;     /* set by cs_profile_load: partial files merged
+                              (not serialised) */
 } cs_profile;
 
+/* Record one call into a cell, without allocating (the hot path of the
+ * shim).  The cell must have been zeroed and its coll/comm_size/bin set.
+ * Exact sizes: the first CS_CELL_NSIZES distinct sizes are counted exactly
+ * (kept most frequent first), later new sizes go to other_size_calls.
+ * root < 0 means "not rooted". */
+void cs_cell_record(cs_cell *c, uint64_t bytes, int root, double seconds);
+/* dst += src for two cells of the same key (no checks on the key). */
+void cs_cell_merge(cs_cell *dst, const cs_cell *src);
+/* Order of cells by (coll, comm_size, bin): <0, 0, >0. */
+int cs_cell_key_cmp(const cs_cell *a, const cs_cell *b);
+/* "none", "zero", "fixed", "varying". */
+const char *cs_root_mode_name(int mode);
+
+/* Cells are kept sorted by (coll, comm_size, bin) by cs_profile_add_cell;
+ * fill p->cells only through it. */
 void cs_profile_init(cs_profile *p);
 void cs_profile_free(cs_profile *p);
 
@@ -144,14 +162,33 @@ void cs_profile_sort(cs_profile *p);
 int cs_profile_serialize(const cs_profile *p, cs_buf *out);
 int cs_profile_deserialize(cs_profile *p, const void *data, size_t n, cs_err *e);
 
-/* Files: header "COLLSELP", version, payload length, CRC-32, zstd payload.
+/* Files: header (24 bytes, little endian)
+ *   "COLLSELP" | u32 format version | u64 payload length | u32 CRC-32 of the
+ *   payload
+ * followed by the payload: the zstd-compressed serialisation.
  * Reading rejects empty, truncated, corrupted, foreign and newer-version
  * files with a message naming the file. */
+#define CS_PROFILE_MAGIC "COLLSELP"
+#define CS_PROFILE_VERSION 1u
+#define CS_PROFILE_HEADER 24
 int cs_profile_write(const cs_profile *p, const char *path, cs_err *e);
 int cs_profile_read(cs_profile *p, const char *path, cs_err *e);
-/* Partial files of an incomplete run: "FILE.partial.RANK".  Writes with
- * async-signal-safe calls only when sigsafe != 0 (from a signal handler the
- * caller passes a pre-serialised buffer). */
+/* Parse a complete file image held in memory (name is used in messages). */
+int cs_profile_decode(cs_profile *p, const void *file, size_t n, const char *name,
+                      cs_err *e);
+
+/* Writing from a signal handler (or an exit path that cannot allocate):
+ *  1. ahead of time (normal context), build the complete file image with
+ *     cs_profile_encode() into a cs_buf (allocates; not signal-safe);
+ *  2. in the handler, name the file with cs_profile_partial_path() and write
+ *     the image with cs_profile_write_raw().
+ * Both are async-signal-safe: no malloc, no stdio, only open/write/fsync/
+ * close/rename/unlink/getpid.  write_raw writes "path.tmp.PID" and renames
+ * it over path; it returns 0, or -1 with errno set (nothing left behind). */
+int cs_profile_encode(const cs_profile *p, cs_buf *out, cs_err *e);
+int cs_profile_write_raw(const char *path, const void *file_bytes, size_t n);
+/* Partial files of an incomplete run: "FILE.partial.RANK" (RANK decimal,
+ * >= 0).  Returns 0, or -1 if buf is too small. */
 int cs_profile_partial_path(char *buf, size_t len, const char *path, int rank);
 /* Load PATH if it exists, plus every PATH.partial.* next to it, merged;
  * p->complete is 0 if any partial file was used.  Fails if nothing found. */

@@ -37,7 +37,7 @@ int cs_tree_has(const cs_tree *t, int coll);
 
 /* The decision: the leaf's ranked candidate list for (comm_size, bytes).
  * Returns the number of candidates n >= 1 and sets *ids to n tree-local
- * method ids, best first.  Must be fast (the benchmark target is <= 5 ns at
+ * method ids, best first (0 if the tree has no function for coll).  Must be fast (the benchmark target is <= 5 ns at
  * depth 6) and allocation-free. */
 int cs_tree_decide(const cs_tree *t, int coll, uint32_t comm_size, uint64_t bytes,
                    const uint16_t **ids);
@@ -66,7 +66,33 @@ typedef struct cs_leaf {
     int n;
     const uint16_t *ids;
 } cs_leaf;
-/* *leaves is malloc'd (free it); order: depth-first, quadrant order. */
+/* *leaves is malloc'd (free it); order: depth-first, quadrant order.
+ * Blocks are clipped to the measured extent (x1 <= ncs, y1 <= nms; the grid
+ * is padded to 2^k by replicating the last column/row); a leaf lying
+ * entirely in the padding answers no input and is not listed.  Boundaries
+ * between measured points: comm sizes at the arithmetic midpoint
+ * floor((a + b) / 2), message sizes at the geometric midpoint
+ * floor(sqrt(a * b)) (the midpoint itself belongs to the lower point). */
 int cs_tree_leaves(const cs_tree *t, int coll, cs_leaf **leaves, size_t *n);
+
+/* An empty tree (no collective); collectives are added by the quadtree
+ * build (select/quadtree.h).  NULL when out of memory. */
+cs_tree *cs_tree_new(void);
+
+/* Shape of collective coll's tree: nodes, leaves (all, including those in
+ * the padding), leaf depths, and the encoded size in bytes (nodes, leaf
+ * lists, axes, names as stored in the file) and of the run-time tables. */
+typedef struct cs_tree_stats {
+    uint32_t nodes, leaves, min_depth, max_depth;
+    double mean_depth;
+    size_t bytes, bytes_nodes, bytes_runtime;
+    int k; /* grid is 2^k x 2^k */
+} cs_tree_stats;
+int cs_tree_stats_get(const cs_tree *t, int coll, cs_tree_stats *s);
+
+/* Same answer as cs_tree_decide, found by descending the quadtree instead
+ * of the flat leaf table (for the benchmark and the tests). */
+int cs_tree_decide_qt(const cs_tree *t, int coll, uint32_t comm_size, uint64_t bytes,
+                      const uint16_t **ids);
 
 #endif

@@ -1,21 +1,299 @@
-/* Selection: COLLSEL_FORCE and COLLSEL_TREE (owner: dispatch).
- * Initial pass-through version: nothing is selected yet. */
+/* Selection (owner: dispatch): COLLSEL_FORCE and COLLSEL_TREE, and the
+ * per-call choice of a method for MPI_Bcast / MPI_Reduce / MPI_Barrier.
+ *
+ * At MPI_Init (cs_dispatch_init): COLLSEL_FORCE ("bcast=NAME,reduce=NAME,
+ * barrier=NAME", any subset; NAME with or without the "bcast." prefix) is
+ * parsed against the registry; COLLSEL_TREE is read and its method names are
+ * mapped to registry indices once.  A bad entry gets one line from world
+ * rank 0 and leaves that collective (a bad tree file: every collective the
+ * tree would have driven) native.
+ *
+ * Per call: the decision depends only on values identical on every rank of
+ * the call (communicator size, total bytes, root, count, op commutativity),
+ * so every rank runs the same method.  FORCE first; else the tree's ranked
+ * candidates, the first that is known and applies; else native.  A method
+ * that does not apply never runs: native does.  Intercommunicators,
+ * MPI_COMM_NULL and arguments MPI would reject (bad root, negative count,
+ * bad datatype or op) go to the native call, which reports them the MPI
+ * way.  Errors of our methods go through the communicator's error handler,
+ * as MPI's own errors would.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../select/tree.h"
+#include "coll/coll.h"
 #include "shim.h"
 
 int cs_sel_active[3];
 
-int cs_dispatch_init(void) { return 0; }
-void cs_dispatch_finalize(void) {}
+static struct {
+    int force;  /* registry index forced by COLLSEL_FORCE, or -1 */
+    int *map;   /* tree-local method id -> registry index (-1: unknown) */
+    int nmap;   /* 0: the tree does not drive this collective */
+} sel[CS_NCOLL];
+static cs_tree *tree;
+
+/* One line on stderr from world rank 0, however long (the list of valid
+ * method names does not fit cs_log's line). */
+static void say(const char *text)
+{
+    if (cs_world_rank <= 0)
+        fprintf(stderr, "collsel: %s\n", text);
+}
+
+/* "COLLSEL_FORCE: unknown bcast method 'x'; ..." with every valid name. */
+static void bad_method(int coll, const char *name)
+{
+    int n;
+    const cs_method *t = cs_methods((enum cs_coll)coll, &n);
+    cs_buf b = {0};
+    cs_buf_printf(&b, "COLLSEL_FORCE='%s': unknown %s method '%s'; %s stays native "
+                      "(accepted:", cs_cfg.force, cs_coll_name(coll), name, cs_coll_name(coll));
+    for (int i = 0; i < n; i++)
+        cs_buf_printf(&b, " %s", t[i].name);
+    cs_buf_printf(&b, ")");
+    cs_buf_u8(&b, 0);
+    say(b.oom ? "COLLSEL_FORCE: unknown method (out of memory listing the valid ones)"
+              : (const char *)b.p);
+    cs_buf_free(&b);
+}
+
+/* One "COLL=NAME" item of COLLSEL_FORCE (len bytes at s). */
+static void force_item(const char *s, size_t len)
+{
+    char item[256];
+    while (len && (*s == ' ' || *s == '\t'))
+        s++, len--;
+    while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+        len--;
+    if (len == 0)
+        return;
+    if (len >= sizeof item) {
+        cs_log(0, 1, "COLLSEL_FORCE: item '%.40s...' too long; ignored", s);
+        return;
+    }
+    memcpy(item, s, len);
+    item[len] = 0;
+    char *eq = strchr(item, '=');
+    if (!eq) {
+        cs_log(0, 1, "COLLSEL_FORCE='%s': '%s' is not COLL=METHOD (accepted: "
+                     "bcast=NAME,reduce=NAME,barrier=NAME); ignored", cs_cfg.force, item);
+        return;
+    }
+    *eq = 0;
+    const char *name = eq + 1;
+    int coll = cs_coll_from_name(item);
+    if (coll < 0) {
+        cs_log(0, 1, "COLLSEL_FORCE='%s': unknown collective '%s' (accepted: bcast, reduce, "
+                     "barrier); ignored", cs_cfg.force, item);
+        return;
+    }
+    int idx = cs_method_index((enum cs_coll)coll, name);
+    if (idx < 0) { /* short form: "binomial" for "bcast.binomial" */
+        char full[300];
+        snprintf(full, sizeof full, "%s.%s", item, name);
+        idx = cs_method_index((enum cs_coll)coll, full);
+    }
+    if (idx < 0) {
+        sel[coll].force = 0;
+        bad_method(coll, name);
+        return;
+    }
+    sel[coll].force = idx;
+}
+
+static void parse_force(const char *spec)
+{
+    for (const char *s = spec, *end;; s = end + 1) {
+        end = strchr(s, ',');
+        force_item(s, end ? (size_t)(end - s) : strlen(s));
+        if (!end)
+            break;
+    }
+}
+
+/* Map collective coll's tree method names to registry indices. */
+static void map_tree(int coll)
+{
+    const char *cn = cs_coll_name(coll);
+    int n = cs_tree_has(tree, coll) ? cs_tree_nmethods(tree, coll) : 0;
+    if (n <= 0)
+        return;
+    int *map = malloc((size_t)n * sizeof *map);
+    if (!map) {
+        cs_log(0, 1, "COLLSEL_TREE=%s: out of memory; %s stays native", cs_cfg.tree, cn);
+        return;
+    }
+    int known = 0;
+    cs_buf unknown = {0};
+    for (int i = 0; i < n; i++) {
+        const char *name = cs_tree_method_name(tree, coll, i);
+        map[i] = name ? cs_method_index((enum cs_coll)coll, name) : -1;
+        if (map[i] >= 0)
+            known++;
+        else
+            cs_buf_printf(&unknown, " %s", name ? name : "(none)");
+    }
+    cs_buf_u8(&unknown, 0);
+    const char *list = unknown.p && !unknown.oom ? (const char *)unknown.p : "";
+    if (known == 0) {
+        cs_log(0, 1, "COLLSEL_TREE=%s: none of the %s methods of the tree exists in this "
+                     "build (%.300s); %s stays native", cs_cfg.tree, cn, list, cn);
+        free(map);
+    } else {
+        if (known < n)
+            cs_log(1, 1, "COLLSEL_TREE=%s: %s methods not in this build, treated as "
+                         "unavailable:%.400s", cs_cfg.tree, cn, list);
+        sel[coll].map = map;
+        sel[coll].nmap = n;
+    }
+    cs_buf_free(&unknown);
+}
+
+int cs_dispatch_init(void)
+{
+    for (int c = 0; c < CS_NCOLL; c++)
+        sel[c].force = -1;
+    if (cs_cfg.force)
+        parse_force(cs_cfg.force);
+    if (cs_cfg.tree) {
+        cs_err e = {{0}};
+        if (cs_tree_read(&tree, cs_cfg.tree, &e) < 0) {
+            cs_log(0, 1, "COLLSEL_TREE=%s: %s; the tree is not used (collectives stay native "
+                         "unless forced)", cs_cfg.tree, e.msg);
+            tree = NULL;
+        } else {
+            for (int c = 0; c < CS_NCOLL; c++)
+                map_tree(c);
+        }
+    }
+    for (int c = 0; c < CS_NCOLL; c++) {
+        cs_sel_active[c] = sel[c].force > 0 || (sel[c].force < 0 && sel[c].nmap > 0);
+        if (sel[c].force > 0) {
+            int n;
+            cs_log(1, 1, "%s forced to %s", cs_coll_name(c),
+                   cs_methods((enum cs_coll)c, &n)[sel[c].force].name);
+        } else if (cs_sel_active[c]) {
+            cs_log(1, 1, "%s selected by the tree %s", cs_coll_name(c), cs_cfg.tree);
+        }
+    }
+    return 0;
+}
+
+void cs_dispatch_finalize(void)
+{
+    for (int c = 0; c < CS_NCOLL; c++) {
+        cs_sel_active[c] = 0;
+        free(sel[c].map);
+        sel[c].map = NULL;
+        sel[c].nmap = 0;
+    }
+    cs_tree_free(tree);
+    tree = NULL;
+}
+
+/* The method for call c: a registry index, 0 = native.  *why: for the log. */
+static int choose(const cs_call *c, const cs_method *t, const char **why)
+{
+    int f = sel[c->coll].force;
+    if (f > 0) {
+        *why = cs_method_applies(&t[f], c) ? "forced" : "forced method does not apply";
+        return cs_method_applies(&t[f], c) ? f : 0;
+    }
+    if (sel[c->coll].nmap > 0) {
+        const uint16_t *ids;
+        int n = cs_tree_decide(tree, c->coll, (uint32_t)c->size, (uint64_t)c->bytes, &ids);
+        for (int i = 0; i < n; i++) {
+            int idx = ids[i] < sel[c->coll].nmap ? sel[c->coll].map[ids[i]] : -1;
+            if (idx == 0 || (idx > 0 && cs_method_applies(&t[idx], c))) {
+                *why = i == 0 ? "tree" : "tree, next best applicable";
+                return idx;
+            }
+        }
+        *why = "tree: no candidate applies";
+        return 0;
+    }
+    *why = "not selected";
+    return 0;
+}
+
+/* COLLSEL_VERBOSE=2: each (communicator, collective, log2 bytes bin) once,
+ * from the communicator's rank 0. */
+static void log_decision(const cs_call *c, const cs_method *m, const char *why)
+{
+    if (cs_cfg.verbose < 2 || c->rank != 0)
+        return;
+    int bin = 0;
+    for (size_t b = c->bytes; b && bin < 63; b >>= 1)
+        bin++;
+    unsigned long long bit = 1ull << bin;
+    if (c->st->logged_bins[c->coll] & bit)
+        return;
+    c->st->logged_bins[c->coll] |= bit;
+    c->st->logged = 1;
+    if (c->coll == CS_BARRIER)
+        cs_log(2, 0, "comm 0x%x size %d: barrier -> %s (%s)", (unsigned)PMPI_Comm_c2f(c->comm),
+               c->size, m->name, why);
+    else
+        cs_log(2, 0, "comm 0x%x size %d: %s %zu B -> %s (%s)", (unsigned)PMPI_Comm_c2f(c->comm),
+               c->size, cs_coll_name(c->coll), c->bytes, m->name, why);
+}
+
+/* Choose and run for a call that passed the checks; -1: run native. */
+static int run(cs_call *c)
+{
+    int n;
+    const cs_method *t = cs_methods(c->coll, &n);
+    const char *why;
+    int idx = choose(c, t, &why);
+    log_decision(c, &t[idx], why);
+    if (idx == 0)
+        return -1;
+    int rc = cs_call_attach(c);
+    if (rc == MPI_SUCCESS)
+        rc = cs_method_run(&t[idx], c);
+    if (rc != MPI_SUCCESS)
+        PMPI_Comm_call_errhandler(c->comm, rc);
+    return rc;
+}
 
 int cs_dispatch_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
+    cs_call c;
+    if (comm != MPI_COMM_NULL && dt != MPI_DATATYPE_NULL &&
+        cs_call_bcast_local(&c, buf, count, dt, root, comm) == 0 &&
+        !c.st->is_inter && root >= 0 && root < c.size) {
+        int rc = run(&c);
+        if (rc >= 0)
+            return rc;
+    }
     return PMPI_Bcast(buf, count, dt, root, comm);
 }
 
 int cs_dispatch_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
                        MPI_Op op, int root, MPI_Comm comm)
 {
+    cs_call c;
+    if (comm != MPI_COMM_NULL && op != MPI_OP_NULL && dt != MPI_DATATYPE_NULL &&
+        cs_call_reduce_local(&c, sendbuf, recvbuf, count, dt, op, root, comm) == 0 &&
+        !c.st->is_inter && root >= 0 && root < c.size) {
+        int rc = run(&c);
+        if (rc >= 0)
+            return rc;
+    }
     return PMPI_Reduce(sendbuf, recvbuf, count, dt, op, root, comm);
 }
 
-int cs_dispatch_barrier(MPI_Comm comm) { return PMPI_Barrier(comm); }
+int cs_dispatch_barrier(MPI_Comm comm)
+{
+    cs_call c;
+    if (comm != MPI_COMM_NULL && cs_call_barrier_local(&c, comm) == 0 && !c.st->is_inter) {
+        int rc = run(&c);
+        if (rc >= 0)
+            return rc;
+    }
+    return PMPI_Barrier(comm);
+}

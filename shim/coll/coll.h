@@ -45,16 +45,31 @@
 
 #include "../../common/colls.h"
 
-/* Per-communicator state, created on first use (a collective operation over
- * the communicator: PMPI_Comm_dup), cached on the user communicator with an
- * attribute and freed by the attribute's delete callback (commstate.c). */
+/* Per-communicator state, created on first use, cached on the user
+ * communicator with an attribute and freed by the attribute's delete
+ * callback (commstate.c).  The private communicator pcomm (same group, same
+ * ranks; made with PMPI_Comm_create so that the application's attribute
+ * copy callbacks do not run on it) is created by the first collective that
+ * runs one of our methods; private communicators still alive at
+ * MPI_Finalize are freed while MPI_COMM_SELF's attributes are deleted. */
 typedef struct cs_comm_state {
     MPI_Comm pcomm;    /* private duplicate: all our traffic goes here */
     int rank, size;
     int is_inter;      /* intercommunicator: we never run our methods on it */
     void *topo_cache;  /* owned by topo.c (cs_topo_cached / cs_topo_cache_free) */
     int logged;        /* dispatch: decisions printed once (COLLSEL_VERBOSE=2) */
+    unsigned long long logged_bins[3]; /* dispatch: per collective, bit b set once
+                                          the decision for a log2 byte bin b was
+                                          printed (COLLSEL_VERBOSE=2) */
+    int dup_rc;        /* MPI error of the PMPI_Comm_dup that failed, or 0 */
 } cs_comm_state;
+
+/* Internal tags on the private duplicate c->pcomm.  Our traffic never meets
+ * the application's (different communicator); distinct tags per collective
+ * keep a method's messages apart from a different collective's. */
+#define CS_TAG_BARRIER 0x4342 /* "CB" */
+#define CS_TAG_REDUCE 0x4352  /* "CR" */
+#define CS_TAG_BCAST 0x4353   /* "CS": every bcast method */
 
 /* Get (creating on first use) the state of comm.  Collective over comm the
  * first time.  Returns an MPI error code. */
@@ -99,6 +114,21 @@ int cs_call_bcast(cs_call *c, void *buf, int count, MPI_Datatype dt, int root, M
 int cs_call_reduce(cs_call *c, const void *sendbuf, void *recvbuf, int count,
                    MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm);
 int cs_call_barrier(cs_call *c, MPI_Comm comm);
+
+/* The same without the private duplicate: local (never collective), fills
+ * everything but leaves c->pcomm = MPI_COMM_NULL (c->st is set).  The
+ * dispatcher decides on these values and calls cs_call_attach() only when it
+ * runs one of our methods, so that communicators that only ever see native
+ * calls are never duplicated.  Intercommunicators: c->st->is_inter is set. */
+int cs_call_bcast_local(cs_call *c, void *buf, int count, MPI_Datatype dt, int root,
+                        MPI_Comm comm);
+int cs_call_reduce_local(cs_call *c, const void *sendbuf, void *recvbuf, int count,
+                         MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm);
+int cs_call_barrier_local(cs_call *c, MPI_Comm comm);
+/* Create the private duplicate if needed (collective over c->comm the first
+ * time) and set c->pcomm.  Returns an MPI error code (MPI_ERR_COMM for an
+ * intercommunicator). */
+int cs_call_attach(cs_call *c);
 
 /* Run method m for call c (m->fn), after the applicability check has been
  * done by the caller. */

@@ -1,0 +1,184 @@
+/* Profile serialisation and files (see profile.h for the layout).
+ *
+ * Payload (uncompressed, little endian), format version 1:
+ *   meta:  str mpi_library, str cmdline, str hostname0,
+ *          u32 world_size, u32 nnodes, u32 ranks_per_node,
+ *          u64 start_time (two's complement), f64 duration
+ *   u32 complete, u32 nranks
+ *   u64 ncells, then per cell (strictly increasing (coll, comm_size, bin)):
+ *          u32 coll, u32 comm_size, u32 bin, u64 rank_calls,
+ *          f64 t_total, f64 t_min, f64 t_max, u32 root_mode, u32 root,
+ *          u32 nsizes, nsizes x (u64 bytes, u64 rank_calls), u64 other
+ *   u64 nsites, then per site: u32 coll, str where, u64 rank_calls, f64 t_total
+ * Nothing may follow.  Every count is checked against the bytes left, so a
+ * corrupted count cannot make the reader allocate or loop absurdly.
+ */
+#include "profile.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CELL_MIN_BYTES (3 * 4 + 8 + 3 * 8 + 3 * 4 + 8)
+#define SITE_MIN_BYTES (4 + 4 + 8 + 8)
+
+int cs_profile_serialize(const cs_profile *p, cs_buf *out)
+{
+    const cs_meta *m = &p->meta;
+    cs_buf_str(out, m->mpi_library);
+    cs_buf_str(out, m->cmdline);
+    cs_buf_str(out, m->hostname0);
+    cs_buf_u32(out, m->world_size);
+    cs_buf_u32(out, m->nnodes);
+    cs_buf_u32(out, m->ranks_per_node);
+    cs_buf_u64(out, (uint64_t)m->start_time);
+    cs_buf_f64(out, m->duration);
+    cs_buf_u32(out, p->complete);
+    cs_buf_u32(out, p->nranks);
+    cs_buf_u64(out, p->ncells);
+    for (size_t i = 0; i < p->ncells; i++) {
+        const cs_cell *c = &p->cells[i];
+        cs_buf_u32(out, c->coll);
+        cs_buf_u32(out, c->comm_size);
+        cs_buf_u32(out, c->bin);
+        cs_buf_u64(out, c->rank_calls);
+        cs_buf_f64(out, c->t_total);
+        cs_buf_f64(out, c->t_min);
+        cs_buf_f64(out, c->t_max);
+        cs_buf_u32(out, c->root_mode);
+        cs_buf_u32(out, (uint32_t)c->root);
+        uint32_t ns = c->nsizes < CS_CELL_NSIZES ? c->nsizes : CS_CELL_NSIZES;
+        cs_buf_u32(out, ns);
+        for (uint32_t k = 0; k < ns; k++) {
+            cs_buf_u64(out, c->sizes[k].bytes);
+            cs_buf_u64(out, c->sizes[k].rank_calls);
+        }
+        cs_buf_u64(out, c->other_size_calls);
+    }
+    cs_buf_u64(out, p->nsites);
+    for (size_t i = 0; i < p->nsites; i++) {
+        const cs_site *s = &p->sites[i];
+        cs_buf_u32(out, s->coll);
+        cs_buf_str(out, s->where);
+        cs_buf_u64(out, s->rank_calls);
+        cs_buf_f64(out, s->t_total);
+    }
+    return out->oom ? -1 : 0;
+}
+
+static int rd_cell(cs_rd *r, cs_cell *c, cs_err *e)
+{
+    uint32_t root;
+    memset(c, 0, sizeof *c);
+    cs_rd_u32(r, &c->coll);
+    cs_rd_u32(r, &c->comm_size);
+    cs_rd_u32(r, &c->bin);
+    cs_rd_u64(r, &c->rank_calls);
+    cs_rd_f64(r, &c->t_total);
+    cs_rd_f64(r, &c->t_min);
+    cs_rd_f64(r, &c->t_max);
+    cs_rd_u32(r, &c->root_mode);
+    cs_rd_u32(r, &root);
+    cs_rd_u32(r, &c->nsizes);
+    c->root = (int32_t)root;
+    if (r->bad)
+        return cs_fail(e, "cell data cut short at byte %zu", r->off);
+    if (c->coll >= CS_R_N)
+        return cs_fail(e, "cell has collective %u (this reads 0..%d)", c->coll, CS_R_N - 1);
+    if (c->bin >= CS_NBINS)
+        return cs_fail(e, "cell has size bin %u (this reads 0..%d)", c->bin, CS_NBINS - 1);
+    if (c->comm_size == 0)
+        return cs_fail(e, "cell has communicator size 0");
+    if (c->root_mode > CS_ROOT_VARYING)
+        return cs_fail(e, "cell has root mode %u (0..3)", c->root_mode);
+    if (c->nsizes > CS_CELL_NSIZES)
+        return cs_fail(e, "cell has %u exact sizes (at most %d)", c->nsizes, CS_CELL_NSIZES);
+    if (!isfinite(c->t_total) || !isfinite(c->t_min) || !isfinite(c->t_max) || c->t_total < 0)
+        return cs_fail(e, "cell has a time that is negative or not a number");
+    for (uint32_t k = 0; k < c->nsizes; k++) {
+        cs_rd_u64(r, &c->sizes[k].bytes);
+        cs_rd_u64(r, &c->sizes[k].rank_calls);
+    }
+    cs_rd_u64(r, &c->other_size_calls);
+    if (r->bad)
+        return cs_fail(e, "cell data cut short at byte %zu", r->off);
+    return 0;
+}
+
+int cs_profile_deserialize(cs_profile *p, const void *data, size_t n, cs_err *e)
+{
+    cs_rd r = {data, n, 0, 0};
+    uint64_t start, count;
+    cs_profile_init(p);
+    cs_meta *m = &p->meta;
+    cs_rd_str(&r, &m->mpi_library);
+    cs_rd_str(&r, &m->cmdline);
+    cs_rd_str(&r, &m->hostname0);
+    cs_rd_u32(&r, &m->world_size);
+    cs_rd_u32(&r, &m->nnodes);
+    cs_rd_u32(&r, &m->ranks_per_node);
+    cs_rd_u64(&r, &start);
+    cs_rd_f64(&r, &m->duration);
+    cs_rd_u32(&r, &p->complete);
+    cs_rd_u32(&r, &p->nranks);
+    m->start_time = (int64_t)start;
+    if (cs_rd_u64(&r, &count) < 0) {
+        cs_fail(e, "metadata cut short at byte %zu", r.off);
+        goto fail;
+    }
+    if (count > (r.n - r.off) / CELL_MIN_BYTES) {
+        cs_fail(e, "absurd cell count %llu for %zu bytes of data", (unsigned long long)count,
+                r.n - r.off);
+        goto fail;
+    }
+    for (uint64_t i = 0; i < count; i++) {
+        cs_cell c;
+        if (rd_cell(&r, &c, e) < 0)
+            goto fail;
+        if (p->ncells && cs_cell_key_cmp(&p->cells[p->ncells - 1], &c) >= 0) {
+            cs_fail(e, "cell %llu is out of order or repeated", (unsigned long long)i);
+            goto fail;
+        }
+        if (cs_profile_add_cell(p, &c) < 0) {
+            cs_fail(e, "out of memory reading %llu cells", (unsigned long long)count);
+            goto fail;
+        }
+    }
+    if (cs_rd_u64(&r, &count) < 0 || count > (r.n - r.off) / SITE_MIN_BYTES) {
+        cs_fail(e, r.bad ? "data cut short before the call sites"
+                         : "absurd call-site count %llu", (unsigned long long)count);
+        goto fail;
+    }
+    p->sites = count ? calloc(count, sizeof *p->sites) : NULL;
+    if (count && !p->sites) {
+        cs_fail(e, "out of memory reading %llu call sites", (unsigned long long)count);
+        goto fail;
+    }
+    p->cap_sites = count;
+    for (uint64_t i = 0; i < count; i++) {
+        cs_site *s = &p->sites[p->nsites];
+        cs_rd_u32(&r, &s->coll);
+        cs_rd_str(&r, &s->where);
+        cs_rd_u64(&r, &s->rank_calls);
+        cs_rd_f64(&r, &s->t_total);
+        if (s->where)
+            p->nsites++;
+        if (r.bad) {
+            cs_fail(e, "call site %llu cut short", (unsigned long long)i);
+            goto fail;
+        }
+        if (s->coll >= CS_R_N || !isfinite(s->t_total)) {
+            cs_fail(e, "call site %llu has collective %u or time %g", (unsigned long long)i,
+                    s->coll, s->t_total);
+            goto fail;
+        }
+    }
+    if (r.off != r.n) {
+        cs_fail(e, "%zu unexpected bytes after the data", r.n - r.off);
+        goto fail;
+    }
+    return 0;
+fail:
+    cs_profile_free(p);
+    return -1;
+}

@@ -1,0 +1,436 @@
+/* `collsel show PROFILE [--csv|--json] [--top N]`: the recorded collective
+ * distribution as text (summary, hottest cells, call sites), as CSV (one row
+ * per cell, metadata as "# key: value" lines) or as JSON.  Exit codes: 0 ok,
+ * 1 output failed, 2 bad usage or a profile that cannot be read. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "profile.h"
+
+int cs_cmd_show(int argc, char **argv);
+
+enum { FMT_TEXT, FMT_CSV, FMT_JSON };
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: collsel show PROFILE [--csv|--json] [--top N]\n\n"
+            "Print the collective distribution recorded in PROFILE (COLLSEL_RECORD=PROFILE).\n"
+            "PROFILE.partial.RANK files next to it (a run that did not reach MPI_Finalize)\n"
+            "are merged in and the profile is marked INCOMPLETE.\n\n"
+            "  (default)  text: run metadata; per collective the operations, total time,\n"
+            "             mean time per call and share of all collective time; the hottest\n"
+            "             (communicator size, message size) cells with their exact sizes\n"
+            "             and root behaviour; the call sites\n"
+            "  --csv      one row per cell: collective,comm_size,bin_lo,bin_hi,exact_bytes,\n"
+            "             ops,rank_calls,time_s,min_us,max_us,root_mode,root; metadata as\n"
+            "             leading '# key: value' lines.  exact_bytes lists BYTES:RANK_CALLS\n"
+            "             pairs separated by ';' (plus other:RANK_CALLS for sizes not kept)\n"
+            "  --json     one object: meta, collectives, cells (with exact sizes), sites\n"
+            "  --top N    cells and call sites listed in the text output (default 10)\n"
+            "  --help     this text\n\n"
+            "Times are summed over ranks (time_s, total time); ops = rank_calls / comm_size.\n");
+}
+
+/* ---- shared helpers ---------------------------------------------------- */
+
+static const char *fmt_time(char *buf, size_t len, double s)
+{
+    if (s < 1e-3)
+        snprintf(buf, len, "%.1f us", s * 1e6);
+    else if (s < 1)
+        snprintf(buf, len, "%.2f ms", s * 1e3);
+    else
+        snprintf(buf, len, "%.3f s", s);
+    return buf;
+}
+
+static const char *fmt_start(char *buf, size_t len, int64_t t)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+    if (t <= 0 || !gmtime_r(&tt, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm))
+        snprintf(buf, len, "unknown");
+    return buf;
+}
+
+static const char *str_or(const char *s, const char *dflt)
+{
+    return s && *s ? s : dflt;
+}
+
+typedef struct summary {
+    double ops, time;
+    uint64_t rank_calls;
+    int coll;
+} summary;
+
+static int sum_cmp(const void *a, const void *b)
+{
+    const summary *x = a, *y = b;
+    if (x->time != y->time)
+        return x->time > y->time ? -1 : 1;
+    return x->coll - y->coll;
+}
+
+/* Per-collective totals, sorted by time; returns how many are non-empty. */
+static int summarise(const cs_profile *p, summary s[CS_R_N], double *total)
+{
+    int n = 0;
+    *total = 0;
+    for (int c = 0; c < CS_R_N; c++)
+        s[c] = (summary){0, 0, 0, c};
+    for (size_t i = 0; i < p->ncells; i++) {
+        const cs_cell *c = &p->cells[i];
+        s[c->coll].ops += cs_cell_ops(c);
+        s[c->coll].time += c->t_total;
+        s[c->coll].rank_calls += c->rank_calls;
+        *total += c->t_total;
+    }
+    qsort(s, CS_R_N, sizeof *s, sum_cmp);
+    for (int c = 0; c < CS_R_N; c++)
+        n += s[c].rank_calls > 0;
+    /* sort put zero-time entries last, but one with calls and no time may
+     * sit behind empty ones: compact */
+    int k = 0;
+    for (int c = 0; c < CS_R_N; c++)
+        if (s[c].rank_calls > 0)
+            s[k++] = s[c];
+    return n;
+}
+
+static const cs_profile *hot_p;
+
+static int hot_cmp(const void *a, const void *b)
+{
+    const cs_cell *x = &hot_p->cells[*(const size_t *)a], *y = &hot_p->cells[*(const size_t *)b];
+    if (x->t_total != y->t_total)
+        return x->t_total > y->t_total ? -1 : 1;
+    return cs_cell_key_cmp(x, y);
+}
+
+static double share(double t, double total)
+{
+    return total > 0 ? 100.0 * t / total : 0;
+}
+
+/* ---- text -------------------------------------------------------------- */
+
+static void text_status(FILE *f, const cs_profile *p)
+{
+    if (p->complete && !p->npartial)
+        fprintf(f, "status      complete\n");
+    else if (p->npartial)
+        fprintf(f, "status      INCOMPLETE: merged %u partial file%s, the run did not reach "
+                   "MPI_Finalize\n", p->npartial, p->npartial == 1 ? "" : "s");
+    else
+        fprintf(f, "status      INCOMPLETE: the run did not reach MPI_Finalize\n");
+}
+
+static void text_cell_sizes(FILE *f, const cs_cell *c)
+{
+    for (uint32_t k = 0; k < c->nsizes; k++)
+        fprintf(f, "%s%llu B x%g", k ? ", " : "", (unsigned long long)c->sizes[k].bytes,
+                (double)c->sizes[k].rank_calls / c->comm_size);
+    if (c->other_size_calls)
+        fprintf(f, "%sother x%g", c->nsizes ? ", " : "",
+                (double)c->other_size_calls / c->comm_size);
+}
+
+static void text_root(char *buf, size_t len, const cs_cell *c)
+{
+    switch (c->root_mode) {
+    case CS_ROOT_ZERO: snprintf(buf, len, "0"); break;
+    case CS_ROOT_FIXED: snprintf(buf, len, "fixed %d", c->root); break;
+    case CS_ROOT_VARYING: snprintf(buf, len, "varying"); break;
+    default: snprintf(buf, len, "-"); break;
+    }
+}
+
+static void show_text(FILE *f, const char *path, const cs_profile *p, size_t top)
+{
+    const cs_meta *m = &p->meta;
+    char a[64], b[64], t[64];
+    fprintf(f, "profile     %s\n", path);
+    text_status(f, p);
+    fprintf(f, "MPI         %s\n", str_or(m->mpi_library, "unknown"));
+    fprintf(f, "command     %s\n", str_or(m->cmdline, "unknown"));
+    fprintf(f, "ranks       %u (%u node%s x %u ranks per node), %u recorded\n", m->world_size,
+            m->nnodes, m->nnodes == 1 ? "" : "s", m->ranks_per_node, p->nranks);
+    fprintf(f, "host        %s (rank 0)\n", str_or(m->hostname0, "unknown"));
+    fprintf(f, "start       %s\n", fmt_start(a, sizeof a, m->start_time));
+    fprintf(f, "duration    %s\n", fmt_time(a, sizeof a, m->duration));
+
+    summary s[CS_R_N];
+    double total;
+    int n = summarise(p, s, &total);
+    fprintf(f, "\n%-22s %12s %12s %12s %12s %7s\n", "collective", "operations", "rank calls",
+            "total time", "mean/call", "share");
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%-22s %12.10g %12llu %12s %12s %6.1f%%\n", cs_rcoll_name(s[i].coll), s[i].ops,
+                (unsigned long long)s[i].rank_calls, fmt_time(a, sizeof a, s[i].time),
+                fmt_time(b, sizeof b, s[i].time / (double)s[i].rank_calls),
+                share(s[i].time, total));
+    if (n == 0)
+        fprintf(f, "(no collective calls recorded)\n");
+    fprintf(f, "%-22s %12s %12s %12s\n", "all", "", "", fmt_time(a, sizeof a, total));
+
+    size_t *idx = malloc((p->ncells ? p->ncells : 1) * sizeof *idx);
+    if (idx && p->ncells) {
+        for (size_t i = 0; i < p->ncells; i++)
+            idx[i] = i;
+        hot_p = p;
+        qsort(idx, p->ncells, sizeof *idx, hot_cmp);
+        size_t k = p->ncells < top ? p->ncells : top;
+        fprintf(f, "\nhottest cells (%zu of %zu)\n%-22s %6s %-24s %10s %12s %7s %-10s %s\n", k,
+                p->ncells, "collective", "comm", "message size", "operations", "time", "share",
+                "root", "exact sizes (bytes x operations)");
+        for (size_t i = 0; i < k; i++) {
+            const cs_cell *c = &p->cells[idx[i]];
+            char range[64], r[32];
+            if (cs_bin_lo((int)c->bin) == cs_bin_hi((int)c->bin))
+                snprintf(range, sizeof range, "%s", cs_fmt_bytes(a, sizeof a, (double)cs_bin_lo((int)c->bin)));
+            else
+                snprintf(range, sizeof range, "%s .. %s",
+                         cs_fmt_bytes(a, sizeof a, (double)cs_bin_lo((int)c->bin)),
+                         cs_fmt_bytes(b, sizeof b, (double)cs_bin_hi((int)c->bin)));
+            text_root(r, sizeof r, c);
+            fprintf(f, "%-22s %6u %-24s %10.10g %12s %6.1f%% %-10s ", cs_rcoll_name((int)c->coll),
+                    c->comm_size, range, cs_cell_ops(c), fmt_time(t, sizeof t, c->t_total),
+                    share(c->t_total, total), r);
+            text_cell_sizes(f, c);
+            fputc('\n', f);
+        }
+    }
+    free(idx);
+
+    if (p->nsites) {
+        size_t k = p->nsites < top ? p->nsites : top;
+        fprintf(f, "\ncall sites (%zu of %zu)\n%-22s %12s %12s %7s  %s\n", k, p->nsites,
+                "collective", "rank calls", "time", "share", "where");
+        for (size_t i = 0; i < k; i++) {
+            const cs_site *c = &p->sites[i];
+            fprintf(f, "%-22s %12llu %12s %6.1f%%  %s\n", cs_rcoll_name((int)c->coll),
+                    (unsigned long long)c->rank_calls, fmt_time(a, sizeof a, c->t_total),
+                    share(c->t_total, total), c->where);
+        }
+    }
+}
+
+/* ---- CSV --------------------------------------------------------------- */
+
+static void csv_meta_str(FILE *f, const char *key, const char *v)
+{
+    fprintf(f, "# %s: ", key);
+    for (const char *s = str_or(v, ""); *s; s++)
+        fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
+    fputc('\n', f);
+}
+
+static void show_csv(FILE *f, const char *path, const cs_profile *p)
+{
+    const cs_meta *m = &p->meta;
+    char a[64];
+    csv_meta_str(f, "profile", path);
+    fprintf(f, "# complete: %u\n# partial_files: %u\n", p->complete && !p->npartial, p->npartial);
+    csv_meta_str(f, "mpi_library", m->mpi_library);
+    csv_meta_str(f, "command", m->cmdline);
+    csv_meta_str(f, "host0", m->hostname0);
+    fprintf(f, "# world_size: %u\n# nodes: %u\n# ranks_per_node: %u\n# ranks_recorded: %u\n",
+            m->world_size, m->nnodes, m->ranks_per_node, p->nranks);
+    fprintf(f, "# start_time: %lld (%s)\n# duration_s: %.6f\n", (long long)m->start_time,
+            fmt_start(a, sizeof a, m->start_time), m->duration);
+    fprintf(f, "collective,comm_size,bin_lo,bin_hi,exact_bytes,ops,rank_calls,time_s,min_us,"
+               "max_us,root_mode,root\n");
+    for (size_t i = 0; i < p->ncells; i++) {
+        const cs_cell *c = &p->cells[i];
+        fprintf(f, "%s,%u,%llu,%llu,", cs_rcoll_name((int)c->coll), c->comm_size,
+                (unsigned long long)cs_bin_lo((int)c->bin), (unsigned long long)cs_bin_hi((int)c->bin));
+        for (uint32_t k = 0; k < c->nsizes; k++)
+            fprintf(f, "%s%llu:%llu", k ? ";" : "", (unsigned long long)c->sizes[k].bytes,
+                    (unsigned long long)c->sizes[k].rank_calls);
+        if (c->other_size_calls)
+            fprintf(f, "%sother:%llu", c->nsizes ? ";" : "", (unsigned long long)c->other_size_calls);
+        fprintf(f, ",%.10g,%llu,%.9g,%.3f,%.3f,%s,", cs_cell_ops(c),
+                (unsigned long long)c->rank_calls, c->t_total, c->t_min * 1e6, c->t_max * 1e6,
+                cs_root_mode_name((int)c->root_mode));
+        if (c->root_mode != CS_ROOT_NONE)
+            fprintf(f, "%d", c->root);
+        fputc('\n', f);
+    }
+}
+
+/* ---- JSON -------------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at s, 0 if invalid. */
+static int utf8_len(const unsigned char *s)
+{
+    int n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : 0;
+    for (int i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    return n;
+}
+
+static void json_str(FILE *f, const char *v)
+{
+    const unsigned char *s = (const unsigned char *)(v ? v : "");
+    fputc('"', f);
+    while (*s) {
+        int n;
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s++);
+        else if (*s < 0x20 || *s == 0x7f)
+            fprintf(f, "\\u%04x", *s++);
+        else if (*s < 0x80)
+            fputc(*s++, f);
+        else if ((n = utf8_len(s)) > 0)
+            fwrite(s, 1, (size_t)n, f), s += n;
+        else
+            fputs("\\ufffd", f), s++;
+    }
+    fputc('"', f);
+}
+
+static void json_num(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.17g", v);
+    else
+        fputs("null", f);
+}
+
+static void json_kv_str(FILE *f, const char *k, const char *v, const char *sep)
+{
+    fprintf(f, "\"%s\": ", k);
+    json_str(f, v);
+    fputs(sep, f);
+}
+
+static void json_kv_num(FILE *f, const char *k, double v, const char *sep)
+{
+    fprintf(f, "\"%s\": ", k);
+    json_num(f, v);
+    fputs(sep, f);
+}
+
+static void show_json(FILE *f, const char *path, const cs_profile *p)
+{
+    const cs_meta *m = &p->meta;
+    char a[64];
+    fputs("{\n  \"profile\": ", f);
+    json_str(f, path);
+    fputs(",\n  \"meta\": {", f);
+    json_kv_str(f, "mpi_library", m->mpi_library, ", ");
+    json_kv_str(f, "command", m->cmdline, ", ");
+    json_kv_str(f, "host0", m->hostname0, ", ");
+    fprintf(f, "\"world_size\": %u, \"nodes\": %u, \"ranks_per_node\": %u, \"ranks_recorded\": %u, "
+               "\"start_time\": %lld, ", m->world_size, m->nnodes, m->ranks_per_node, p->nranks,
+            (long long)m->start_time);
+    json_kv_str(f, "start_time_utc", fmt_start(a, sizeof a, m->start_time), ", ");
+    json_kv_num(f, "duration_s", m->duration, ", ");
+    fprintf(f, "\"complete\": %s, \"partial_files\": %u},\n  \"collectives\": [",
+            p->complete && !p->npartial ? "true" : "false", p->npartial);
+    summary s[CS_R_N];
+    double total;
+    int n = summarise(p, s, &total);
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "%s\n    {\"collective\": \"%s\", ", i ? "," : "", cs_rcoll_name(s[i].coll));
+        json_kv_num(f, "operations", s[i].ops, ", ");
+        fprintf(f, "\"rank_calls\": %llu, ", (unsigned long long)s[i].rank_calls);
+        json_kv_num(f, "time_s", s[i].time, ", ");
+        json_kv_num(f, "mean_us", 1e6 * s[i].time / (double)s[i].rank_calls, ", ");
+        json_kv_num(f, "share", share(s[i].time, total) / 100, "}");
+    }
+    fputs("\n  ],\n  \"cells\": [", f);
+    for (size_t i = 0; i < p->ncells; i++) {
+        const cs_cell *c = &p->cells[i];
+        fprintf(f, "%s\n    {\"collective\": \"%s\", \"comm_size\": %u, \"bin_lo\": %llu, "
+                   "\"bin_hi\": %llu, ", i ? "," : "", cs_rcoll_name((int)c->coll), c->comm_size,
+                (unsigned long long)cs_bin_lo((int)c->bin), (unsigned long long)cs_bin_hi((int)c->bin));
+        json_kv_num(f, "operations", cs_cell_ops(c), ", ");
+        fprintf(f, "\"rank_calls\": %llu, ", (unsigned long long)c->rank_calls);
+        json_kv_num(f, "time_s", c->t_total, ", ");
+        json_kv_num(f, "min_us", c->t_min * 1e6, ", ");
+        json_kv_num(f, "max_us", c->t_max * 1e6, ", ");
+        fprintf(f, "\"root_mode\": \"%s\", \"root\": ", cs_root_mode_name((int)c->root_mode));
+        if (c->root_mode == CS_ROOT_NONE)
+            fputs("null", f);
+        else
+            fprintf(f, "%d", c->root);
+        fputs(", \"sizes\": [", f);
+        for (uint32_t k = 0; k < c->nsizes; k++)
+            fprintf(f, "%s{\"bytes\": %llu, \"rank_calls\": %llu}", k ? ", " : "",
+                    (unsigned long long)c->sizes[k].bytes, (unsigned long long)c->sizes[k].rank_calls);
+        fprintf(f, "], \"other_size_calls\": %llu}", (unsigned long long)c->other_size_calls);
+    }
+    fputs("\n  ],\n  \"sites\": [", f);
+    for (size_t i = 0; i < p->nsites; i++) {
+        const cs_site *c = &p->sites[i];
+        fprintf(f, "%s\n    {\"collective\": \"%s\", ", i ? "," : "", cs_rcoll_name((int)c->coll));
+        json_kv_str(f, "where", c->where, ", ");
+        fprintf(f, "\"rank_calls\": %llu, ", (unsigned long long)c->rank_calls);
+        json_kv_num(f, "time_s", c->t_total, "}");
+    }
+    fputs("\n  ]\n}\n", f);
+}
+
+int cs_cmd_show(int argc, char **argv)
+{
+    const char *path = NULL;
+    int fmt = FMT_TEXT;
+    size_t top = 10;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--csv")) {
+            fmt = FMT_CSV;
+        } else if (!strcmp(argv[i], "--json")) {
+            fmt = FMT_JSON;
+        } else if (!strcmp(argv[i], "--top")) {
+            char *end;
+            long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : -1;
+            if (v < 1 || *end) {
+                fprintf(stderr, "collsel show: --top needs a positive integer, got '%s'\n",
+                        i + 1 < argc ? argv[i + 1] : "");
+                return 2;
+            }
+            top = (size_t)v;
+            i++;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "collsel show: unknown option '%s' (collsel show --help)\n", argv[i]);
+            return 2;
+        } else if (path) {
+            fprintf(stderr, "collsel show: one PROFILE only ('%s' and '%s')\n", path, argv[i]);
+            return 2;
+        } else {
+            path = argv[i];
+        }
+    }
+    if (!path) {
+        fprintf(stderr, "collsel show: missing PROFILE (collsel show --help)\n");
+        return 2;
+    }
+    cs_profile p;
+    cs_err e;
+    if (cs_profile_load(&p, path, &e) < 0) {
+        fprintf(stderr, "collsel show: %s\n", e.msg);
+        return 2;
+    }
+    if (fmt == FMT_CSV)
+        show_csv(stdout, path, &p);
+    else if (fmt == FMT_JSON)
+        show_json(stdout, path, &p);
+    else
+        show_text(stdout, path, &p, top);
+    cs_profile_free(&p);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "collsel show: cannot write the output\n");
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,176 @@
+/* collsel-bench: every method of bcast / reduce / barrier against the MPI
+ * library's own collective (native), in the same run, at a few message
+ * sizes on MPI_COMM_WORLD; prints per point the methods sorted by the ratio
+ * method / native (< 1: faster than native).  A benchmark, not a test:
+ *
+ *   mpirun -n 4 collsel-bench [--coll bcast] [--sizes 8,65536,4194304]
+ *
+ * Native is measured before and after the methods of a point; the ratio
+ * uses the mean of the two medians and the drift between them is printed
+ * (a noisy machine shows up there).
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../shim/coll/coll.h"
+#include "op.h"
+#include "spec.h"
+#include "timing.h"
+
+typedef struct row {
+    const char *name;
+    double us, ratio;
+    int rounds, converged;
+} row;
+
+static int cmp_row(const void *a, const void *b)
+{
+    const row *x = a, *y = b;
+    return (x->ratio > y->ratio) - (x->ratio < y->ratio);
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: mpirun -n P collsel-bench [--coll C[,C...]] [--sizes LIST]\n"
+            "                                 [--time-per-method S] [--top N]\n\n"
+            "Times every method of the chosen collectives (default bcast,reduce,barrier)\n"
+            "against native on MPI_COMM_WORLD at each size of LIST (default\n"
+            "8,65536,4194304; suffixes k, M accepted; barrier has no size) and prints,\n"
+            "per point, the methods sorted by the ratio median(method)/median(native).\n"
+            "Segmented variants whose segment is >= the message are skipped (they are\n"
+            "the unsegmented method).  Reduce sums doubles (sizes rounded to 8 bytes).\n"
+            "  --time-per-method S  bound of one measurement in seconds (default 0.2)\n"
+            "  --top N              print only the N best methods of each point\n");
+}
+
+/* Time op through method m; returns median us (collective). */
+static int measure(cs_rop *op, const cs_method *m, const cs_timing_opts *o, cs_timing *t)
+{
+    op->m = m;
+    return cs_time_collective(op->comm, cs_rop_run, op, o, t);
+}
+
+static int bench_point(enum cs_coll coll, uint64_t bytes, const cs_timing_opts *o, int top,
+                       int rank)
+{
+    cs_rop op;
+    int rc = cs_rop_init(&op, coll, MPI_COMM_WORLD, bytes, 1 /* CS_ROOT_ZERO */, 0);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int nm;
+    const cs_method *tab = cs_methods(coll, &nm);
+    row *rows = calloc((size_t)nm, sizeof *rows);
+    int nr = 0;
+    cs_timing nat0, nat1, t;
+    rc = measure(&op, &tab[0], o, &nat0);
+    for (int i = 1; i < nm && rc == MPI_SUCCESS && rows; i++) {
+        if (cs_rop_redundant(&op, &tab[i]) || !cs_rop_applies(&op, &tab[i]))
+            continue;
+        rc = measure(&op, &tab[i], o, &t);
+        rows[nr++] = (row){tab[i].name, t.median_us, 0, t.rounds, t.converged};
+    }
+    if (rc == MPI_SUCCESS)
+        rc = measure(&op, &tab[0], o, &nat1);
+    if (rc == MPI_SUCCESS && rank == 0 && rows) {
+        double nat = 0.5 * (nat0.median_us + nat1.median_us);
+        for (int i = 0; i < nr; i++)
+            rows[i].ratio = nat > 0 ? rows[i].us / nat : 0;
+        qsort(rows, (size_t)nr, sizeof *rows, cmp_row);
+        char b[32];
+        printf("\n%s %s, %d ranks: native %.2f us (before %.2f, after %.2f), %d methods\n",
+               cs_coll_name(coll), coll == CS_BARRIER ? "-" : cs_fmt_bytes(b, sizeof b, (double)op.call.bytes),
+               op.call.size, nat, nat0.median_us, nat1.median_us, nr);
+        printf("  %-34s %12s %7s %6s\n", "method", "median_us", "ratio", "rounds");
+        for (int i = 0; i < nr && (top <= 0 || i < top); i++)
+            printf("  %-34s %12.2f %7.3f %5d%s\n", rows[i].name, rows[i].us, rows[i].ratio,
+                   rows[i].rounds, rows[i].converged ? "" : "*");
+        fflush(stdout);
+    }
+    if (!rows)
+        rc = MPI_ERR_NO_MEM;
+    free(rows);
+    cs_rop_free(&op);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    int colls[CS_NCOLL] = {1, 1, 1}, top = 0, rank, size, bad = 0;
+    uint64_t *sizes = NULL, dflt[] = {8, 65536, 4194304};
+    int nsizes = 0;
+    cs_timing_opts o;
+    cs_err e = {{0}};
+    memset(&o, 0, sizeof o);
+    o.max_seconds = 0.2;
+    for (int i = 1; i < argc && !bad; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--coll") && v) {
+            memset(colls, 0, sizeof colls);
+            char *d = strdup(v), *save = NULL;
+            for (char *t = strtok_r(d, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                int c = cs_coll_from_name(t);
+                if (c < 0) {
+                    fprintf(stderr, "collsel-bench: --coll: unknown collective '%s' "
+                                    "(accepted: bcast, reduce, barrier)\n", t);
+                    bad = 1;
+                } else {
+                    colls[c] = 1;
+                }
+            }
+            free(d);
+            i++;
+        } else if (!strcmp(a, "--sizes") && v) {
+            if (cs_parse_size_list(v, &sizes, &nsizes, &e) < 0) {
+                fprintf(stderr, "collsel-bench: --sizes: %s\n", e.msg);
+                bad = 1;
+            }
+            i++;
+        } else if (!strcmp(a, "--time-per-method") && v) {
+            char *end;
+            o.max_seconds = strtod(v, &end);
+            if (*end || !(o.max_seconds > 0 && o.max_seconds <= 3600)) {
+                fprintf(stderr, "collsel-bench: --time-per-method '%s': need seconds in (0, 3600]\n", v);
+                bad = 1;
+            }
+            i++;
+        } else if (!strcmp(a, "--top") && v) {
+            top = atoi(v);
+            i++;
+        } else {
+            fprintf(stderr, "collsel-bench: unknown or incomplete option '%s' (see --help)\n", a);
+            bad = 1;
+        }
+    }
+    if (bad)
+        return 2;
+    if (!sizes) {
+        sizes = dflt;
+        nsizes = 3;
+    }
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (rank == 0)
+        printf("collsel-bench: %d ranks, <= %.2f s per measurement; ratio = method / native "
+               "(< 1: faster); * = CI target not reached\n", size, o.max_seconds);
+    int rc = MPI_SUCCESS;
+    for (int c = 0; c < CS_NCOLL && rc == MPI_SUCCESS; c++)
+        for (int s = 0; colls[c] && s < (c == CS_BARRIER ? 1 : nsizes) && rc == MPI_SUCCESS; s++)
+            rc = bench_point((enum cs_coll)c, c == CS_BARRIER ? 0 : sizes[s], &o, top, rank);
+    if (rc != MPI_SUCCESS && rank == 0) {
+        char msg[MPI_MAX_ERROR_STRING];
+        int len;
+        MPI_Error_string(rc, msg, &len);
+        fprintf(stderr, "collsel-bench: MPI error: %s\n", msg);
+    }
+    if (sizes != dflt)
+        free(sizes);
+    MPI_Finalize();
+    return rc == MPI_SUCCESS ? 0 : 1;
+}

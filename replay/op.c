@@ -1,0 +1,119 @@
+/* One replayed collective operation: see op.h. */
+#include "op.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../record/profile.h"
+#include "../select/tree.h"
+
+uint64_t cs_rop_bytes(enum cs_coll coll, uint64_t bytes)
+{
+    switch (coll) {
+    case CS_BCAST: return bytes;
+    case CS_REDUCE: return bytes < 12 ? 8 : (bytes + 4) / 8 * 8;
+    default: return 0;
+    }
+}
+
+int cs_rop_init(cs_rop *op, enum cs_coll coll, MPI_Comm comm, uint64_t bytes, int root_mode,
+                int root)
+{
+    memset(op, 0, sizeof *op);
+    op->coll = coll;
+    op->comm = comm;
+    op->root_mode = root_mode;
+    op->root = root < 0 ? 0 : root;
+    op->decide_bytes = bytes;
+    uint64_t n = cs_rop_bytes(coll, bytes);
+    if (n > INT32_MAX)
+        return MPI_ERR_COUNT;
+    if (coll != CS_BARRIER) {
+        op->buf = malloc(n ? n : 1);
+        op->sbuf = coll == CS_REDUCE ? malloc(n) : NULL;
+        if (!op->buf || (coll == CS_REDUCE && !op->sbuf)) {
+            cs_rop_free(op);
+            return MPI_ERR_NO_MEM;
+        }
+        memset(op->buf, 0x5a, n ? n : 1);
+    }
+    int rc;
+    if (coll == CS_BCAST) {
+        rc = cs_call_bcast(&op->call, op->buf, (int)n, MPI_BYTE, 0, comm);
+    } else if (coll == CS_REDUCE) {
+        double *s = op->sbuf;
+        for (uint64_t k = 0; k < n / 8; k++)
+            s[k] = 1.0 + (double)(k % 7);
+        rc = cs_call_reduce(&op->call, op->sbuf, op->buf, (int)(n / 8), MPI_DOUBLE, MPI_SUM, 0,
+                            comm);
+    } else {
+        rc = cs_call_barrier(&op->call, comm);
+    }
+    if (rc != MPI_SUCCESS)
+        cs_rop_free(op);
+    return rc;
+}
+
+void cs_rop_free(cs_rop *op)
+{
+    free(op->buf);
+    free(op->sbuf);
+    op->buf = op->sbuf = NULL;
+}
+
+int cs_rop_root(const cs_rop *op, long i)
+{
+    int size = op->call.size > 0 ? op->call.size : 1;
+    switch (op->root_mode) {
+    case CS_ROOT_FIXED: return op->root % size;
+    case CS_ROOT_VARYING: return (int)(i % size);
+    default: return 0;
+    }
+}
+
+int cs_rop_applies(cs_rop *op, const cs_method *m)
+{
+    int nroots = op->root_mode == CS_ROOT_VARYING ? op->call.size : 1, ok = 1;
+    for (int i = 0; i < nroots && ok; i++) {
+        op->call.root = cs_rop_root(op, i);
+        ok = cs_method_applies(m, &op->call);
+    }
+    op->call.root = cs_rop_root(op, 0);
+    return ok;
+}
+
+int cs_rop_redundant(const cs_rop *op, const cs_method *m)
+{
+    return m->segsize > 0 && (uint64_t)m->segsize >= op->call.bytes;
+}
+
+int cs_rop_run(void *arg, long i)
+{
+    cs_rop *op = arg;
+    op->call.root = cs_rop_root(op, i);
+    return cs_method_run(op->m, &op->call);
+}
+
+const cs_method *cs_rop_tree_pick(cs_rop *op, long i)
+{
+    int nm;
+    const cs_method *tab = cs_methods(op->coll, &nm);
+    const uint16_t *ids;
+    op->call.root = cs_rop_root(op, i);
+    int n = op->tree ? cs_tree_decide(op->tree, op->coll, (uint32_t)op->call.size,
+                                      op->decide_bytes, &ids)
+                     : 0;
+    for (int k = 0; k < n; k++) {
+        int idx = ids[k] < op->tree_nmap ? op->tree_map[ids[k]] : -1;
+        if (idx >= 0 && idx < nm && cs_method_applies(&tab[idx], &op->call))
+            return &tab[idx];
+    }
+    return &tab[0];
+}
+
+int cs_rop_run_tree(void *arg, long i)
+{
+    cs_rop *op = arg;
+    const cs_method *m = cs_rop_tree_pick(op, i);
+    return cs_method_run(m, &op->call);
+}

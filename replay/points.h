@@ -1,0 +1,43 @@
+/* The points collsel-replay works on: (collective, communicator size,
+ * message size, root behaviour), from a profile's Bcast/Reduce/Barrier
+ * cells (each exact size of a cell is a point, weighted by its recorded
+ * operations) and/or from a grid.  Pure C, no MPI. */
+#ifndef COLLSEL_REPLAY_POINTS_H
+#define COLLSEL_REPLAY_POINTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/colls.h"
+#include "../record/profile.h"
+#include "spec.h"
+
+typedef struct cs_point {
+    int coll;           /* enum cs_coll */
+    uint32_t comm_size;
+    uint64_t bytes;     /* message size (reduce: already rounded, see op.h) */
+    int root_mode;      /* enum cs_root_mode (grid points: CS_ROOT_ZERO) */
+    int root;
+    double ops;         /* the profile's operations at this point; 0 for grid points */
+} cs_point;
+
+typedef struct cs_points {
+    cs_point *p;
+    size_t n, cap;
+} cs_points;
+
+/* enum cs_coll of a recorded collective (enum cs_rcoll), -1 if collsel does
+ * not replace it. */
+int cs_coll_of_rcoll(int rcoll);
+
+/* colls[c] != 0 selects collective c. */
+int cs_points_add_profile(cs_points *pts, const cs_profile *prof, const int colls[CS_NCOLL],
+                          cs_err *e);
+int cs_points_add_grid(cs_points *pts, const cs_replay_grid *g, const int colls[CS_NCOLL], cs_err *e);
+/* Sort by (coll, comm_size, bytes) and merge points with the same key
+ * (operations add; differing roots become CS_ROOT_VARYING; a grid point
+ * takes the root behaviour of a profile point). */
+void cs_points_merge(cs_points *pts);
+void cs_points_free(cs_points *pts);
+
+#endif

@@ -1,0 +1,363 @@
+/* collsel-replay: measure methods where a profile says the application
+ * calls (or on a grid) into a perf table, or replay a profile's mix native
+ * vs tuned.  Options are parsed before MPI_Init so that usage errors are
+ * reported at once (by the rank that the launcher calls 0). */
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../select/tree.h"
+#include "op.h"
+#include "replay.h"
+#include "spec.h"
+
+#define PROG "collsel-replay"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: mpirun -n P " PROG " [--profile PROFILE] [--grid SPEC] [--methods LIST]\n"
+        "            [--colls LIST] [--time-per-point S] [--budget S] [--quick] -o PERF.csv\n"
+        "       mpirun -n P " PROG " --mix PROFILE --tree TREE [--budget S] [--rounds N]\n"
+        "            [--colls LIST] [--csv|--json]\n\n"
+        "Measuring: times native and every applicable method (collective timing: warm-up,\n"
+        "rounds separated by a barrier, max over ranks, until the 95 %% CI of the median is\n"
+        "within 5 %% or the point's time is used up) and writes PERF.csv (collective,\n"
+        "comm_size,msg_bytes,method,median_us,min_us,max_us,reps; reps = timed rounds),\n"
+        "rewritten after every point so an interrupted run keeps its data.\n"
+        "  --profile PROFILE   the Bcast/Reduce/Barrier cells of a recorded profile: each\n"
+        "                      exact message size and communicator size, with the cell's\n"
+        "                      root behaviour (root 0, a fixed root, or rotating roots)\n"
+        "  --grid SPEC         comm sizes x message sizes, e.g. cs=2:4,ms=1:4M\n"
+        "                        cs=LO:HI every size (cs=2:64:x2 powers of two, :+N steps)\n"
+        "                        ms=LO:HI powers of two from LO to HI bytes (:xN, :+N steps)\n"
+        "                        V1,V2,... explicit lists; sizes take k/M/G suffixes\n"
+        "                      missing cs: 2..P; missing ms: 1..4M.  With neither --profile\n"
+        "                      nor --grid: --grid cs=2:P,ms=1:4M:x4\n"
+        "  --methods LIST      comma-separated method names, glob patterns ('bcast.knomial*')\n"
+        "                      or collective names; native is always measured.  Without\n"
+        "                      --colls, only the collectives named in LIST are replayed\n"
+        "  --colls LIST        bcast,reduce,barrier (default: all three)\n"
+        "  --time-per-point S  seconds for all methods of one point (default 2; --quick 0.3)\n"
+        "  --budget S          total seconds: caps the time per point (measuring) or the\n"
+        "                      replay (--mix, default 5; --quick 2)\n"
+        "  --quick             short run: 0.3 s per point, CI target 10 %%, --mix 2 s\n"
+        "  -o, --output PERF   the perf table to write\n"
+        "Points larger than the world are skipped; a smaller communicator is the first\n"
+        "ranks of the world, the other ranks wait.  Segmented variants whose segment is\n"
+        ">= the message are not measured (they behave exactly as the unsegmented method).\n"
+        "Data: bcast moves bytes; reduce sums doubles, its size rounded to the nearest\n"
+        "multiple of 8 (>= 8) - the perf table records the size really reduced.\n\n"
+        "Mix (--mix PROFILE --tree TREE): replays the profile's Bcast/Reduce/Barrier cells\n"
+        "in proportion to their recorded operations, natively and through the tree\n"
+        "(first applicable candidate, as the preload library does), in alternating\n"
+        "rounds, and prints per point the native and tuned time per call, the chosen\n"
+        "method and the ratio (flagging points > 5 %% slower), and the totals.\n"
+        "  --rounds N          alternating rounds per side (default 6)\n"
+        "  --csv, --json       print the table as CSV or JSON instead of text\n");
+}
+
+static int is_rank0_env(void)
+{
+    const char *v[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
+    for (int i = 0; i < 3; i++)
+        if (getenv(v[i]))
+            return atoi(getenv(v[i])) == 0;
+    return 1;
+}
+
+static int bad(const char *fmt, ...) CS_PRINTF(1, 2);
+static int bad(const char *fmt, ...)
+{
+    if (is_rank0_env()) {
+        va_list ap;
+        va_start(ap, fmt);
+        fprintf(stderr, PROG ": ");
+        vfprintf(stderr, fmt, ap);
+        fprintf(stderr, "\n");
+        va_end(ap);
+    }
+    return 2;
+}
+
+static int parse_seconds(const char *opt, const char *v, double *out)
+{
+    char *end;
+    double x = v ? strtod(v, &end) : 0;
+    if (!v || *end || !(x > 0 && x <= 86400))
+        return bad("%s '%s': need a number of seconds in (0, 86400]", opt, v ? v : "");
+    *out = x;
+    return 0;
+}
+
+static void list_methods(void)
+{
+    if (!is_rank0_env())
+        return;
+    fprintf(stderr, "valid methods:");
+    for (int c = 0; c < CS_NCOLL; c++) {
+        int nm;
+        const cs_method *t = cs_methods((enum cs_coll)c, &nm);
+        for (int i = 0; i < nm; i++)
+            fprintf(stderr, "%s%s", i % 6 == 0 ? "\n  " : " ", t[i].name);
+    }
+    fprintf(stderr, "\n");
+}
+
+/* --methods: select by name, glob or collective; fills o->sel, and o->colls
+ * when colls_given is 0. */
+static int select_methods(cs_replay_opts *o, int colls_given)
+{
+    int named[CS_NCOLL] = {0};
+    for (int c = 0; c < CS_NCOLL; c++) {
+        int nm;
+        cs_methods((enum cs_coll)c, &nm);
+        o->sel[c] = calloc((size_t)nm, 1);
+        if (!o->sel[c])
+            return bad("out of memory");
+        memset(o->sel[c], o->methods ? 0 : 1, (size_t)nm);
+        o->sel[c][0] = 1;
+    }
+    if (!o->methods)
+        return 0;
+    char *d = strdup(o->methods), *save = NULL;
+    int rc = 0;
+    for (char *t = strtok_r(d, ",", &save); t && rc == 0; t = strtok_r(NULL, ",", &save)) {
+        int hits = 0, whole = cs_coll_from_name(t);
+        for (int c = 0; c < CS_NCOLL; c++) {
+            int nm;
+            const cs_method *tab = cs_methods((enum cs_coll)c, &nm);
+            for (int i = 0; i < nm; i++)
+                if (whole == c || fnmatch(t, tab[i].name, 0) == 0) {
+                    o->sel[c][i] = 1;
+                    named[c] = 1;
+                    hits++;
+                }
+        }
+        if (!hits) {
+            rc = bad("--methods: '%s' matches no method", t);
+            list_methods();
+        }
+    }
+    free(d);
+    if (!colls_given)
+        memcpy(o->colls, named, sizeof named);
+    return rc;
+}
+
+static int parse_colls(cs_replay_opts *o, const char *v)
+{
+    memset(o->colls, 0, sizeof o->colls);
+    char *d = strdup(v ? v : ""), *save = NULL;
+    int rc = 0, any = 0;
+    for (char *t = strtok_r(d, ",", &save); t && rc == 0; t = strtok_r(NULL, ",", &save)) {
+        int c = cs_coll_from_name(t);
+        if (c < 0)
+            rc = bad("--colls: unknown collective '%s' (accepted: bcast, reduce, barrier)", t);
+        else
+            o->colls[c] = any = 1;
+    }
+    free(d);
+    return rc ? rc : any ? 0 : bad("--colls '%s': empty (accepted: bcast, reduce, barrier)", v ? v : "");
+}
+
+/* Returns -1 to go on, or an exit code. */
+static int parse_args(int argc, char **argv, cs_replay_opts *o, const char **mix)
+{
+    int quick = 0, colls_given = 0, tpp_given = 0, budget_given = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int rc = 0, takes = 1;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            if (is_rank0_env())
+                usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--quick")) {
+            quick = 1;
+            takes = 0;
+        } else if (!strcmp(a, "--csv") || !strcmp(a, "--json")) {
+            o->format = a[2] == 'c' ? CS_OUT_CSV : CS_OUT_JSON;
+            takes = 0;
+        } else if (!v) {
+            return bad("option '%s' needs a value or is unknown (see --help)", a);
+        } else if (!strcmp(a, "--profile")) {
+            o->profile = v;
+        } else if (!strcmp(a, "--mix")) {
+            *mix = v;
+        } else if (!strcmp(a, "--tree")) {
+            o->tree = v;
+        } else if (!strcmp(a, "--grid")) {
+            o->grid = v;
+        } else if (!strcmp(a, "--methods")) {
+            o->methods = v;
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+            o->out = v;
+        } else if (!strcmp(a, "--colls")) {
+            rc = parse_colls(o, v);
+            colls_given = 1;
+        } else if (!strcmp(a, "--time-per-point")) {
+            rc = parse_seconds(a, v, &o->time_per_point);
+            tpp_given = 1;
+        } else if (!strcmp(a, "--budget")) {
+            rc = parse_seconds(a, v, &o->budget);
+            budget_given = 1;
+        } else if (!strcmp(a, "--rounds")) {
+            char *end;
+            long r = strtol(v, &end, 10);
+            if (*end || r < 1 || r > 1000)
+                rc = bad("--rounds '%s': need an integer in 1..1000", v);
+            o->rounds = (int)r;
+        } else {
+            return bad("unknown option '%s' (see --help)", a);
+        }
+        if (rc)
+            return rc;
+        i += takes;
+    }
+    if (quick) {
+        o->rel_ci = 0.10;
+        if (!tpp_given)
+            o->time_per_point = 0.3;
+    }
+    if (!budget_given) /* measuring: no cap unless asked */
+        o->budget = *mix ? (quick ? 2 : 5) : 0;
+    if (*mix) {
+        if (!o->tree)
+            return bad("--mix %s needs --tree TREE", *mix);
+        if (o->profile || o->grid || o->out || o->methods)
+            return bad("--mix replays a profile through a tree: --profile, --grid, --methods "
+                       "and -o do not apply");
+        o->profile = *mix;
+    } else {
+        if (o->tree)
+            return bad("--tree is used with --mix PROFILE");
+        if (!o->out)
+            return bad("missing -o PERF.csv (the perf table to write)");
+    }
+    if (o->grid) { /* syntax check now; comm sizes again after MPI_Init */
+        cs_replay_grid g;
+        cs_err e;
+        if (cs_replay_grid_parse(o->grid, 2, &g, &e) < 0)
+            return bad("--grid '%s': %s", o->grid, e.msg);
+        cs_replay_grid_free(&g);
+    }
+    return select_methods(o, colls_given) ? 2 : -1;
+}
+
+/* Rank 0 loads the profile and sends it to everybody (one message, one
+ * error report).  Returns 0 or -1 (same on every rank). */
+static int load_profile(const cs_replay_opts *o, cs_profile *p)
+{
+    cs_buf b = {0};
+    cs_err e = {{0}};
+    long long n = -1;
+    if (o->rank == 0) {
+        if (cs_profile_load(p, o->profile, &e) < 0)
+            fprintf(stderr, PROG ": %s\n", e.msg);
+        else if (cs_profile_serialize(p, &b) < 0 || b.oom)
+            fprintf(stderr, PROG ": %s: out of memory\n", o->profile);
+        else
+            n = (long long)b.n;
+    }
+    PMPI_Bcast(&n, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+    if (n < 0 || n > INT32_MAX) {
+        cs_buf_free(&b);
+        return -1;
+    }
+    if (o->rank != 0 && !(b.p = malloc(n ? (size_t)n : 1)))
+        PMPI_Abort(MPI_COMM_WORLD, 1);
+    PMPI_Bcast(b.p, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD);
+    int rc = 0;
+    if (o->rank != 0 && cs_profile_deserialize(p, b.p, (size_t)n, &e) < 0) {
+        fprintf(stderr, PROG ": rank %d: %s\n", o->rank, e.msg);
+        rc = -1;
+    }
+    cs_buf_free(&b);
+    int all;
+    PMPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return all;
+}
+
+static int make_points(const cs_replay_opts *o, cs_points *pts)
+{
+    cs_err e = {{0}};
+    cs_profile prof;
+    cs_profile_init(&prof);
+    int rc = 0;
+    if (o->profile && (rc = load_profile(o, &prof)) == 0) {
+        rc = cs_points_add_profile(pts, &prof, o->colls, &e);
+        if (rc == 0 && pts->n == 0 && o->rank == 0)
+            fprintf(stderr, PROG ": %s: no Bcast/Reduce/Barrier calls of the selected "
+                            "collectives recorded\n", o->profile);
+        rc = rc ? rc : pts->n == 0 ? -1 : 0;
+    }
+    cs_profile_free(&prof);
+    if (rc == 0 && (o->grid || !o->profile)) {
+        cs_replay_grid g;
+        rc = cs_replay_grid_parse(o->grid ? o->grid : "ms=1:4M:x4", (uint32_t)o->size, &g, &e);
+        if (rc == 0) {
+            rc = cs_points_add_grid(pts, &g, o->colls, &e);
+            cs_replay_grid_free(&g);
+        }
+        if (rc < 0 && o->rank == 0)
+            fprintf(stderr, PROG ": --grid: %s\n", e.msg);
+    }
+    cs_points_merge(pts);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    cs_replay_opts o = {.colls = {1, 1, 1}, .time_per_point = 2.0, .budget = 5.0,
+                        .rel_ci = 0.05, .rounds = 6};
+    const char *mix = NULL;
+    int rc = parse_args(argc, argv, &o, &mix);
+    if (rc >= 0) {
+        for (int c = 0; c < CS_NCOLL; c++)
+            free(o.sel[c]);
+        return rc;
+    }
+    MPI_Init(&argc, &argv);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &o.rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &o.size);
+    cs_points pts = {0};
+    cs_tree *tree = NULL;
+    rc = make_points(&o, &pts) < 0 ? 2 : 0;
+    if (rc == 0 && mix) {
+        cs_err e = {{0}};
+        int ok = cs_tree_read(&tree, o.tree, &e), all;
+        if (ok < 0 && o.rank == 0)
+            fprintf(stderr, PROG ": %s\n", e.msg);
+        PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        rc = all < 0 ? 2 : 0;
+    }
+    if (rc == 0 && !mix && o.rank == 0) {
+        cs_err e = {{0}};
+        if (cs_check_writable_dir(o.out, &e) < 0) {
+            fprintf(stderr, PROG ": -o %s: %s\n", o.out, e.msg);
+            rc = 2;
+        }
+    }
+    PMPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rc == 0 && !mix) {
+        size_t n = 0;
+        for (size_t i = 0; i < pts.n; i++)
+            n += pts.p[i].comm_size <= (uint32_t)o.size;
+        if (o.budget > 0 && n > 0 && o.budget / n < o.time_per_point)
+            o.time_per_point = o.budget / n;
+        rc = cs_replay_measure(&o, &pts);
+    } else if (rc == 0) {
+        rc = cs_replay_mix(&o, &pts, tree);
+    }
+    if (tree)
+        cs_tree_free(tree);
+    cs_points_free(&pts);
+    cs_replay_comms_free();
+    for (int c = 0; c < CS_NCOLL; c++)
+        free(o.sel[c]);
+    MPI_Finalize();
+    return rc;
+}

@@ -1,0 +1,41 @@
+/* collsel-replay internals: the options and the two modes (measure
+ * methods into a perf table; replay a profile's mix native vs tuned). */
+#ifndef COLLSEL_REPLAY_H
+#define COLLSEL_REPLAY_H
+
+#include <mpi.h>
+
+#include "../common/colls.h"
+#include "points.h"
+
+struct cs_tree;
+
+enum { CS_OUT_TEXT, CS_OUT_CSV, CS_OUT_JSON };
+
+typedef struct cs_replay_opts {
+    const char *profile, *grid, *methods, *out, *tree;
+    int colls[CS_NCOLL];          /* collectives to replay */
+    unsigned char *sel[CS_NCOLL]; /* sel[c][i]: registry method i selected (i = 0: always) */
+    double time_per_point;        /* measure: seconds for all methods of one point */
+    double budget;                /* total seconds (measure: caps time_per_point; mix) */
+    double rel_ci;                /* CI target of the timing */
+    int rounds;                   /* mix: rounds per side */
+    int format;                   /* mix: CS_OUT_* on stdout */
+    int rank, size;               /* in MPI_COMM_WORLD */
+} cs_replay_opts;
+
+/* Both modes are collective over MPI_COMM_WORLD and return an exit code
+ * (0 ok, 1 failure); messages come from rank 0. */
+int cs_replay_measure(const cs_replay_opts *o, const cs_points *pts);
+int cs_replay_mix(const cs_replay_opts *o, const cs_points *pts, const struct cs_tree *tree);
+
+/* The communicator of the first `size` world ranks (MPI_COMM_NULL on the
+ * other ranks), created on first use and cached; collective over the world
+ * the first time for a size.  cs_replay_comms_free() frees them all. */
+MPI_Comm cs_replay_comm(int size);
+void cs_replay_comms_free(void);
+
+/* "1m05s" style durations for progress lines. */
+const char *cs_fmt_secs(char *buf, size_t len, double s);
+
+#endif

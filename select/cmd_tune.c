@@ -1,0 +1,231 @@
+/* collsel tune: build the decision trees from a performance table (and an
+ * application profile) and print their shape and penalties. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd_util.h"
+#include "tree_impl.h"
+
+int cs_cmd_tune(int argc, char **argv);
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: collsel tune --perf PERF [--profile PROFILE] [--max-depth N]\n"
+            "                    [--threshold PCT] [--max-leaves N] [--json] -o TREE\n\n"
+            "Builds one quadtree decision function per collective in PERF and writes\n"
+            "them to TREE (for COLLSEL_TREE, collsel-replay --mix, codegen, map).\n\n"
+            "Without --profile: the papers' construction.  A block of the decision map\n"
+            "becomes a leaf when at least PCT %% of its points share the best method\n"
+            "(default 100 = exact) or at depth N (default: no cap); --max-leaves N\n"
+            "additionally caps the leaves (split breadth-first).\n"
+            "With --profile: refined where the application calls.  Leaves take the\n"
+            "method with the lowest call-weighted time; the split that removes the most\n"
+            "weighted penalty is taken first, up to --max-leaves (default 16) leaves per\n"
+            "collective.  The papers' tree with the same number of leaves is built for\n"
+            "comparison and both profile-weighted penalties are printed.\n\n"
+            "Penalty of a point = (t_chosen - t_best) / t_best over the measured points;\n"
+            "weighted by the time the application spent at the point.\n"
+            "  --json   statistics as JSON on stdout\n"
+            "exit status: 0 ok, 1 failure (writing), 2 bad input or usage\n");
+}
+
+typedef struct tune_args {
+    const char *perf, *profile, *out;
+    cs_tune_opts o;
+    int leaves_given, json;
+} tune_args;
+
+static int parse(int argc, char **argv, tune_args *a)
+{
+    static const struct option opts[] = {
+        {"perf", required_argument, 0, 'p'},      {"profile", required_argument, 0, 'P'},
+        {"max-depth", required_argument, 0, 'd'}, {"threshold", required_argument, 0, 't'},
+        {"max-leaves", required_argument, 0, 'l'}, {"output", required_argument, 0, 'o'},
+        {"json", no_argument, 0, 'j'},            {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    memset(a, 0, sizeof *a);
+    cs_tune_opts_default(&a->o);
+    optind = 0;
+    opterr = 0;
+    int c;
+    long v;
+    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p': a->perf = optarg; break;
+        case 'P': a->profile = optarg; break;
+        case 'o': a->out = optarg; break;
+        case 'j': a->json = 1; break;
+        case 'h': usage(stdout); return 1;
+        case 'd':
+            if (cs_sel_int(optarg, 0, CS_TREE_MAXK, &v) < 0) {
+                fprintf(stderr, "collsel tune: --max-depth '%s' (accepted: 0..%d)\n", optarg,
+                        CS_TREE_MAXK);
+                return -1;
+            }
+            a->o.max_depth = (int)v;
+            break;
+        case 't':
+            if (cs_sel_num(optarg, 1e-9, 100, &a->o.threshold) < 0) {
+                fprintf(stderr, "collsel tune: --threshold '%s' (accepted: a percentage in "
+                                "(0, 100])\n", optarg);
+                return -1;
+            }
+            break;
+        case 'l':
+            if (cs_sel_int(optarg, 1, 65536, &v) < 0) {
+                fprintf(stderr, "collsel tune: --max-leaves '%s' (accepted: 1..65536)\n", optarg);
+                return -1;
+            }
+            a->o.max_leaves = (int)v;
+            a->leaves_given = 1;
+            break;
+        case ':':
+            fprintf(stderr, "collsel tune: %s needs a value\n", argv[optind - 1]);
+            return -1;
+        default:
+            fprintf(stderr, "collsel tune: unknown option '%s' (collsel tune --help)\n",
+                    argv[optind - 1]);
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "collsel tune: unexpected argument '%s' (collsel tune --help)\n",
+                argv[optind]);
+        return -1;
+    }
+    if (!a->perf || !a->out) {
+        fprintf(stderr, "collsel tune: --perf PERF and -o TREE are required (collsel tune --help)\n");
+        return -1;
+    }
+    a->o.mode = a->profile ? CS_TUNE_WEIGHTED : a->leaves_given ? CS_TUNE_BUDGET : CS_TUNE_PAPERS;
+    return 0;
+}
+
+static void json_pen(FILE *f, const char *key, const cs_pen_stats *s, int w)
+{
+    size_t n = w ? s->nweighted : s->npoints;
+    fprintf(f, "\"%s\":{\"points\":%zu,\"min\":%.6g,\"max\":%.6g,\"mean\":%.6g,\"median\":%.6g}",
+            key, n, w ? s->wmin : s->min, w ? s->wmax : s->max, w ? s->wmean : s->mean,
+            w ? s->wmedian : s->median);
+}
+
+/* Build collective coll's tree into t, print its statistics. */
+static int tune_one(const tune_args *a, const cs_perf *perf, const cs_profile *prof, int coll,
+                    cs_tree *t, int first)
+{
+    cs_map m;
+    cs_err e;
+    cs_tree *cmp = NULL;
+    int rc = -1;
+    if (cs_map_build(&m, perf, coll, prof, &e) < 0 || cs_tree_build(t, &m, &a->o, &e) < 0) {
+        fprintf(stderr, "collsel tune: %s: %s\n", a->perf, e.msg);
+        cs_map_free(&m);
+        return -1;
+    }
+    cs_tree_stats st;
+    cs_pen_stats ps, pc;
+    cs_tree_stats_get(t, coll, &st);
+    CS_CHECK(cs_penalty_eval(t, &m, &ps, NULL, NULL, &e));
+    if (prof) { /* the papers' criterion with the same number of leaves */
+        cs_tune_opts o = a->o;
+        o.mode = CS_TUNE_BUDGET;
+        o.max_leaves = (int)st.leaves;
+        if (!(cmp = cs_tree_new())) {
+            cs_fail(&e, "out of memory");
+            goto fail;
+        }
+        CS_CHECK(cs_tree_build(cmp, &m, &o, &e));
+        CS_CHECK(cs_penalty_eval(cmp, &m, &pc, NULL, NULL, &e));
+    }
+    const char *cn = cs_coll_name(coll);
+    char b1[32], b2[32];
+    if (a->json) {
+        printf("%s{\"collective\":\"%s\",\"comm_sizes\":%d,\"msg_sizes\":%d,\"methods\":%d,"
+               "\"grid\":%d,\"nodes\":%u,\"leaves\":%u,\"min_depth\":%u,\"max_depth\":%u,"
+               "\"mean_depth\":%.4g,\"bytes\":%zu,",
+               first ? "" : ",", cn, m.ncs, m.nms, m.nmethods, 1 << st.k, st.nodes, st.leaves,
+               st.min_depth, st.max_depth, st.mean_depth, st.bytes);
+        json_pen(stdout, "penalty", &ps, 0);
+        if (prof) {
+            putchar(',');
+            json_pen(stdout, "weighted_penalty", &ps, 1);
+            printf(",\"papers_same_leaves\":{\"leaves\":%d,", (int)st.leaves);
+            json_pen(stdout, "penalty", &pc, 0);
+            putchar(',');
+            json_pen(stdout, "weighted_penalty", &pc, 1);
+            putchar('}');
+        }
+        putchar('}');
+    } else {
+        printf("%s: %d comm sizes (%u..%u) x %d message sizes (%s..%s), %d methods, grid %d x %d\n",
+               cn, m.ncs, m.cs[0], m.cs[m.ncs - 1], m.nms, cs_sel_size(b1, 32, m.ms[0]),
+               cs_sel_size(b2, 32, m.ms[m.nms - 1]), m.nmethods, 1 << st.k, 1 << st.k);
+        printf("  tree: %u nodes, %u leaves, depth min %u max %u mean %.2f, %zu bytes encoded "
+               "(%zu in nodes)\n",
+               st.nodes, st.leaves, st.min_depth, st.max_depth, st.mean_depth, st.bytes,
+               st.bytes_nodes);
+        cs_sel_print_pen(stdout, "penalty uniform", &ps, 0);
+        if (prof) {
+            cs_sel_print_pen(stdout, "penalty weighted", &ps, 1);
+            printf("  papers' tree, same %u leaves (no profile):\n", st.leaves);
+            cs_sel_print_pen(stdout, "penalty uniform", &pc, 0);
+            cs_sel_print_pen(stdout, "penalty weighted", &pc, 1);
+        }
+    }
+    rc = 0;
+fail:
+    if (rc < 0)
+        fprintf(stderr, "collsel tune: %s\n", e.msg);
+    cs_tree_free(cmp);
+    cs_map_free(&m);
+    return rc;
+}
+
+int cs_cmd_tune(int argc, char **argv)
+{
+    tune_args a;
+    int p = parse(argc, argv, &a);
+    if (p)
+        return p > 0 ? CS_EXIT_OK : CS_EXIT_USAGE;
+    cs_perf perf;
+    cs_profile *prof;
+    if (cs_sel_load("tune", a.perf, a.profile, &perf, &prof) < 0)
+        return CS_EXIT_USAGE;
+    int rc = CS_EXIT_USAGE, n = 0;
+    cs_tree *t = cs_tree_new();
+    if (!t)
+        goto done;
+    if (a.json)
+        printf("{\"perf\":\"%s\",\"mode\":\"%s\",\"collectives\":[", a.perf,
+               a.o.mode == CS_TUNE_WEIGHTED ? "weighted" : a.o.mode == CS_TUNE_BUDGET ? "budget"
+                                                                                       : "papers");
+    for (int c = 0; c < CS_NCOLL; c++) {
+        int present = 0;
+        for (size_t r = 0; r < perf.n && !present; r++)
+            present = perf.rows[r].coll == c;
+        if (present && tune_one(&a, &perf, prof, c, t, n++ == 0) < 0)
+            goto done;
+    }
+    if (a.json)
+        printf("]}\n");
+    if (!n) {
+        fprintf(stderr, "collsel tune: %s: no rows\n", a.perf);
+        goto done;
+    }
+    cs_err e;
+    if (cs_tree_write(t, a.out, &e) < 0) {
+        fprintf(stderr, "collsel tune: %s\n", e.msg);
+        rc = CS_EXIT_FAIL;
+        goto done;
+    }
+    if (!a.json)
+        printf("wrote %s (%d collective%s)\n", a.out, n, n > 1 ? "s" : "");
+    rc = CS_EXIT_OK;
+done:
+    cs_tree_free(t);
+    cs_perf_free(&perf);
+    cs_sel_free_profile(prof);
+    return rc;
+}

@@ -1,0 +1,192 @@
+/* Decision maps (map.h): a perf table's rows of one collective arranged as
+ * a (comm size x message size x method) array of times, plus the weight an
+ * application profile puts on each point.
+ *
+ * Methods are sorted by name with COLL.native first, so that ties between
+ * equally fast methods go to native (and otherwise to a stable order).
+ * Duplicate rows for one (point, method): the last one wins.
+ *
+ * Profile weight of a point = the time the application spent in the calls
+ * that fall on it, per rank: for each profile cell of the collective, every
+ * exact size it kept contributes t_total x (its share of the cell's calls) /
+ * comm_size to the map point nearest to (comm_size, bytes), distances taken
+ * on log2 scales on both axes; the calls whose exact size was not kept use
+ * the geometric middle of the cell's bin.  This is "calls x mean time". */
+#include "map.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/colls.h"
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_method(const void *a, const void *b)
+{
+    const char *x = a, *y = b;
+    const char *dx = strchr(x, '.'), *dy = strchr(y, '.');
+    int nx = dx && !strcmp(dx, ".native"), ny = dy && !strcmp(dy, ".native");
+    if (nx != ny)
+        return ny - nx;
+    return strcmp(x, y);
+}
+
+/* Sort and deduplicate; return the new length. */
+static int uniq(void *base, int n, size_t sz, int (*cmp)(const void *, const void *))
+{
+    if (n == 0)
+        return 0;
+    qsort(base, (size_t)n, sz, cmp);
+    int k = 1;
+    for (int i = 1; i < n; i++)
+        if (cmp((char *)base + (size_t)i * sz, (char *)base + (size_t)(k - 1) * sz) != 0)
+            memmove((char *)base + (size_t)k++ * sz, (char *)base + (size_t)i * sz, sz);
+    return k;
+}
+
+static int find_u32(const uint32_t *a, int n, uint32_t v)
+{
+    const uint32_t *p = bsearch(&v, a, (size_t)n, sizeof *a, cmp_u32);
+    return p ? (int)(p - a) : -1;
+}
+
+static int find_u64(const uint64_t *a, int n, uint64_t v)
+{
+    const uint64_t *p = bsearch(&v, a, (size_t)n, sizeof *a, cmp_u64);
+    return p ? (int)(p - a) : -1;
+}
+
+static double lg(double v) { return v > 0 ? log2(v) : -1; }
+
+/* Index of the axis value nearest to v on a log2 scale. */
+static int nearest_u32(const uint32_t *a, int n, double v)
+{
+    int best = 0;
+    for (int i = 1; i < n; i++)
+        if (fabs(lg(a[i]) - lg(v)) < fabs(lg(a[best]) - lg(v)))
+            best = i;
+    return best;
+}
+
+static int nearest_u64(const uint64_t *a, int n, double v)
+{
+    int best = 0;
+    for (int i = 1; i < n; i++)
+        if (fabs(lg((double)a[i]) - lg(v)) < fabs(lg((double)a[best]) - lg(v)))
+            best = i;
+    return best;
+}
+
+static int rcoll_of(int coll)
+{
+    return coll == CS_BCAST ? CS_R_BCAST : coll == CS_REDUCE ? CS_R_REDUCE : CS_R_BARRIER;
+}
+
+static void add_weights(cs_map *m, const cs_profile *prof)
+{
+    for (size_t c = 0; c < prof->ncells; c++) {
+        const cs_cell *cell = &prof->cells[c];
+        if ((int)cell->coll != rcoll_of(m->coll) || !cell->rank_calls || !cell->comm_size)
+            continue;
+        int i = nearest_u32(m->cs, m->ncs, cell->comm_size);
+        double per_call = cell->t_total / (double)cell->rank_calls / cell->comm_size;
+        uint64_t kept = 0;
+        for (uint32_t s = 0; s < cell->nsizes && s < CS_CELL_NSIZES; s++) {
+            int j = nearest_u64(m->ms, m->nms, (double)cell->sizes[s].bytes);
+            m->w[i * m->nms + j] += per_call * (double)cell->sizes[s].rank_calls;
+            kept += cell->sizes[s].rank_calls;
+        }
+        if (kept < cell->rank_calls) {
+            double mid = sqrt((double)cs_bin_lo((int)cell->bin) * (double)cs_bin_hi((int)cell->bin));
+            int j = nearest_u64(m->ms, m->nms, mid);
+            m->w[i * m->nms + j] += per_call * (double)(cell->rank_calls - kept);
+        }
+    }
+}
+
+int cs_map_build(cs_map *m, const cs_perf *perf, int coll, const cs_profile *prof, cs_err *e)
+{
+    memset(m, 0, sizeof *m);
+    m->coll = coll;
+    size_t n = 0;
+    for (size_t r = 0; r < perf->n; r++)
+        n += perf->rows[r].coll == coll;
+    if (!n)
+        return cs_fail(e, "the performance table has no rows for %s", cs_coll_name(coll));
+    m->cs = malloc(n * sizeof *m->cs);
+    m->ms = malloc(n * sizeof *m->ms);
+    m->methods = malloc(n * sizeof *m->methods);
+    if (!m->cs || !m->ms || !m->methods)
+        goto oom;
+    int k = 0;
+    for (size_t r = 0; r < perf->n; r++) {
+        const cs_perf_row *row = &perf->rows[r];
+        if (row->coll != coll)
+            continue;
+        m->cs[k] = row->comm_size;
+        m->ms[k] = row->msg_bytes;
+        snprintf(m->methods[k], sizeof m->methods[k], "%s", row->method);
+        k++;
+    }
+    m->ncs = uniq(m->cs, k, sizeof *m->cs, cmp_u32);
+    m->nms = uniq(m->ms, k, sizeof *m->ms, cmp_u64);
+    m->nmethods = uniq(m->methods, k, sizeof *m->methods, cmp_method);
+    size_t npts = (size_t)m->ncs * m->nms;
+    m->t = malloc(npts * m->nmethods * sizeof *m->t);
+    if (!m->t)
+        goto oom;
+    for (size_t i = 0; i < npts * m->nmethods; i++)
+        m->t[i] = NAN;
+    for (size_t r = 0; r < perf->n; r++) {
+        const cs_perf_row *row = &perf->rows[r];
+        if (row->coll != coll)
+            continue;
+        int i = find_u32(m->cs, m->ncs, row->comm_size), j = find_u64(m->ms, m->nms, row->msg_bytes);
+        char key[64];
+        snprintf(key, sizeof key, "%s", row->method);
+        char(*mp)[64] = bsearch(key, m->methods, (size_t)m->nmethods, sizeof *m->methods, cmp_method);
+        m->t[((size_t)i * m->nms + j) * m->nmethods + (mp - m->methods)] = row->median_us;
+    }
+    if (prof) {
+        m->w = calloc(npts, sizeof *m->w);
+        if (!m->w)
+            goto oom;
+        add_weights(m, prof);
+    }
+    return 0;
+oom:
+    cs_map_free(m);
+    return cs_fail(e, "out of memory building the %s map", cs_coll_name(coll));
+}
+
+void cs_map_free(cs_map *m)
+{
+    free(m->cs);
+    free(m->ms);
+    free(m->methods);
+    free(m->t);
+    free(m->w);
+    memset(m, 0, sizeof *m);
+}
+
+int cs_map_best(const cs_map *m, int i, int j)
+{
+    int best = -1;
+    for (int k = 0; k < m->nmethods; k++) {
+        double t = cs_map_time(m, i, j, k);
+        if (!isnan(t) && (best < 0 || t < cs_map_time(m, i, j, best)))
+            best = k;
+    }
+    return best;
+}

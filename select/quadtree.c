@@ -1,0 +1,405 @@
+/* Quadtree construction: decision map -> complete 2^k x 2^k grid -> tree.
+ *
+ * Reference: Pjesivac-Grbovic, Bosilca, Fagg, Angskun, Dongarra, "MPI
+ * collective algorithm selection and quadtree encoding", Parallel Computing
+ * 2007.  Their construction (CS_TUNE_PAPERS): a block is a leaf when at
+ * least `threshold` % of its points have the same best method (100 % =
+ * exact) or the maximum depth is reached; otherwise it is split into its
+ * four quadrants.  The leaf answers the majority method.  They report that
+ * 3 levels kept the mean penalty under 10 % and 6 levels reproduced their
+ * measured map exactly.
+ *
+ * Extension (CS_TUNE_WEIGHTED): with an application profile, every point
+ * carries a weight w (time the application spent in calls that fall on it).
+ * A leaf answers the method with the lowest weighted normalised time over
+ * its block, sum_p (w_p + eps) t_m(p) / t_best(p) (eps: a small weight so
+ * never-called points still get a sensible method); its cost is the
+ * weighted penalty sum_p w_p (t_m(p) - t_best(p)) / t_best(p).  Splits are
+ * taken best first (a priority queue, here a scan of the leaves): the leaf
+ * whose refinement can remove the most weighted cost (its cost minus the
+ * cost of its block refined down to the depth cap) is split next, while the
+ * leaf budget allows (each split adds 3 leaves).  One-step gains would be
+ * myopic: a 2 x 2 checkerboard inside a block only shows after 3 splits.
+ * Blocks without weight have no cost, so regions the application does not
+ * call stay coarse.
+ *
+ * CS_TUNE_BUDGET is the papers' criterion under a leaf budget (for a fair
+ * comparison with the weighted tree): the shallowest, least pure block that
+ * misses the threshold is split first.
+ *
+ * Cost: building is O(nodes x block points x methods); at most 256 x 256
+ * points. */
+#include "quadtree.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tree_impl.h"
+
+void cs_tune_opts_default(cs_tune_opts *o)
+{
+    o->mode = CS_TUNE_PAPERS;
+    o->max_depth = -1;
+    o->threshold = 100;
+    o->max_leaves = 16;
+    o->nchoices = 4;
+}
+
+void cs_grid_free(cs_grid *g)
+{
+    free(g->t);
+    free(g->w);
+    free(g->best);
+    free(g->measured);
+    memset(g, 0, sizeof *g);
+}
+
+/* Time of method m at real point (i, j) from the nearest point where m was
+ * measured. */
+static double nearest_time(const cs_map *m, int i, int j, int meth)
+{
+    double best = NAN;
+    long bd = -1;
+    for (int a = 0; a < m->ncs; a++)
+        for (int b = 0; b < m->nms; b++) {
+            double t = cs_map_time(m, a, b, meth);
+            long d = (long)(a - i) * (a - i) + (long)(b - j) * (b - j);
+            if (!isnan(t) && (bd < 0 || d < bd)) {
+                bd = d;
+                best = t;
+            }
+        }
+    return best;
+}
+
+int cs_grid_build(cs_grid *g, const cs_map *m, cs_err *e)
+{
+    memset(g, 0, sizeof *g);
+    int side = m->ncs > m->nms ? m->ncs : m->nms;
+    while ((1 << g->k) < side)
+        g->k++;
+    if (g->k > CS_TREE_MAXK)
+        return cs_fail(e, "%s map is %d x %d points (at most %d per axis supported)",
+                       cs_coll_name(m->coll), m->ncs, m->nms, 1 << CS_TREE_MAXK);
+    int n = g->n = 1 << g->k;
+    g->ncs = m->ncs;
+    g->nms = m->nms;
+    g->nm = m->nmethods;
+    size_t np = (size_t)n * n;
+    g->t = malloc(np * g->nm * sizeof *g->t);
+    g->best = malloc(np * sizeof *g->best);
+    g->measured = calloc(np, 1);
+    g->w = m->w ? calloc(np, sizeof *g->w) : NULL;
+    if (!g->t || !g->best || !g->measured || (m->w && !g->w)) {
+        cs_grid_free(g);
+        return cs_fail(e, "out of memory completing the %s map", cs_coll_name(m->coll));
+    }
+    for (int x = 0; x < n; x++)
+        for (int y = 0; y < n; y++) {
+            int i = x < m->ncs ? x : m->ncs - 1, j = y < m->nms ? y : m->nms - 1;
+            double *t = &g->t[((size_t)x * n + y) * g->nm];
+            if (x != i || y != j) { /* padding: replicate (already filled) */
+                memcpy(t, &g->t[((size_t)i * n + j) * g->nm], g->nm * sizeof *t);
+            } else {
+                for (int k = 0; k < g->nm; k++) {
+                    t[k] = cs_map_time(m, i, j, k);
+                    g->measured[x * n + y] |= !isnan(t[k]);
+                    if (isnan(t[k]))
+                        t[k] = nearest_time(m, i, j, k);
+                }
+                if (g->w)
+                    g->w[x * n + y] = m->w[i * m->nms + j];
+            }
+            int b = 0;
+            for (int k = 1; k < g->nm; k++)
+                if (t[k] < t[b])
+                    b = k;
+            g->best[x * n + y] = b;
+        }
+    return 0;
+}
+
+/* ---- building ---------------------------------------------------------- */
+
+typedef struct qnode {
+    int x0, y0, size, depth;
+    int child;   /* first of 4 children, -1 = leaf */
+    double gain; /* WEIGHTED: cost reduction of splitting */
+} qnode;
+
+typedef struct qbuild {
+    const cs_grid *g;
+    const cs_tune_opts *o;
+    int native;      /* map-local id of COLL.native, -1 if absent */
+    double eps;      /* WEIGHTED: weight of a never-called point */
+    double wsum;     /* WEIGHTED: total weight */
+    int weighted;
+    qnode *v;
+    int n, cap, nleaves;
+    double *key1, *key2; /* scratch, nm: ranking keys (ascending) */
+    int *rank;           /* scratch, nm */
+} qbuild;
+
+static double ratio(const cs_grid *g, size_t p, int m)
+{
+    double tb = g->t[p * g->nm + g->best[p]];
+    return g->t[p * g->nm + m] / (tb > 1e-9 ? tb : 1e-9);
+}
+
+static int cmp_rank(const void *a, const void *b, void *arg)
+{
+    const qbuild *q = arg;
+    int x = *(const int *)a, y = *(const int *)b;
+    if (q->key1[x] != q->key1[y])
+        return q->key1[x] < q->key1[y] ? -1 : 1;
+    if (q->key2[x] != q->key2[y])
+        return q->key2[x] < q->key2[y] ? -1 : 1;
+    return x - y;
+}
+
+/* Rank the methods of a block (best first into b->rank) and return its
+ * criterion: the majority share (papers) or the weighted cost (weighted).
+ * Papers: by number of points where the method is best, then by summed
+ * normalised time.  Weighted: by summed (w + eps) x normalised time over
+ * the real points (a block all in the padding is ranked like the papers). */
+static double block_eval(qbuild *b, int x0, int y0, int size)
+{
+    const cs_grid *g = b->g;
+    int nm = g->nm;
+    int real = x0 < g->ncs && y0 < g->nms, weighted = b->weighted && real;
+    for (int m = 0; m < nm; m++)
+        b->key1[m] = b->key2[m] = 0;
+    for (int x = x0; x < x0 + size; x++)
+        for (int y = y0; y < y0 + size; y++) {
+            size_t p = (size_t)x * g->n + y;
+            if (!weighted) {
+                b->key1[g->best[p]] -= 1; /* more points first */
+                for (int m = 0; m < nm; m++)
+                    b->key2[m] += ratio(g, p, m);
+            } else if (x < g->ncs && y < g->nms) {
+                for (int m = 0; m < nm; m++)
+                    b->key1[m] += (g->w[p] + b->eps) * ratio(g, p, m);
+            }
+        }
+    for (int m = 0; m < nm; m++)
+        b->rank[m] = m;
+    qsort_r(b->rank, (size_t)nm, sizeof *b->rank, cmp_rank, b);
+    int top = b->rank[0];
+    if (!b->weighted)
+        return -b->key1[top] / ((double)size * size);
+    double cost = 0;
+    for (int x = x0; x < x0 + size && x < g->ncs; x++)
+        for (int y = y0; y < y0 + size && y < g->nms; y++) {
+            size_t p = (size_t)x * g->n + y;
+            cost += g->w[p] * (ratio(g, p, top) - 1);
+        }
+    return cost;
+}
+
+static int can_split(const qbuild *b, const qnode *q)
+{
+    return q->size > 1 && (b->o->max_depth < 0 || q->depth < b->o->max_depth);
+}
+
+static int pure_enough(qbuild *b, const qnode *q)
+{
+    return block_eval(b, q->x0, q->y0, q->size) * 100 >= b->o->threshold - 1e-9;
+}
+
+/* Weighted cost of block q once refined as far as allowed (0 without a
+ * depth cap: single points are exact). */
+static double floor_cost(qbuild *b, int x0, int y0, int size, int depth)
+{
+    qnode q = {x0, y0, size, depth, -1, 0};
+    if (!can_split(b, &q))
+        return block_eval(b, x0, y0, size);
+    double c = 0;
+    int h = size / 2;
+    for (int k = 0; k < 4; k++)
+        c += floor_cost(b, x0 + (k >> 1) * h, y0 + (k & 1) * h, h, depth + 1);
+    return c;
+}
+
+/* Priority of splitting leaf q: the weighted cost that refining it can
+ * remove (looking further than one split: a block whose quadrants still
+ * answer the same method may hide a finer pattern). */
+static double split_gain(qbuild *b, const qnode *q)
+{
+    if (!can_split(b, q))
+        return 0;
+    return block_eval(b, q->x0, q->y0, q->size) - floor_cost(b, q->x0, q->y0, q->size, q->depth);
+}
+
+static int split(qbuild *b, int i)
+{
+    if (b->n + 4 > b->cap) {
+        int cap = b->cap * 2 + 16;
+        qnode *v = realloc(b->v, (size_t)cap * sizeof *v);
+        if (!v)
+            return -1;
+        b->v = v;
+        b->cap = cap;
+    }
+    qnode q = b->v[i];
+    int h = q.size / 2;
+    b->v[i].child = b->n;
+    for (int c = 0; c < 4; c++) {
+        qnode *k = &b->v[b->n++];
+        *k = (qnode){q.x0 + (c >> 1) * h, q.y0 + (c & 1) * h, h, q.depth + 1, -1, 0};
+        if (b->weighted)
+            k->gain = split_gain(b, k);
+    }
+    b->nleaves += 3;
+    return 0;
+}
+
+/* The next leaf to split, -1 when done. */
+static int pick(qbuild *b)
+{
+    int best = -1;
+    double bk = 0, bk2 = 0;
+    for (int i = 0; i < b->n; i++) {
+        qnode *q = &b->v[i];
+        if (q->child >= 0 || !can_split(b, q))
+            continue;
+        if (b->weighted) {
+            if (q->gain > bk && q->gain > 1e-9 * b->wsum) {
+                best = i;
+                bk = q->gain;
+            }
+            continue;
+        }
+        double purity = block_eval(b, q->x0, q->y0, q->size);
+        if (purity * 100 >= b->o->threshold - 1e-9)
+            continue;
+        if (best < 0 || q->depth < bk || (q->depth == bk && purity < bk2)) {
+            best = i;
+            bk = q->depth;
+            bk2 = purity;
+        }
+    }
+    return best;
+}
+
+static int grow(qbuild *b)
+{
+    if (b->o->mode == CS_TUNE_PAPERS) {
+        for (int i = 0; i < b->n; i++) /* breadth-first: children are appended */
+            if (can_split(b, &b->v[i]) && !pure_enough(b, &b->v[i]))
+                CS_CHECK(split(b, i));
+        return 0;
+    }
+    if (b->weighted)
+        b->v[0].gain = split_gain(b, &b->v[0]);
+    while (b->nleaves + 3 <= b->o->max_leaves) {
+        int i = pick(b);
+        if (i < 0)
+            break;
+        CS_CHECK(split(b, i));
+    }
+    return 0;
+fail:
+    return -1;
+}
+
+/* Encode the built nodes as a cs_dtree and install it. */
+static int encode(qbuild *b, cs_tree *t, const cs_map *m, cs_err *e)
+{
+    cs_dtree d = {0};
+    const cs_grid *g = b->g;
+    d.k = g->k;
+    d.ncs = m->ncs;
+    d.nms = m->nms;
+    d.nmethods = m->nmethods;
+    d.nnodes = (uint32_t)b->n;
+    d.nleaves = (uint32_t)b->nleaves;
+    d.cs = malloc((size_t)m->ncs * sizeof *d.cs);
+    d.ms = malloc((size_t)m->nms * sizeof *d.ms);
+    d.methods = malloc((size_t)m->nmethods * sizeof *d.methods);
+    d.nodes = malloc((size_t)b->n * sizeof *d.nodes);
+    d.leaf_n_own = calloc(d.nleaves, 1);
+    d.leaf_ids_own = calloc((size_t)d.nleaves * CS_TREE_MAXCHOICE, 2);
+    if (!d.cs || !d.ms || !d.methods || !d.nodes || !d.leaf_n_own || !d.leaf_ids_own) {
+        cs_dtree_free(&d);
+        return cs_fail(e, "out of memory encoding the %s tree", cs_coll_name(m->coll));
+    }
+    memcpy(d.cs, m->cs, (size_t)m->ncs * sizeof *d.cs);
+    memcpy(d.ms, m->ms, (size_t)m->nms * sizeof *d.ms);
+    memcpy(d.methods, m->methods, (size_t)m->nmethods * sizeof *d.methods);
+    int nch = b->o->nchoices < 1 ? 1 : b->o->nchoices > CS_TREE_MAXCHOICE - 1
+                                           ? CS_TREE_MAXCHOICE - 1 : b->o->nchoices;
+    uint32_t leaf = 0;
+    for (int i = 0; i < b->n; i++) {
+        const qnode *q = &b->v[i];
+        if (q->child >= 0) {
+            d.nodes[i] = (uint32_t)q->child;
+            continue;
+        }
+        d.nodes[i] = CS_TREE_LEAF | leaf;
+        block_eval(b, q->x0, q->y0, q->size);
+        uint16_t *ids = &d.leaf_ids_own[leaf * CS_TREE_MAXCHOICE];
+        int n = 0, has_native = 0;
+        for (int r = 0; r < g->nm && n < nch; r++) {
+            ids[n++] = (uint16_t)b->rank[r];
+            has_native |= b->rank[r] == b->native;
+        }
+        if (!has_native && b->native >= 0)
+            ids[n++] = (uint16_t)b->native;
+        d.leaf_n_own[leaf++] = (uint8_t)n;
+    }
+    char what[64];
+    snprintf(what, sizeof what, "%s tree", cs_coll_name(m->coll));
+    return cs_dtree_install(t, m->coll, &d, what, e);
+}
+
+int cs_tree_build(cs_tree *t, const cs_map *m, const cs_tune_opts *o, cs_err *e)
+{
+    cs_grid g;
+    qbuild b = {0};
+    int rc = -1;
+    if (o->threshold <= 0 || o->threshold > 100)
+        return cs_fail(e, "threshold %g%% out of range (accepted: (0, 100])", o->threshold);
+    if (o->mode != CS_TUNE_PAPERS && o->max_leaves < 1)
+        return cs_fail(e, "leaf budget %d (accepted: >= 1)", o->max_leaves);
+    CS_CHECK(cs_grid_build(&g, m, e));
+    b.g = &g;
+    b.o = o;
+    b.native = -1;
+    for (int k = 0; k < m->nmethods; k++) {
+        const char *dot = strchr(m->methods[k], '.');
+        if (dot && !strcmp(dot, ".native"))
+            b.native = k;
+    }
+    double wsum = 0;
+    int nreal = 0;
+    for (int x = 0; g.w && x < g.ncs; x++)
+        for (int y = 0; y < g.nms; y++, nreal++)
+            wsum += g.w[x * g.n + y];
+    b.weighted = o->mode == CS_TUNE_WEIGHTED && wsum > 0;
+    b.eps = nreal ? 1e-6 * wsum / nreal : 0;
+    b.wsum = wsum;
+    b.key1 = malloc((size_t)g.nm * sizeof *b.key1);
+    b.key2 = malloc((size_t)g.nm * sizeof *b.key2);
+    b.rank = malloc((size_t)g.nm * sizeof *b.rank);
+    b.cap = 64;
+    b.v = malloc((size_t)b.cap * sizeof *b.v);
+    if (!b.key1 || !b.key2 || !b.rank || !b.v) {
+        cs_fail(e, "out of memory building the %s tree", cs_coll_name(m->coll));
+        goto fail;
+    }
+    b.v[0] = (qnode){0, 0, g.n, 0, -1, 0};
+    b.n = b.nleaves = 1;
+    if (grow(&b) < 0) {
+        cs_fail(e, "out of memory building the %s tree", cs_coll_name(m->coll));
+        goto fail;
+    }
+    rc = encode(&b, t, m, e);
+fail:
+    free(b.v);
+    free(b.key1);
+    free(b.key2);
+    free(b.rank);
+    cs_grid_free(&g);
+    return rc;
+}

@@ -1,0 +1,71 @@
+/* Quadtree construction and penalty analysis (select/ and its commands,
+ * tests, benchmarks; render may use the grid and penalties for pictures).
+ *
+ * Science: Pjesivac-Grbovic, Bosilca, Fagg, Angskun, Dongarra, "MPI
+ * collective algorithm selection and quadtree encoding", Parallel Computing
+ * 33(9), 2007; and Pjesivac-Grbovic, Fagg et al., "Decision trees and MPI
+ * collective algorithm selection problem", Euro-Par 2007. */
+#ifndef COLLSEL_QUADTREE_H
+#define COLLSEL_QUADTREE_H
+
+#include "map.h"
+#include "tree.h"
+
+/* A decision map made complete: 2^k x 2^k points (x: comm sizes, y:
+ * message sizes).  The axes are padded to 2^k by replicating the last
+ * column/row; a method not measured at a point takes its time from the
+ * nearest point where it was measured (grid distance, ties to the smaller
+ * x then y).  Weights are those of the map on real points, 0 on padding. */
+typedef struct cs_grid {
+    int k, n;          /* n = 2^k */
+    int ncs, nms;      /* real extent: x < ncs, y < nms */
+    int nm;            /* methods (map-local ids) */
+    double *t;         /* t[(x * n + y) * nm + m], complete */
+    double *w;         /* w[x * n + y] profile weight; NULL without profile */
+    int *best;         /* best[x * n + y]: fastest method (ties: lower id) */
+    unsigned char *measured; /* real point with at least one measured method */
+} cs_grid;
+
+int cs_grid_build(cs_grid *g, const cs_map *m, cs_err *e);
+void cs_grid_free(cs_grid *g);
+
+enum cs_tune_mode {
+    CS_TUNE_PAPERS = 0,  /* threshold + max depth, no leaf budget (the papers) */
+    CS_TUNE_BUDGET = 1,  /* the papers' criterion, split breadth-first (shallowest,
+                            least pure block first) until max_leaves */
+    CS_TUNE_WEIGHTED = 2 /* profile-weighted: greedy best split until max_leaves */
+};
+
+typedef struct cs_tune_opts {
+    int mode;          /* enum cs_tune_mode */
+    int max_depth;     /* -1 = no cap */
+    double threshold;  /* percent in (0, 100]: a block is a leaf when at least this
+                          share of its points has one best method */
+    int max_leaves;    /* leaf budget (BUDGET, WEIGHTED) */
+    int nchoices;      /* methods ranked per leaf before native is appended (<= 7) */
+} cs_tune_opts;
+
+/* Defaults: papers, no depth cap, 100 %, 16 leaves, 4 choices. */
+void cs_tune_opts_default(cs_tune_opts *o);
+
+/* Build the quadtree of map m (collective m->coll) and install it in t,
+ * replacing an existing one.  WEIGHTED needs m->w; when the profile puts no
+ * weight on the collective it falls back to BUDGET. */
+int cs_tree_build(cs_tree *t, const cs_map *m, const cs_tune_opts *o, cs_err *e);
+
+/* Penalty of tree t against map m: at every measured point of m, the
+ * method the tree chooses (its first candidate that was measured there)
+ * against the fastest measured one: (t_chosen - t_best) / t_best.
+ * Uniform statistics over the points; weighted ones with the map's weights
+ * (points of weight 0 left out).  per_point (ncs * nms, may be NULL) gets
+ * each point's penalty, NAN where unmeasured; chosen (may be NULL) the
+ * map-local method chosen, -1 where unmeasured. */
+typedef struct cs_pen_stats {
+    size_t npoints, nweighted, nfallback; /* fallback: first candidate unmeasured */
+    double min, max, mean, median;
+    double wmin, wmax, wmean, wmedian, wsum;
+} cs_pen_stats;
+int cs_penalty_eval(const cs_tree *t, const cs_map *m, cs_pen_stats *s, double *per_point,
+                    int *chosen, cs_err *e);
+
+#endif

@@ -1,0 +1,369 @@
+/* `collsel export TREE --format ompi-rules|mpich-json -o FILE`: the decision
+ * trees as the tuning file of the MPI library itself.
+ *
+ * ompi-rules: Open MPI coll/tuned's classic dynamic rules file
+ * (--mca coll_tuned_use_dynamic_rules 1 --mca
+ * coll_tuned_dynamic_rules_filename FILE).  Numbers separated by blanks,
+ * '#' comments to the end of the line:
+ *   NCOLL, then per collective: ID (barrier 6, bcast 7, reduce 11),
+ *   NCOMM, then per comm size: COMMSIZE NMSG, then per message size:
+ *   MSGSIZE ALG FANINOUT SEGSIZE.
+ * The rules of the largest listed comm size <= the communicator's size
+ * apply, and in them the rule of the largest MSGSIZE <= the message size
+ * (bytes = count x type size for bcast and reduce, 0 for barrier); the
+ * first entries are for 0.  We emit an entry at each band's lower edge.
+ *
+ * mpich-json: MPICH's collective selection tree
+ * (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE, MPIR level):
+ *   {"collective=bcast": {"comm_type=intra": {"comm_size<=N": {
+ *       "avg_msg_size<=M": {"algorithm=MPIR_Bcast_intra_binomial": {}}, ...,
+ *       "avg_msg_size=any": {...}}, ..., "comm_size=any": {...}},
+ *    "comm_type=inter": {MPICH's own inter algorithm}}, ...}
+ * Every level ends with an "=any" entry, so every call finds a leaf.
+ * Collectives the tree does not cover keep MPICH's defaults only if the
+ * file lists them, so the file also carries MPICH 4.0's default rules for
+ * them (see mpich_defaults below).
+ *
+ * Methods map to the closest algorithm of the library (tables below);
+ * "native" maps to the library's own choice (Open MPI: algorithm 0; MPICH:
+ * its default rule nested in place).  Methods without an exact counterpart
+ * are listed on stdout.
+ */
+#include <getopt.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collsel_config.h"
+#include "render.h"
+
+/* ---- method -> library algorithm ---------------------------------------- */
+
+typedef struct xalg {
+    int coll;
+    const char *algo;   /* our algorithm family */
+    int ompi;           /* Open MPI 4.1 coll_tuned algorithm id (0 = its own choice) */
+    int ompi_exact;     /* 1 exact, 0 closest, 2 exact only for fan-out 4 (k-nomial radix) */
+    const char *mpich;  /* MPICH 4.0 MPIR algorithm, NULL = MPICH's own choice */
+    int mpich_exact;
+} xalg;
+
+static const xalg xalgs[] = {
+    {CS_BCAST, "native", 0, 1, NULL, 1},
+    {CS_BCAST, "linear", 1, 1, "MPIR_Bcast_intra_binomial", 0},
+    {CS_BCAST, "chain", 2, 1, "MPIR_Bcast_intra_binomial", 0},
+    {CS_BCAST, "pipeline", 3, 1, "MPIR_Bcast_intra_binomial", 0},
+    {CS_BCAST, "splitbinary", 4, 1, "MPIR_Bcast_intra_binomial", 0},
+    {CS_BCAST, "binary", 5, 1, "MPIR_Bcast_intra_binomial", 0},
+    {CS_BCAST, "binomial", 6, 1, "MPIR_Bcast_intra_binomial", 1},
+    {CS_BCAST, "knomial", 7, 2, "MPIR_Bcast_intra_binomial", 0},
+    {CS_BCAST, "scatter_rdallgather", 8, 1, "MPIR_Bcast_intra_scatter_recursive_doubling_allgather", 1},
+    {CS_BCAST, "scatter_ringallgather", 9, 1, "MPIR_Bcast_intra_scatter_ring_allgather", 1},
+    {CS_REDUCE, "native", 0, 1, NULL, 1},
+    {CS_REDUCE, "linear", 1, 1, "MPIR_Reduce_intra_binomial", 0},
+    {CS_REDUCE, "chain", 2, 1, "MPIR_Reduce_intra_binomial", 0},
+    {CS_REDUCE, "pipeline", 3, 1, "MPIR_Reduce_intra_binomial", 0},
+    {CS_REDUCE, "binary", 4, 1, "MPIR_Reduce_intra_binomial", 0},
+    {CS_REDUCE, "binomial", 5, 1, "MPIR_Reduce_intra_binomial", 1},
+    {CS_REDUCE, "knomial", 5, 0, "MPIR_Reduce_intra_binomial", 0},
+    {CS_REDUCE, "inorder_binary", 6, 1, "MPIR_Reduce_intra_binomial", 0},
+    {CS_REDUCE, "rabenseifner", 7, 1, "MPIR_Reduce_intra_reduce_scatter_gather", 1},
+    {CS_BARRIER, "native", 0, 1, NULL, 1},
+    {CS_BARRIER, "linear", 1, 1, "MPIR_Barrier_intra_dissemination", 0},
+    {CS_BARRIER, "double_ring", 2, 1, "MPIR_Barrier_intra_dissemination", 0},
+    {CS_BARRIER, "recursive_doubling", 3, 1, "MPIR_Barrier_intra_dissemination", 0},
+    {CS_BARRIER, "bruck", 4, 1, "MPIR_Barrier_intra_dissemination", 0},
+    {CS_BARRIER, "dissemination", 4, 0, "MPIR_Barrier_intra_dissemination", 1},
+    {CS_BARRIER, "two_proc", 5, 1, "MPIR_Barrier_intra_dissemination", 0},
+    {CS_BARRIER, "tree", 6, 0, "MPIR_Barrier_intra_dissemination", 0},
+};
+
+static const xalg *xalg_of(const char *name, cs_rmeth *m)
+{
+    if (cs_rmeth_parse(name, m) < 0)
+        return NULL;
+    for (size_t i = 0; i < sizeof xalgs / sizeof xalgs[0]; i++)
+        if (xalgs[i].coll == m->coll && strcmp(xalgs[i].algo, m->algo) == 0)
+            return &xalgs[i];
+    return NULL;
+}
+
+/* One emitted rule: what the library is told to do from ms_lo up. */
+typedef struct xrule {
+    uint64_t ms_lo;
+    int alg, fan, seg;       /* ompi */
+    const char *mpich;       /* mpich (NULL = default subtree) */
+} xrule;
+
+typedef struct xband {
+    uint32_t cs_lo, cs_hi;
+    int n;
+    xrule *r;
+} xband;
+
+static int same_rule(const xrule *a, const xrule *b, int ompi)
+{
+    return ompi ? a->alg == b->alg && a->fan == b->fan && a->seg == b->seg
+                : (a->mpich == b->mpich || (a->mpich && b->mpich && !strcmp(a->mpich, b->mpich)));
+}
+
+/* Translate the bands of one collective, merging neighbours that became
+ * identical.  Prints each method's mapping once (seen[] per tree id). */
+static int translate(const cs_tree *t, const cs_bands *bs, int ompi, xband *xb, int *nxb,
+                     char *seen, cs_err *e)
+{
+    *nxb = 0;
+    for (int i = 0; i < bs->nbands; i++) {
+        const cs_band *b = &bs->b[i];
+        xband cur = {b->cs_lo, b->cs_hi, 0, malloc((size_t)b->nruns * sizeof(xrule))};
+        if (!cur.r)
+            return cs_fail(e, "out of memory");
+        for (int r = 0; r < b->nruns; r++) {
+            const char *name = cs_tree_method_name(t, bs->coll, b->runs[r].id);
+            cs_rmeth m;
+            const xalg *x = xalg_of(name, &m);
+            if (!x) {
+                free(cur.r);
+                return cs_fail(e, "method '%s' has no counterpart in the %s table", name,
+                               ompi ? "Open MPI" : "MPICH");
+            }
+            xrule xr = {b->runs[r].ms_lo, x->ompi, m.fanout, m.segsize, x->mpich};
+            int exact = ompi ? (x->ompi_exact == 2 ? m.fanout == 4 : x->ompi_exact) : x->mpich_exact;
+            if (ompi && x->ompi_exact == 0 && x->ompi != 2)
+                xr.fan = 0;
+            if (!seen[b->runs[r].id]) {
+                seen[b->runs[r].id] = 1;
+                if (ompi)
+                    printf("  %-28s -> algorithm %d fan-in/out %d segsize %d%s\n", name, xr.alg,
+                           xr.fan, xr.seg, exact ? "" : "   (no exact counterpart)");
+                else
+                    printf("  %-28s -> %s%s\n", name, xr.mpich ? xr.mpich : "MPICH's default rules",
+                           exact ? "" : "   (no exact counterpart)");
+            }
+            if (cur.n && same_rule(&cur.r[cur.n - 1], &xr, ompi))
+                continue;
+            cur.r[cur.n++] = xr;
+        }
+        xband *prev = *nxb ? &xb[*nxb - 1] : NULL;
+        int same = prev && prev->n == cur.n;
+        for (int r = 0; same && r < cur.n; r++)
+            same = prev->r[r].ms_lo == cur.r[r].ms_lo && same_rule(&prev->r[r], &cur.r[r], ompi);
+        if (same) {
+            prev->cs_hi = cur.cs_hi;
+            free(cur.r);
+        } else
+            xb[(*nxb)++] = cur;
+    }
+    return 0;
+}
+
+/* ---- Open MPI ------------------------------------------------------------- */
+
+static const int ompi_coll_id[CS_NCOLL] = {7, 11, 6}; /* bcast, reduce, barrier */
+
+static void emit_ompi(cs_buf *o, int coll, const xband *xb, int n)
+{
+    cs_buf_printf(o, "%-12d # collective id: %s\n", ompi_coll_id[coll], cs_coll_name(coll));
+    cs_buf_printf(o, "%-12d # number of comm sizes\n", n);
+    for (int i = 0; i < n; i++) {
+        if (i + 1 < n)
+            cs_buf_printf(o, "%-12u # comm size (rules for %u..%u ranks)\n", xb[i].cs_lo,
+                          xb[i].cs_lo, xb[i].cs_hi);
+        else
+            cs_buf_printf(o, "%-12u # comm size (rules for %u ranks and more)\n", xb[i].cs_lo,
+                          xb[i].cs_lo);
+        cs_buf_printf(o, "%-12d # number of message sizes\n", xb[i].n);
+        for (int r = 0; r < xb[i].n; r++)
+            cs_buf_printf(o, "%llu %d %d %d\n", (unsigned long long)xb[i].r[r].ms_lo,
+                          xb[i].r[r].alg, xb[i].r[r].fan, xb[i].r[r].seg);
+    }
+}
+
+/* ---- MPICH ------------------------------------------------------------------ */
+
+/* MPICH 4.0's default MPIR rules (from its built-in tuning JSON), used for
+ * "native" regions, the intercommunicator branch and the collectives the
+ * tree does not cover. */
+static const char *const mpich_native[CS_NCOLL] = {
+    "{\"comm_size<8\": {\"algorithm=MPIR_Bcast_intra_binomial\": {}}, "
+    "\"comm_size=pow2\": {\"avg_msg_size<=12288\": {\"algorithm=MPIR_Bcast_intra_binomial\": {}}, "
+    "\"avg_msg_size<=524288\": {\"algorithm=MPIR_Bcast_intra_scatter_recursive_doubling_allgather\": {}}, "
+    "\"avg_msg_size=any\": {\"algorithm=MPIR_Bcast_intra_scatter_ring_allgather\": {}}}, "
+    "\"comm_size=any\": {\"avg_msg_size<=12288\": {\"algorithm=MPIR_Bcast_intra_binomial\": {}}, "
+    "\"avg_msg_size=any\": {\"algorithm=MPIR_Bcast_intra_scatter_ring_allgather\": {}}}}",
+    "{\"avg_msg_size<=2048\": {\"algorithm=MPIR_Reduce_intra_binomial\": {}}, "
+    "\"avg_msg_size=any\": {\"is_op_built_in=yes\": {\"count<pow2\": {\"algorithm=MPIR_Reduce_intra_binomial\": {}}, "
+    "\"count=any\": {\"algorithm=MPIR_Reduce_intra_reduce_scatter_gather\": {}}}, "
+    "\"is_op_built_in=no\": {\"algorithm=MPIR_Reduce_intra_binomial\": {}}}}",
+    "{\"algorithm=MPIR_Barrier_intra_dissemination\": {}}",
+};
+static const char *const mpich_inter[CS_NCOLL] = {
+    "{\"algorithm=MPIR_Bcast_inter_remote_send_local_bcast\": {}}",
+    "{\"algorithm=MPIR_Reduce_inter_local_reduce_remote_send\": {}}",
+    "{\"algorithm=MPIR_Barrier_inter_bcast\": {}}",
+};
+
+static void emit_mpich_leaf(cs_buf *o, int coll, const xrule *r)
+{
+    if (!r->mpich)
+        cs_buf_printf(o, "%s", mpich_native[coll]);
+    else if (coll == CS_REDUCE && strstr(r->mpich, "reduce_scatter_gather"))
+        /* Rabenseifner: commutative ops and count >= pof2 only */
+        cs_buf_printf(o, "{\"is_commutative=yes\": {\"count<pow2\": "
+                         "{\"algorithm=MPIR_Reduce_intra_binomial\": {}}, "
+                         "\"count=any\": {\"algorithm=%s\": {}}}, "
+                         "\"is_commutative=no\": {\"algorithm=MPIR_Reduce_intra_binomial\": {}}}",
+                      r->mpich);
+    else
+        cs_buf_printf(o, "{\"algorithm=%s\": {}}", r->mpich);
+}
+
+static void emit_mpich(cs_buf *o, int coll, const xband *xb, int n, int first)
+{
+    cs_buf_printf(o, "%s  \"collective=%s\": {\n    \"comm_type=intra\": {\n", first ? "" : ",\n",
+                  cs_coll_name(coll));
+    for (int i = 0; i < n; i++) {
+        if (i + 1 < n)
+            cs_buf_printf(o, "      \"comm_size<=%u\": ", xb[i].cs_hi);
+        else
+            cs_buf_printf(o, "      \"comm_size=any\": ");
+        if (xb[i].n == 1) { /* one method for every size (always so for barrier) */
+            emit_mpich_leaf(o, coll, &xb[i].r[0]);
+            cs_buf_printf(o, "%s\n", i + 1 < n ? "," : "");
+            continue;
+        }
+        cs_buf_printf(o, "{\n");
+        for (int r = 0; r < xb[i].n; r++) {
+            if (r + 1 < xb[i].n)
+                cs_buf_printf(o, "        \"avg_msg_size<=%llu\": ",
+                              (unsigned long long)xb[i].r[r + 1].ms_lo - 1);
+            else
+                cs_buf_printf(o, "        \"avg_msg_size=any\": ");
+            emit_mpich_leaf(o, coll, &xb[i].r[r]);
+            cs_buf_printf(o, "%s\n", r + 1 < xb[i].n ? "," : "");
+        }
+        cs_buf_printf(o, "      }%s\n", i + 1 < n ? "," : "");
+    }
+    cs_buf_printf(o, "    },\n    \"comm_type=inter\": %s\n  }", mpich_inter[coll]);
+}
+
+/* ---- command -------------------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: collsel export TREE --format ompi-rules|mpich-json -o FILE\n"
+               "  ompi-rules   Open MPI coll/tuned dynamic rules file; use with\n"
+               "               mpirun --mca coll_tuned_use_dynamic_rules 1\n"
+               "                      --mca coll_tuned_dynamic_rules_filename FILE\n"
+               "  mpich-json   MPICH collective selection JSON; use with\n"
+               "               MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=FILE\n"
+               "  Prints how each method of the tree maps to the library's algorithms\n"
+               "  and which have no exact counterpart.\n");
+}
+
+int cs_cmd_export(int argc, char **argv)
+{
+    static const struct option lo[] = {{"output", required_argument, 0, 'o'},
+                                        {"format", required_argument, 0, 'f'},
+                                        {"help", no_argument, 0, 'h'},
+                                        {0, 0, 0, 0}};
+    const char *out = NULL, *fmt = NULL;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "o:f:h", lo, NULL)) != -1) {
+        switch (c) {
+        case 'o': out = optarg; break;
+        case 'f': fmt = optarg; break;
+        case 'h': usage(stdout); return 0;
+        default:
+            fprintf(stderr, "collsel export: unknown or incomplete option '%s'\n", argv[optind - 1]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (optind + 1 != argc || !out || !fmt) {
+        fprintf(stderr, "collsel export: need one TREE, --format and -o FILE\n");
+        usage(stderr);
+        return 2;
+    }
+    int ompi = strcmp(fmt, "ompi-rules") == 0;
+    if (!ompi && strcmp(fmt, "mpich-json") != 0) {
+        fprintf(stderr, "collsel export: --format '%s' is not known (ompi-rules or mpich-json)\n", fmt);
+        return 2;
+    }
+    const char *in = argv[optind];
+    cs_tree *t = NULL;
+    if (cs_rtree_load("export", in, &t) < 0)
+        return 2;
+    cs_err e = {{0}};
+    cs_buf o = {0};
+    uint32_t crc = 0;
+    int rc = 2, ncoll = 0;
+    char *incopy = strdup(in);
+    if (!incopy || cs_rfile_crc(in, &crc, &e) < 0)
+        goto fail;
+    for (int coll = 0; coll < CS_NCOLL; coll++)
+        ncoll += cs_tree_has(t, coll);
+    if (ncoll == 0) {
+        cs_fail(&e, "%s: the tree has no collective", in);
+        goto fail;
+    }
+    if (ompi)
+        cs_buf_printf(&o, "# Open MPI coll/tuned dynamic rules, generated by collsel export %s\n"
+                          "# from %s (crc32 %08x).  Use: --mca coll_tuned_use_dynamic_rules 1\n"
+                          "# --mca coll_tuned_dynamic_rules_filename THIS_FILE\n"
+                          "%-12d # number of collectives\n",
+                      COLLSEL_VERSION, basename(incopy), (unsigned)crc, ncoll);
+    else
+        cs_buf_printf(&o, "{\n"); /* JSON has no comments: the stamp goes to stdout */
+    printf("%s mapping of %s (crc32 %08x):\n", ompi ? "Open MPI" : "MPICH", in, (unsigned)crc);
+    int first = 1;
+    for (int coll = 0; coll < CS_NCOLL; coll++) {
+        if (!cs_tree_has(t, coll))
+            continue;
+        cs_bands bs;
+        if (cs_bands_build(t, coll, &bs, &e) < 0)
+            goto fail;
+        xband *xb = calloc((size_t)bs.nbands, sizeof *xb);
+        char *seen = calloc((size_t)cs_tree_nmethods(t, coll) + 1, 1);
+        int nxb = 0, ok = xb && seen ? translate(t, &bs, ompi, xb, &nxb, seen, &e) : cs_fail(&e, "out of memory");
+        if (ok == 0 && ompi)
+            emit_ompi(&o, coll, xb, nxb);
+        else if (ok == 0)
+            emit_mpich(&o, coll, xb, nxb, first);
+        if (ok == 0)
+            printf("%-8s %zu leaves -> %d comm-size rule%s\n", cs_coll_name(coll), bs.nleaves, nxb,
+                   nxb == 1 ? "" : "s");
+        for (int i = 0; xb && i < nxb; i++)
+            free(xb[i].r);
+        free(xb);
+        free(seen);
+        cs_bands_free(&bs);
+        first = 0;
+        if (ok < 0)
+            goto fail;
+    }
+    if (!ompi) {
+        for (int coll = 0; coll < CS_NCOLL; coll++)
+            if (!cs_tree_has(t, coll))
+                cs_buf_printf(&o, ",\n  \"collective=%s\": {\"comm_type=intra\": %s, \"comm_type=inter\": %s}",
+                              cs_coll_name(coll), mpich_native[coll], mpich_inter[coll]);
+        cs_buf_printf(&o, "\n}\n");
+    }
+    rc = 1;
+    if (o.oom)
+        cs_fail(&e, "out of memory");
+    else if (cs_write_file_atomic(out, o.p, o.n, &e) == 0) {
+        printf("wrote %s\n", out);
+        rc = 0;
+    }
+fail:
+    if (rc)
+        fprintf(stderr, "collsel export: %s\n", e.msg);
+    free(incopy);
+    cs_buf_free(&o);
+    cs_tree_free(t);
+    return rc;
+}

@@ -1,0 +1,84 @@
+/* select/render: what the picture, code-generation and export commands
+ * share (internal to select/render, hidden).
+ *
+ *  - input detection: a file given to `collsel map` is a decision tree or a
+ *    performance table, told apart by content (CSV header / perf magic,
+ *    possibly zstd-compressed, vs anything else = tree);
+ *  - method names parsed into (collective, algorithm, fan-out, segment):
+ *    the name format COLL.ALGO[.kN][.segNk] is the stable contract of
+ *    shim/coll/coll.h, so no MPI registry is needed here;
+ *  - "bands": a tree's leaves flattened into communicator-size bands, each
+ *    a sorted list of message-size runs of one method, neighbours with the
+ *    same method merged and identical neighbouring bands merged.  Codegen
+ *    turns bands into if-chains, the exports into rule tables.
+ */
+#ifndef COLLSEL_RENDER_H
+#define COLLSEL_RENDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../common/util.h"
+#include "../perf.h"
+#include "../tree.h"
+
+/* ---- input ---------------------------------------------------------- */
+
+enum cs_rkind { CS_RIN_TREE = 1, CS_RIN_PERF = 2 };
+
+/* Kind of the file at path by content (reads the head; decompresses zstd).
+ * Returns CS_RIN_TREE / CS_RIN_PERF, or -1 with e filled (unreadable). */
+int cs_rinput_kind(const char *path, cs_err *e);
+
+/* CRC-32 of a whole file (for the generated-file stamps). */
+int cs_rfile_crc(const char *path, uint32_t *crc, cs_err *e);
+
+/* ---- methods -------------------------------------------------------- */
+
+typedef struct cs_rmeth {
+    int coll;        /* enum cs_coll, -1 if the prefix is unknown */
+    char algo[48];   /* "knomial", "scatter_rdallgather", "native" */
+    int fanout;      /* from .kN, 0 = none */
+    int segsize;     /* bytes, from .segNk, 0 = unsegmented */
+} cs_rmeth;
+
+/* Parse "bcast.knomial.k4.seg8k".  Returns 0, or -1 if the name does not
+ * follow COLL.ALGO[.kN][.segNk]. */
+int cs_rmeth_parse(const char *name, cs_rmeth *m);
+
+/* ---- bands ---------------------------------------------------------- */
+
+typedef struct cs_run {
+    uint64_t ms_lo; /* first message size of the run; it ends where the next starts */
+    int id;         /* tree-local method id (the leaf's first candidate) */
+} cs_run;
+
+typedef struct cs_band {
+    uint32_t cs_lo, cs_hi; /* communicator sizes, inclusive */
+    int nruns;
+    cs_run *runs;          /* runs[0].ms_lo == 0, ascending */
+} cs_band;
+
+typedef struct cs_bands {
+    int coll;
+    size_t nleaves;   /* leaves of the tree */
+    int nbands;
+    cs_band *b;       /* b[0].cs_lo == 0, last cs_hi == UINT32_MAX */
+} cs_bands;
+
+/* Flatten collective coll of t.  Fails (naming the collective) if the
+ * leaves do not tile the plane. */
+int cs_bands_build(const cs_tree *t, int coll, cs_bands *out, cs_err *e);
+void cs_bands_free(cs_bands *b);
+/* Comparisons of the if-chain: (nbands - 1) + sum (nruns - 1). */
+size_t cs_bands_tests(const cs_bands *b);
+/* The band's method at message size ms. */
+int cs_band_method(const cs_band *b, uint64_t ms);
+
+/* ---- CLI helpers ------------------------------------------------------ */
+
+/* Read a tree named on the command line; on failure prints
+ * "collsel CMD: MESSAGE" and returns -1. */
+int cs_rtree_load(const char *cmd, const char *path, cs_tree **t);
+
+#endif

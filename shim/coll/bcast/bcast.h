@@ -1,0 +1,78 @@
+/* collsel MPI_Bcast algorithms: the registry table and the entry points.
+ *
+ * registry.c holds the table (entry 0 = "bcast.native"); the tree-shaped
+ * methods (linear, chain, pipeline, binary, binomial, knomial: trees.c) are
+ * thin wrappers that fetch a cached topology and call the one segmented-tree
+ * engine (engine.c); split-binary and the two scatter-allgather algorithms
+ * have their own files.
+ *
+ * Bcast moves bytes: every algorithm works on the message as c->bytes
+ * contiguous bytes (bytes.c: the user's buffer itself when the datatype is
+ * dense, else a packed copy), so segments need no element alignment and
+ * ranks may pass different datatypes with the same type signature.  All
+ * traffic is MPI_BYTE on c->pcomm under CS_TAG_BCAST.  Count 0 and a single
+ * process return at once.
+ */
+#ifndef COLLSEL_BCAST_H
+#define COLLSEL_BCAST_H
+
+#include <stddef.h>
+
+#include "../coll.h"
+#include "../topo.h"
+
+extern const cs_method cs_bcast_methods[];
+extern const int cs_bcast_nmethods;
+
+/* The message as contiguous bytes on this rank. */
+typedef struct cs_bcast_bytes {
+    char *p;   /* c->bytes bytes: into the user's buffer, or tmp */
+    void *tmp; /* packing buffer (non-dense datatype), else NULL */
+} cs_bcast_bytes;
+
+/* Prepare b for call c: a dense datatype uses c->buf directly (at its true
+ * lower bound); otherwise a temporary is allocated, which the root fills
+ * with PMPI_Pack.  Returns an MPI error code (MPI_ERR_NO_MEM). */
+int cs_bcast_bytes_get(const cs_call *c, cs_bcast_bytes *b);
+/* Finish: when rc is MPI_SUCCESS a non-root rank unpacks the temporary into
+ * c->buf; the temporary is freed.  Returns rc, or the unpack error. */
+int cs_bcast_bytes_put(const cs_call *c, cs_bcast_bytes *b, int rc);
+/* 1 if count elements of dt are one gap-free run of bytes in type-map
+ * order starting at the true lower bound (*tlb); 0 if not (or on error). */
+int cs_bcast_dense(MPI_Datatype dt, MPI_Aint *tlb);
+
+/* "Unsegmented" still moves at most this many bytes per message (MPI counts
+ * are int). */
+#define CS_BCAST_MAXSEG ((size_t)1 << 30)
+
+/* The segmented-tree engine on raw bytes: receive p[0..n) from parent (-1:
+ * this rank has the data) in segments of seg bytes (0: unsegmented) and
+ * forward every segment to the children in order.  Returns an MPI error. */
+int cs_bcast_tree_bytes(MPI_Comm comm, int parent, const int *children, int nchildren,
+                        char *p, size_t n, size_t seg);
+/* The engine on a call: prepares the bytes, runs the tree t, finishes. */
+int cs_bcast_tree(const cs_call *c, const cs_topo *t, size_t seg);
+
+/* Scatter-allgather helpers (scatter.c).  The n bytes are cut into P blocks
+ * of ceil(n/P) bytes in virtual-rank order (v = (rank - root + P) % P); the
+ * last blocks may be short or empty.  cs_bcast_block_range gives the bytes
+ * [*off, *off + *len) of blocks [first, first + nblocks). */
+void cs_bcast_block_range(size_t n, int size, int first, int nblocks, size_t *off, size_t *len);
+/* Binomial scatter from the root: on return virtual rank v holds at least
+ * its own block v (its whole binomial subtree's blocks, in fact). */
+int cs_bcast_scatter(const cs_call *c, char *p);
+/* applies(): the scatter-allgather methods (c->bytes <= INT_MAX). */
+int cs_bcast_applies_int_bytes(const cs_call *c, const cs_method *m);
+
+/* The algorithms (cs_algo_fn). */
+int cs_bcast_native(const cs_call *c, const cs_method *m);
+int cs_bcast_linear(const cs_call *c, const cs_method *m);
+int cs_bcast_chain(const cs_call *c, const cs_method *m);    /* also pipeline: fanout 1 */
+int cs_bcast_binary(const cs_call *c, const cs_method *m);
+int cs_bcast_binomial(const cs_call *c, const cs_method *m);
+int cs_bcast_knomial(const cs_call *c, const cs_method *m);
+int cs_bcast_splitbinary(const cs_call *c, const cs_method *m);
+int cs_bcast_scatter_rdallgather(const cs_call *c, const cs_method *m);
+int cs_bcast_scatter_ringallgather(const cs_call *c, const cs_method *m);
+
+#endif

@@ -1,0 +1,245 @@
+/* Per-communicator state and the call descriptor (owner: dispatch).
+ *
+ * The state of a user communicator is created on first use and cached on
+ * it with an attribute (one keyval, created once per process).  Creating it
+ * is local: rank, size, intercommunicator flag.  The private communicator
+ * that carries our traffic is created separately (cs_call_attach), the
+ * first time one of our methods runs on the communicator: collective, and
+ * every rank gets there together because the method choice is identical on
+ * every rank.  It is made with PMPI_Comm_create over the communicator's own
+ * group rather than PMPI_Comm_dup so that the application's attribute copy
+ * callbacks and info hints are not applied to it (same ranks, same order).
+ *
+ * Lifetime: the attribute's delete callback (the user frees the
+ * communicator) frees the private communicator, the topology cache and the
+ * state.  At MPI_Finalize, MPI_COMM_SELF's attributes are deleted first,
+ * while MPI is still fully usable: a second keyval on MPI_COMM_SELF frees
+ * every private communicator still alive at that point, so that delete
+ * callbacks run later in MPI_Finalize (Open MPI deletes MPI_COMM_WORLD's
+ * attributes too) only release memory.  Intercommunicators get a state
+ * with is_inter set and no private communicator (never used by us).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "coll.h"
+#include "topo.h"
+
+typedef struct state_node {
+    cs_comm_state st; /* first member: the attribute value is this node */
+    struct state_node *prev, *next; /* states with a live private comm */
+} state_node;
+
+static int state_key = MPI_KEYVAL_INVALID, self_key = MPI_KEYVAL_INVALID;
+static int key_rc = MPI_SUCCESS;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static state_node live = {.prev = &live, .next = &live};
+
+static void live_unlink(state_node *n)
+{
+    pthread_mutex_lock(&live_lock);
+    if (n->next) {
+        n->prev->next = n->next;
+        n->next->prev = n->prev;
+        n->prev = n->next = NULL;
+    }
+    pthread_mutex_unlock(&live_lock);
+}
+
+static int state_delete(MPI_Comm comm, int key, void *attr, void *extra)
+{
+    (void)comm, (void)key, (void)extra;
+    state_node *n = attr;
+    live_unlink(n);
+    int rc = MPI_SUCCESS;
+    if (n->st.pcomm != MPI_COMM_NULL)
+        rc = PMPI_Comm_free(&n->st.pcomm);
+    cs_topo_cache_free(n->st.topo_cache);
+    free(n);
+    return rc;
+}
+
+/* MPI_Finalize, MPI_COMM_SELF's attributes: free every private comm. */
+static int finalize_hook(MPI_Comm comm, int key, void *attr, void *extra)
+{
+    (void)comm, (void)key, (void)attr, (void)extra;
+    int rc = MPI_SUCCESS;
+    pthread_mutex_lock(&live_lock);
+    while (live.next != &live) {
+        state_node *n = live.next;
+        n->prev->next = n->next;
+        n->next->prev = n->prev;
+        n->prev = n->next = NULL;
+        int r = PMPI_Comm_free(&n->st.pcomm);
+        if (r != MPI_SUCCESS)
+            rc = r;
+    }
+    pthread_mutex_unlock(&live_lock);
+    return rc;
+}
+
+static void create_keys(void)
+{
+    key_rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, state_delete, &state_key, NULL);
+    if (key_rc == MPI_SUCCESS)
+        key_rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_hook, &self_key, NULL);
+    if (key_rc == MPI_SUCCESS)
+        key_rc = PMPI_Comm_set_attr(MPI_COMM_SELF, self_key, NULL);
+}
+
+/* The state of comm, created (locally) if it has none yet. */
+static int state_peek(MPI_Comm comm, cs_comm_state **st)
+{
+    pthread_once(&key_once, create_keys);
+    if (key_rc != MPI_SUCCESS)
+        return key_rc;
+    void *v;
+    int found, rc = PMPI_Comm_get_attr(comm, state_key, &v, &found);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (found) {
+        *st = v;
+        return MPI_SUCCESS;
+    }
+    state_node *n = calloc(1, sizeof *n);
+    if (!n)
+        return MPI_ERR_NO_MEM;
+    n->st.pcomm = MPI_COMM_NULL;
+    if ((rc = PMPI_Comm_test_inter(comm, &n->st.is_inter)) != MPI_SUCCESS ||
+        (rc = PMPI_Comm_rank(comm, &n->st.rank)) != MPI_SUCCESS ||
+        (rc = PMPI_Comm_size(comm, &n->st.size)) != MPI_SUCCESS ||
+        (rc = PMPI_Comm_set_attr(comm, state_key, n)) != MPI_SUCCESS) {
+        free(n);
+        return rc;
+    }
+    *st = &n->st;
+    return MPI_SUCCESS;
+}
+
+/* Create the private communicator of st (collective over comm). */
+static int state_attach(MPI_Comm comm, cs_comm_state *st)
+{
+    if (st->pcomm != MPI_COMM_NULL)
+        return MPI_SUCCESS;
+    if (st->is_inter)
+        return MPI_ERR_COMM;
+    if (st->dup_rc != MPI_SUCCESS)
+        return st->dup_rc; /* failed before: do not retry */
+    MPI_Group g;
+    int rc = PMPI_Comm_group(comm, &g);
+    if (rc == MPI_SUCCESS) {
+        rc = PMPI_Comm_create(comm, g, &st->pcomm);
+        PMPI_Group_free(&g);
+    }
+    if (rc == MPI_SUCCESS) /* errors go to the caller, then to comm's handler */
+        rc = PMPI_Comm_set_errhandler(st->pcomm, MPI_ERRORS_RETURN);
+    if (rc != MPI_SUCCESS) {
+        if (st->pcomm != MPI_COMM_NULL)
+            PMPI_Comm_free(&st->pcomm);
+        st->pcomm = MPI_COMM_NULL;
+        st->dup_rc = rc;
+        return rc;
+    }
+    state_node *n = (state_node *)st;
+    pthread_mutex_lock(&live_lock);
+    n->next = live.next;
+    n->prev = &live;
+    live.next->prev = n;
+    live.next = n;
+    pthread_mutex_unlock(&live_lock);
+    return MPI_SUCCESS;
+}
+
+int cs_comm_state_get(MPI_Comm comm, cs_comm_state **st)
+{
+    int rc = state_peek(comm, st);
+    if (rc == MPI_SUCCESS && !(*st)->is_inter)
+        rc = state_attach(comm, *st);
+    return rc;
+}
+
+static int call_init(cs_call *c, enum cs_coll coll, MPI_Comm comm)
+{
+    cs_comm_state *st;
+    int rc = state_peek(comm, &st);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    *c = (cs_call){.coll = coll, .comm = comm, .pcomm = st->pcomm, .st = st,
+                   .rank = st->rank, .size = st->size, .dt = MPI_DATATYPE_NULL,
+                   .op = MPI_OP_NULL, .commute = 1};
+    return MPI_SUCCESS;
+}
+
+static int call_bytes(cs_call *c)
+{
+    MPI_Count sz;
+    int rc = PMPI_Type_size_x(c->dt, &sz);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (sz < 0 || c->count < 0)
+        return MPI_ERR_COUNT;
+    c->bytes = (size_t)sz * (size_t)c->count;
+    return MPI_SUCCESS;
+}
+
+int cs_call_bcast_local(cs_call *c, void *buf, int count, MPI_Datatype dt, int root,
+                        MPI_Comm comm)
+{
+    int rc = call_init(c, CS_BCAST, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    c->buf = buf;
+    c->count = count;
+    c->dt = dt;
+    c->root = root;
+    return call_bytes(c);
+}
+
+int cs_call_reduce_local(cs_call *c, const void *sendbuf, void *recvbuf, int count,
+                         MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm)
+{
+    int rc = call_init(c, CS_REDUCE, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    c->sendbuf = sendbuf;
+    c->buf = recvbuf;
+    c->count = count;
+    c->dt = dt;
+    c->op = op;
+    c->root = root;
+    if ((rc = PMPI_Op_commutative(op, &c->commute)) != MPI_SUCCESS)
+        return rc;
+    return call_bytes(c);
+}
+
+int cs_call_barrier_local(cs_call *c, MPI_Comm comm)
+{
+    return call_init(c, CS_BARRIER, comm);
+}
+
+int cs_call_attach(cs_call *c)
+{
+    int rc = state_attach(c->comm, c->st);
+    c->pcomm = c->st->pcomm;
+    return rc;
+}
+
+int cs_call_bcast(cs_call *c, void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+    int rc = cs_call_bcast_local(c, buf, count, dt, root, comm);
+    return rc != MPI_SUCCESS || c->st->is_inter ? rc : cs_call_attach(c);
+}
+
+int cs_call_reduce(cs_call *c, const void *sendbuf, void *recvbuf, int count,
+                   MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm)
+{
+    int rc = cs_call_reduce_local(c, sendbuf, recvbuf, count, dt, op, root, comm);
+    return rc != MPI_SUCCESS || c->st->is_inter ? rc : cs_call_attach(c);
+}
+
+int cs_call_barrier(cs_call *c, MPI_Comm comm)
+{
+    int rc = cs_call_barrier_local(c, comm);
+    return rc != MPI_SUCCESS || c->st->is_inter ? rc : cs_call_attach(c);
+}

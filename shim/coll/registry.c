@@ -1,0 +1,58 @@
+/* The method registry: one table per collective (bcast/registry.c,
+ * reduce/registry.c, barrier/registry.c), read by everything that needs
+ * method names through these functions. */
+#include <string.h>
+
+#include "barrier/barrier.h"
+#include "bcast/bcast.h"
+#include "coll.h"
+#include "reduce/reduce.h"
+
+static const struct {
+    const cs_method *table;
+    const int *n;
+} tables[CS_NCOLL] = {
+    [CS_BCAST] = {cs_bcast_methods, &cs_bcast_nmethods},
+    [CS_REDUCE] = {cs_reduce_methods, &cs_reduce_nmethods},
+    [CS_BARRIER] = {cs_barrier_methods, &cs_barrier_nmethods},
+};
+
+const cs_method *cs_methods(enum cs_coll c, int *n)
+{
+    if ((int)c < 0 || c >= CS_NCOLL) {
+        *n = 0;
+        return NULL;
+    }
+    *n = *tables[c].n;
+    return tables[c].table;
+}
+
+int cs_method_index(enum cs_coll c, const char *name)
+{
+    int n;
+    const cs_method *t = cs_methods(c, &n);
+    for (int i = 0; name && i < n; i++)
+        if (strcmp(t[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+const cs_method *cs_method_find(const char *name, enum cs_coll *coll, int *index)
+{
+    for (int c = 0; c < CS_NCOLL; c++) {
+        int i = cs_method_index((enum cs_coll)c, name);
+        if (i >= 0) {
+            if (coll)
+                *coll = (enum cs_coll)c;
+            if (index)
+                *index = i;
+            return &tables[c].table[i];
+        }
+    }
+    return NULL;
+}
+
+int cs_method_applies(const cs_method *m, const cs_call *c)
+{
+    return !m->applies || m->applies(c, m) == 1;
+}

@@ -1,0 +1,112 @@
+/* Configuration of the preload library: ONE table of the COLLSEL_*
+ * environment variables, read once at MPI_Init / MPI_Init_thread into
+ * cs_cfg.  Unknown COLLSEL_* names and invalid values get one line on
+ * stderr from world rank 0; the run then goes on as if they were unset.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rec.h"
+
+extern char **environ;
+
+cs_config cs_cfg;
+int cs_world_rank = -1;
+
+enum cs_var_kind { CS_V_PATH, CS_V_STR, CS_V_INT, CS_V_TOOL };
+
+static const struct cs_var {
+    const char *name;
+    enum cs_var_kind kind;
+    const char *def;  /* default, as text (NULL: unset) */
+    int lo, hi;       /* accepted range of CS_V_INT */
+    size_t off;       /* field of cs_config (not for CS_V_TOOL) */
+    const char *doc;
+} cs_vars[] = {
+    {"COLLSEL_RECORD", CS_V_PATH, NULL, 0, 0, offsetof(cs_config, record),
+     "record the collective distribution of this run into FILE"},
+    {"COLLSEL_TREE", CS_V_PATH, NULL, 0, 0, offsetof(cs_config, tree),
+     "select methods for Bcast/Reduce/Barrier from this decision tree file"},
+    {"COLLSEL_FORCE", CS_V_STR, NULL, 0, 0, offsetof(cs_config, force),
+     "force methods: bcast=NAME,reduce=NAME,barrier=NAME"},
+    {"COLLSEL_VERBOSE", CS_V_INT, "0", 0, 3, offsetof(cs_config, verbose),
+     "0 silent; 1 summary at init/finalize; 2 per-communicator decisions; 3 debug"},
+    {"COLLSEL_LIB", CS_V_TOOL, NULL, 0, 0, 0,
+     "path of libcollsel.so for `collsel exec` (not read by the library)"},
+};
+#define CS_NVARS (sizeof cs_vars / sizeof cs_vars[0])
+
+void cs_log(int level, int rank0only, const char *fmt, ...)
+{
+    if (level > cs_cfg.verbose || (rank0only && cs_world_rank > 0))
+        return;
+    char line[1024];
+    int n = snprintf(line, sizeof line, "collsel: ");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "%s\n", line);
+}
+
+static int parse_int(const char *s, int *v)
+{
+    char *end;
+    long x = strtol(s, &end, 10);
+    if (end == s || *end || x < INT_MIN || x > INT_MAX)
+        return -1;
+    *v = (int)x;
+    return 0;
+}
+
+static void set_var(const struct cs_var *v, const char *val)
+{
+    char *field = (char *)&cs_cfg + v->off;
+    switch (v->kind) {
+    case CS_V_PATH:
+    case CS_V_STR:
+        *(const char **)field = val && *val ? val : NULL;
+        break;
+    case CS_V_INT: {
+        int x = 0;
+        if (val && (parse_int(val, &x) < 0 || x < v->lo || x > v->hi)) {
+            cs_log(0, 1, "%s='%s' is not valid (accepted: an integer %d..%d); using %s", v->name,
+                   val, v->lo, v->hi, v->def);
+            val = NULL;
+        }
+        if (!val)
+            parse_int(v->def, &x);
+        *(int *)field = x;
+        break;
+    }
+    case CS_V_TOOL:
+        break;
+    }
+}
+
+void cs_config_load(void)
+{
+    memset(&cs_cfg, 0, sizeof cs_cfg);
+    for (size_t i = 0; i < CS_NVARS; i++)
+        set_var(&cs_vars[i], getenv(cs_vars[i].name));
+    for (char **e = environ; e && *e; e++) {
+        if (strncmp(*e, "COLLSEL_", 8) != 0)
+            continue;
+        size_t len = strcspn(*e, "=");
+        int known = 0;
+        for (size_t i = 0; i < CS_NVARS && !known; i++)
+            known = strlen(cs_vars[i].name) == len && !strncmp(cs_vars[i].name, *e, len);
+        if (known)
+            continue;
+        char names[256] = "";
+        for (size_t i = 0; i < CS_NVARS; i++)
+            if (cs_vars[i].kind != CS_V_TOOL)
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                         i ? ", " : "", cs_vars[i].name);
+        cs_log(0, 1, "unknown environment variable %.*s ignored (accepted: %s)", (int)len, *e,
+               names);
+    }
+}

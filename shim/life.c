@@ -1,0 +1,310 @@
+/* The recording run's life cycle: set-up at MPI_Init (configuration, a
+ * private duplicate of MPI_COMM_WORLD, metadata), the one merge at
+ * MPI_Finalize, and the partial files of runs that never get there.
+ *
+ * Merge: every rank builds its profile from its thread tables; a binomial
+ * tree reduction (PMPI_Send/PMPI_Recv of serialised profiles on the private
+ * communicator, ceil(log2 P) rounds, each rank sends exactly once) brings
+ * them to rank 0, which writes COLLSEL_RECORD (cs_profile_write: atomic,
+ * checksummed, compressed).
+ *
+ * Incomplete runs: exit() without MPI_Finalize (atexit), MPI_Abort (its
+ * wrapper) and SIGTERM/SIGINT (a handler that writes, then re-raises with
+ * the default action) make each rank write what it has to
+ * COLLSEL_RECORD.partial.RANK with complete = 0.  These paths make no MPI
+ * call; the signal path is best-effort (it allocates), so it arms alarm()
+ * first: a write that cannot finish never hangs the process.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rec.h"
+
+#define CS_MAX_SITES 64 /* call sites kept per run */
+#define CS_TAG_MERGE 7301
+
+static MPI_Comm pcomm = MPI_COMM_NULL;
+static cs_meta meta;          /* this rank's metadata (strings owned here) */
+static uint64_t tick0;
+static double wall0;
+static int done;              /* profile written (final or partial): claim with atomics */
+static struct sigaction old_act[2];
+static const int sigs[2] = {SIGTERM, SIGINT};
+
+static double sec_per_tick(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    double dt = cs_now() - wall0;
+    while (dt < 0.01) /* short runs: calibrate the TSC over at least 10 ms */
+        dt = cs_now() - wall0;
+    uint64_t dk = cs_ticks() - tick0;
+    return dk ? dt / (double)dk : 0;
+#else
+    return 1e-9;
+#endif
+}
+
+static char *dupstr(const char *s) { return strdup(s ? s : ""); }
+
+static void meta_copy(cs_meta *m)
+{
+    *m = meta;
+    m->mpi_library = dupstr(meta.mpi_library);
+    m->cmdline = dupstr(meta.cmdline);
+    m->hostname0 = dupstr(meta.hostname0);
+    m->duration = cs_now() - wall0;
+}
+
+/* This rank's profile (nranks 1). */
+static int build_local(cs_profile *p, int complete)
+{
+    cs_profile_init(p);
+    int rc = cs_rec_build(p, sec_per_tick());
+    meta_copy(&p->meta);
+    p->nranks = 1;
+    p->complete = (uint32_t)complete;
+    return rc;
+}
+
+static void read_cmdline(char *buf, size_t len)
+{
+    buf[0] = 0;
+    int fd = open("/proc/self/cmdline", O_RDONLY);
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, buf, len - 1);
+    close(fd);
+    if (n <= 0)
+        return;
+    while (n > 0 && buf[n - 1] == 0)
+        n--;
+    for (ssize_t i = 0; i < n; i++)
+        if (buf[i] == 0)
+            buf[i] = ' ';
+    buf[n] = 0;
+}
+
+static void fill_meta(void)
+{
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING + 1] = "";
+    int len = 0, ws = 0, lr = 0, ls = 0;
+    PMPI_Get_library_version(lib, &len);
+    lib[strcspn(lib, "\n")] = 0;
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    char cmd[4096];
+    read_cmdline(cmd, sizeof cmd);
+    PMPI_Comm_size(MPI_COMM_WORLD, &ws);
+
+    MPI_Comm node;
+    if (PMPI_Comm_split_type(pcomm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+        MPI_SUCCESS) {
+        PMPI_Comm_rank(node, &lr);
+        PMPI_Comm_size(node, &ls);
+        PMPI_Comm_free(&node);
+    }
+    int leader = lr == 0, nnodes = 0, per_node = 0;
+    PMPI_Allreduce(&leader, &nnodes, 1, MPI_INT, MPI_SUM, pcomm);
+    PMPI_Allreduce(&ls, &per_node, 1, MPI_INT, MPI_MAX, pcomm);
+
+    meta.mpi_library = dupstr(lib);
+    meta.cmdline = dupstr(cmd);
+    meta.hostname0 = dupstr(host);
+    meta.world_size = (uint32_t)ws;
+    meta.nnodes = (uint32_t)nnodes;
+    meta.ranks_per_node = (uint32_t)per_node;
+    meta.start_time = (int64_t)time(NULL);
+}
+
+static void write_partial(void)
+{
+    if (__atomic_exchange_n(&done, 1, __ATOMIC_SEQ_CST))
+        return;
+    cs_rec_on = 0;
+    cs_profile p;
+    cs_err e;
+    char path[4096];
+    build_local(&p, 0);
+    if (cs_profile_partial_path(path, sizeof path, cs_cfg.record, cs_world_rank) < 0 ||
+        cs_profile_write(&p, path, &e) < 0)
+        cs_log(0, 0, "rank %d: cannot write the partial profile: %s", cs_world_rank,
+               cs_profile_partial_path(path, sizeof path, cs_cfg.record, cs_world_rank) < 0
+                   ? "path too long" : e.msg);
+    else
+        cs_log(1, 0, "rank %d: run incomplete, partial profile in %s", cs_world_rank, path);
+    cs_profile_free(&p);
+}
+
+static void on_exit_hook(void) { write_partial(); }
+
+static void on_signal(int sig)
+{
+    signal(SIGALRM, SIG_DFL);
+    alarm(3);
+    write_partial();
+    for (int i = 0; i < 2; i++) {
+        if (sigs[i] != sig)
+            continue;
+        void (*old)(int) = old_act[i].sa_handler;
+        if (!(old_act[i].sa_flags & SA_SIGINFO) && old != SIG_DFL && old != SIG_IGN) {
+            old(sig);
+            return;
+        }
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* Probe the directory by creating (and removing) a file: as root, access()
+ * says yes even where a write will fail (read-only file system). */
+static int check_dir(const char *path, cs_err *e)
+{
+    if (cs_check_writable_dir(path, e) < 0)
+        return -1;
+    char probe[4200];
+    snprintf(probe, sizeof probe, "%s.probe.%ld", path, (long)getpid());
+    int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd < 0)
+        return cs_fail(e, "%s: cannot create files there: %s", path, strerror(errno));
+    close(fd);
+    unlink(probe);
+    return 0;
+}
+
+static void record_init(void)
+{
+    cs_err e;
+    int size = 0, bad, first_bad = 0;
+    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    bad = check_dir(cs_cfg.record, &e) < 0;
+    if (PMPI_Comm_dup(MPI_COMM_WORLD, &pcomm) != MPI_SUCCESS) {
+        cs_log(0, 1, "cannot duplicate MPI_COMM_WORLD; recording is off");
+        pcomm = MPI_COMM_NULL;
+        return;
+    }
+    /* every rank records or none does (the merge is collective); the
+     * lowest rank that cannot write says why */
+    int mine = bad ? cs_world_rank : size;
+    PMPI_Allreduce(&mine, &first_bad, 1, MPI_INT, MPI_MIN, pcomm);
+    if (first_bad < size) {
+        if (first_bad == cs_world_rank)
+            cs_log(0, 0, "COLLSEL_RECORD=%s; recording is off", e.msg);
+        PMPI_Comm_free(&pcomm);
+        return;
+    }
+    fill_meta();
+    tick0 = cs_ticks();
+    wall0 = cs_now();
+    atexit(on_exit_hook);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 2; i++) {
+        sigaction(sigs[i], NULL, &old_act[i]);
+        if (old_act[i].sa_handler != SIG_IGN)
+            sigaction(sigs[i], &sa, NULL);
+    }
+    cs_rec_on = 1;
+    cs_log(1, 1, "recording into %s (%u ranks on %u nodes)", cs_cfg.record, meta.world_size,
+           meta.nnodes);
+}
+
+int cs_life_init(int provided)
+{
+    (void)provided;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &cs_world_rank);
+    cs_config_load();
+    if (cs_cfg.record)
+        record_init();
+    cs_dispatch_init();
+    cs_hook_on = cs_rec_on || cs_sel_active[0] || cs_sel_active[1] || cs_sel_active[2];
+    return 0;
+}
+
+/* Receive child src's profile and merge it into p. */
+static void merge_from(cs_profile *p, int src)
+{
+    MPI_Status st;
+    int n = 0;
+    PMPI_Probe(src, CS_TAG_MERGE, pcomm, &st);
+    PMPI_Get_count(&st, MPI_BYTE, &n);
+    void *data = malloc(n > 0 ? (size_t)n : 1);
+    PMPI_Recv(data, data ? n : 0, MPI_BYTE, src, CS_TAG_MERGE, pcomm, MPI_STATUS_IGNORE);
+    cs_profile q;
+    cs_err e;
+    cs_profile_init(&q);
+    if (!data || n == 0)
+        cs_log(0, 0, "rank %d: the profile of rank %d's subtree is missing (out of memory)",
+               cs_world_rank, src);
+    else if (cs_profile_deserialize(&q, data, (size_t)n, &e) < 0)
+        cs_log(0, 0, "rank %d: bad profile from rank %d: %s", cs_world_rank, src, e.msg);
+    else if (cs_profile_merge(p, &q) < 0)
+        cs_log(0, 0, "rank %d: merging rank %d's profile failed (out of memory)", cs_world_rank,
+               src);
+    cs_profile_free(&q);
+    free(data);
+}
+
+static void record_finalize(void)
+{
+    if (!cs_rec_on || __atomic_exchange_n(&done, 1, __ATOMIC_SEQ_CST))
+        return;
+    cs_rec_on = 0;
+    cs_profile p;
+    build_local(&p, 1);
+    cs_profile_trim_sites(&p, CS_MAX_SITES);
+
+    int rank = 0, size = 1;
+    PMPI_Comm_rank(pcomm, &rank);
+    PMPI_Comm_size(pcomm, &size);
+    for (int mask = 1; mask < size; mask <<= 1) {
+        if (rank & mask) {
+            cs_buf b = {0};
+            cs_profile_serialize(&p, &b);
+            int n = b.oom || b.n > (size_t)INT32_MAX ? 0 : (int)b.n;
+            PMPI_Send(b.p, n, MPI_BYTE, rank - mask, CS_TAG_MERGE, pcomm);
+            cs_buf_free(&b);
+            break;
+        }
+        if (rank + mask < size)
+            merge_from(&p, rank + mask);
+    }
+    if (rank == 0) {
+        cs_err e;
+        p.complete = p.nranks == (uint32_t)size;
+        cs_profile_trim_sites(&p, CS_MAX_SITES);
+        cs_profile_sort(&p);
+        if (cs_profile_write(&p, cs_cfg.record, &e) < 0) {
+            cs_log(0, 0, "cannot write the profile: %s", e.msg);
+        } else {
+            uint64_t calls = 0;
+            for (size_t i = 0; i < p.ncells; i++)
+                calls += p.cells[i].rank_calls;
+            cs_log(1, 1, "wrote %s: %llu calls (summed over %u ranks) in %zu cells, %zu sites",
+                   cs_cfg.record, (unsigned long long)calls, p.nranks, p.ncells, p.nsites);
+        }
+    }
+    cs_profile_free(&p);
+    PMPI_Comm_free(&pcomm);
+}
+
+int cs_life_finalize(void)
+{
+    record_finalize();
+    cs_dispatch_finalize();
+    cs_hook_on = 0;
+    return 0;
+}
+
+void cs_life_abort(void)
+{
+    if (cs_rec_on)
+        write_partial();
+}

@@ -1,0 +1,62 @@
+/* Call-site symbolisation, done once per site at the end of the run (never
+ * on the hot path) and without needing -g: the module from dladdr(), the
+ * function from libunwind's get_proc_name accessor (which reads the ELF
+ * symbol table, so static functions have names too) or else dladdr's
+ * dynamic symbol; with neither, module + offset only.
+ *
+ * Format: "MODULE+0xOFF FUNCTION+0xOFF", MODULE being the file's basename
+ * and both offsets those of the return address (the instruction after the
+ * call), so the string is the same on every rank (independent of where the
+ * module was loaded) and sites merge across ranks.
+ */
+#include <dlfcn.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include "rec.h"
+
+void cs_site_name(void *ra, char *buf, size_t len)
+{
+    Dl_info info;
+    memset(&info, 0, sizeof info);
+    /* Look up the call instruction itself (ra - 1): a call that ends a
+     * function would otherwise name the next one. */
+    uintptr_t ip = (uintptr_t)ra;
+    uintptr_t look = ip ? ip - 1 : ip;
+    if (!ra || !dladdr((void *)look, &info) || !info.dli_fname) {
+        snprintf(buf, len, "?+%#lx", (unsigned long)ip);
+        return;
+    }
+    char mod[256];
+    const char *slash = strrchr(info.dli_fname, '/');
+    snprintf(mod, sizeof mod, "%s", slash ? slash + 1 : info.dli_fname);
+    if (!*mod) {
+        /* the main program shows up with an empty name on some systems */
+        char exe[512];
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        exe[n > 0 ? n : 0] = 0;
+        snprintf(mod, sizeof mod, "%s", n > 0 ? basename(exe) : "?");
+    }
+    unsigned long moff = (unsigned long)(ip - (uintptr_t)info.dli_fbase);
+
+    char fn[256];
+    unw_word_t off = 0;
+    unw_accessors_t *acc = unw_get_accessors(unw_local_addr_space);
+    fn[0] = 0;
+    if (acc && acc->get_proc_name &&
+        acc->get_proc_name(unw_local_addr_space, (unw_word_t)look, fn, sizeof fn, &off, NULL) ==
+            0 &&
+        fn[0]) {
+        snprintf(buf, len, "%s+%#lx %s+%#lx", mod, moff, fn, (unsigned long)off + 1);
+    } else if (info.dli_sname && info.dli_saddr) {
+        snprintf(buf, len, "%s+%#lx %s+%#lx", mod, moff, info.dli_sname,
+                 (unsigned long)(ip - (uintptr_t)info.dli_saddr));
+    } else {
+        snprintf(buf, len, "%s+%#lx", mod, moff);
+    }
+}

@@ -1,0 +1,154 @@
+/* The intercepted collectives: ONE table, expanded by wrap_c.c into the
+ * internal implementations cs_w_NAME(ra, ...) and the exported MPI_NAME
+ * entry points, and used by wrap_fortran.c (whose entry points call the
+ * same cs_w_NAME with the Fortran caller's return address, so every call is
+ * counted once, where the application made it).
+ *
+ * Columns: NAME (MPI_NAME / PMPI_NAME), ID (CS_R_ID of profile.h), PARAMS,
+ * ARGS, ROOT (CS_NOROOT if unrooted), BYTES: the bytes one rank contributes
+ * (profile.h).  The helpers used in BYTES live in wrap_c.c:
+ *   B(count, type)            count x type size
+ *   RB(comm, root, a, b)      a at the root (MPI_ROOT on an intercomm), 0 on
+ *                             MPI_PROC_NULL, b elsewhere
+ *   VM(n, counts, type)       mean over n ranks of counts x type size
+ *                             (rounded to nearest)
+ *   WM(n, counts, types)      the same with one type per rank
+ *   NP(comm)                  length of per-rank arrays: comm size, or the
+ *                             remote group size on an intercommunicator
+ *   NL(comm)                  local group size
+ *   IP(buf)                   buf == MPI_IN_PLACE
+ * MPI_IN_PLACE: the size is still what the rank contributes, taken from the
+ * arguments that are significant (e.g. Allgather in place: recvcount).
+ */
+#ifndef COLLSEL_SHIM_WRAP_H
+#define COLLSEL_SHIM_WRAP_H
+
+#include "rec.h"
+
+#define CS_UNPAREN(...) __VA_ARGS__
+
+/* Parameter lists shared by blocking and non-blocking variants. */
+#define CS_P_GATHER                                                                       \
+    const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,              \
+        MPI_Datatype rtype, int root, MPI_Comm comm
+#define CS_A_GATHER sbuf, scount, stype, rbuf, rcount, rtype, root, comm
+#define CS_P_GATHERV                                                                      \
+    const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],     \
+        const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm
+#define CS_A_GATHERV sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm
+#define CS_P_SCATTERV                                                                     \
+    const void *sbuf, const int scounts[], const int displs[], MPI_Datatype stype,         \
+        void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm
+#define CS_A_SCATTERV sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm
+#define CS_P_ALLGATHER                                                                    \
+    const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,              \
+        MPI_Datatype rtype, MPI_Comm comm
+#define CS_A_ALLGATHER sbuf, scount, stype, rbuf, rcount, rtype, comm
+#define CS_P_ALLGATHERV                                                                   \
+    const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],     \
+        const int displs[], MPI_Datatype rtype, MPI_Comm comm
+#define CS_A_ALLGATHERV sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm
+#define CS_P_ALLTOALLV                                                                    \
+    const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,        \
+        void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,           \
+        MPI_Comm comm
+#define CS_A_ALLTOALLV sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm
+#define CS_P_ALLTOALLW                                                                    \
+    const void *sbuf, const int scounts[], const int sdispls[],                            \
+        const MPI_Datatype stypes[], void *rbuf, const int rcounts[], const int rdispls[],  \
+        const MPI_Datatype rtypes[], MPI_Comm comm
+#define CS_A_ALLTOALLW sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm
+#define CS_P_REDUCE                                                                       \
+    const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,         \
+        MPI_Comm comm
+#define CS_A_REDUCE sbuf, rbuf, count, dt, op, root, comm
+#define CS_P_ALLREDUCE                                                                    \
+    const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm
+#define CS_A_ALLREDUCE sbuf, rbuf, count, dt, op, comm
+#define CS_P_RSCAT                                                                        \
+    const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt, MPI_Op op,         \
+        MPI_Comm comm
+#define CS_A_RSCAT sbuf, rbuf, rcounts, dt, op, comm
+#define CS_P_RSCATB                                                                       \
+    const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt, MPI_Op op, MPI_Comm comm
+#define CS_A_RSCATB sbuf, rbuf, rcount, dt, op, comm
+
+/* Bytes of the common shapes. */
+#define CS_BY_GATHER RB(comm, root, B(rcount, rtype), B(scount, stype))
+#define CS_BY_GATHERV RB(comm, root, VM(NP(comm), rcounts, rtype), B(scount, stype))
+#define CS_BY_SCATTER RB(comm, root, B(scount, stype), B(rcount, rtype))
+#define CS_BY_SCATTERV RB(comm, root, VM(NP(comm), scounts, stype), B(rcount, rtype))
+#define CS_BY_ALLGATHER (IP(sbuf) ? B(rcount, rtype) : B(scount, stype))
+#define CS_BY_ALLGATHERV VM(NP(comm), rcounts, rtype)
+#define CS_BY_ALLTOALLV                                                                   \
+    (IP(sbuf) ? VM(NP(comm), rcounts, rtype) : VM(NP(comm), scounts, stype))
+#define CS_BY_ALLTOALLW                                                                   \
+    (IP(sbuf) ? WM(NP(comm), rcounts, rtypes) : WM(NP(comm), scounts, stypes))
+
+#define CS_RQ , MPI_Request *req
+#define CS_RQA , req
+
+/* X(NAME, ID, PARAMS, ARGS, ROOT, BYTES, SEL, FN): SEL is the enum cs_coll of a
+ * collective that dispatch may replace and FN its dispatch function, or -1
+ * and the PMPI function. */
+#define CS_WRAP_LIST(X)                                                                   \
+    X(Barrier, BARRIER, (MPI_Comm comm), (comm), CS_NOROOT, 0, CS_BARRIER, cs_dispatch_barrier)                \
+    X(Bcast, BCAST, (void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm),     \
+      (buf, count, dt, root, comm), root, B(count, dt), CS_BCAST, cs_dispatch_bcast)                         \
+    X(Reduce, REDUCE, (CS_P_REDUCE), (CS_A_REDUCE), root, B(count, dt), CS_REDUCE, cs_dispatch_reduce)        \
+    X(Allreduce, ALLREDUCE, (CS_P_ALLREDUCE), (CS_A_ALLREDUCE), CS_NOROOT, B(count, dt), -1, PMPI_Allreduce) \
+    X(Gather, GATHER, (CS_P_GATHER), (CS_A_GATHER), root, CS_BY_GATHER, -1, PMPI_Gather)               \
+    X(Gatherv, GATHERV, (CS_P_GATHERV), (CS_A_GATHERV), root, CS_BY_GATHERV, -1, PMPI_Gatherv)          \
+    X(Scatter, SCATTER, (CS_P_GATHER), (CS_A_GATHER), root, CS_BY_SCATTER, -1, PMPI_Scatter)            \
+    X(Scatterv, SCATTERV, (CS_P_SCATTERV), (CS_A_SCATTERV), root, CS_BY_SCATTERV, -1, PMPI_Scatterv)     \
+    X(Allgather, ALLGATHER, (CS_P_ALLGATHER), (CS_A_ALLGATHER), CS_NOROOT, CS_BY_ALLGATHER, -1, PMPI_Allgather) \
+    X(Allgatherv, ALLGATHERV, (CS_P_ALLGATHERV), (CS_A_ALLGATHERV), CS_NOROOT,            \
+      CS_BY_ALLGATHERV, -1, PMPI_Allgatherv)                                                               \
+    X(Alltoall, ALLTOALL, (CS_P_ALLGATHER), (CS_A_ALLGATHER), CS_NOROOT, CS_BY_ALLGATHER, -1, PMPI_Alltoall) \
+    X(Alltoallv, ALLTOALLV, (CS_P_ALLTOALLV), (CS_A_ALLTOALLV), CS_NOROOT, CS_BY_ALLTOALLV, -1, PMPI_Alltoallv) \
+    X(Alltoallw, ALLTOALLW, (CS_P_ALLTOALLW), (CS_A_ALLTOALLW), CS_NOROOT, CS_BY_ALLTOALLW, -1, PMPI_Alltoallw) \
+    X(Reduce_scatter, REDUCE_SCATTER, (CS_P_RSCAT), (CS_A_RSCAT), CS_NOROOT,              \
+      VM(NL(comm), rcounts, dt), -1, PMPI_Reduce_scatter)                                                      \
+    X(Reduce_scatter_block, REDUCE_SCATTER_BLOCK, (CS_P_RSCATB), (CS_A_RSCATB), CS_NOROOT, \
+      B(rcount, dt), -1, PMPI_Reduce_scatter_block)                                                                  \
+    X(Scan, SCAN, (CS_P_ALLREDUCE), (CS_A_ALLREDUCE), CS_NOROOT, B(count, dt), -1, PMPI_Scan)        \
+    X(Exscan, EXSCAN, (CS_P_ALLREDUCE), (CS_A_ALLREDUCE), CS_NOROOT, B(count, dt), -1, PMPI_Exscan)    \
+    X(Ibarrier, IBARRIER, (MPI_Comm comm CS_RQ), (comm CS_RQA), CS_NOROOT, 0, -1, PMPI_Ibarrier)         \
+    X(Ibcast, IBCAST, (void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm CS_RQ), \
+      (buf, count, dt, root, comm CS_RQA), root, B(count, dt), -1, PMPI_Ibcast)                        \
+    X(Ireduce, IREDUCE, (CS_P_REDUCE CS_RQ), (CS_A_REDUCE CS_RQA), root, B(count, dt), -1, PMPI_Ireduce) \
+    X(Iallreduce, IALLREDUCE, (CS_P_ALLREDUCE CS_RQ), (CS_A_ALLREDUCE CS_RQA), CS_NOROOT,  \
+      B(count, dt), -1, PMPI_Iallreduce)                                                                   \
+    X(Igather, IGATHER, (CS_P_GATHER CS_RQ), (CS_A_GATHER CS_RQA), root, CS_BY_GATHER, -1, PMPI_Igather) \
+    X(Igatherv, IGATHERV, (CS_P_GATHERV CS_RQ), (CS_A_GATHERV CS_RQA), root, CS_BY_GATHERV, \
+      -1, PMPI_Igatherv)                                                                                 \
+    X(Iscatter, ISCATTER, (CS_P_GATHER CS_RQ), (CS_A_GATHER CS_RQA), root, CS_BY_SCATTER, \
+      -1, PMPI_Iscatter)                                                                                 \
+    X(Iscatterv, ISCATTERV, (CS_P_SCATTERV CS_RQ), (CS_A_SCATTERV CS_RQA), root,          \
+      CS_BY_SCATTERV, -1, PMPI_Iscatterv)                                                                 \
+    X(Iallgather, IALLGATHER, (CS_P_ALLGATHER CS_RQ), (CS_A_ALLGATHER CS_RQA), CS_NOROOT, \
+      CS_BY_ALLGATHER, -1, PMPI_Iallgather)                                                                \
+    X(Iallgatherv, IALLGATHERV, (CS_P_ALLGATHERV CS_RQ), (CS_A_ALLGATHERV CS_RQA),        \
+      CS_NOROOT, CS_BY_ALLGATHERV, -1, PMPI_Iallgatherv)                                                    \
+    X(Ialltoall, IALLTOALL, (CS_P_ALLGATHER CS_RQ), (CS_A_ALLGATHER CS_RQA), CS_NOROOT,   \
+      CS_BY_ALLGATHER, -1, PMPI_Ialltoall)                                                                \
+    X(Ialltoallv, IALLTOALLV, (CS_P_ALLTOALLV CS_RQ), (CS_A_ALLTOALLV CS_RQA), CS_NOROOT, \
+      CS_BY_ALLTOALLV, -1, PMPI_Ialltoallv)                                                                \
+    X(Ialltoallw, IALLTOALLW, (CS_P_ALLTOALLW CS_RQ), (CS_A_ALLTOALLW CS_RQA), CS_NOROOT, \
+      CS_BY_ALLTOALLW, -1, PMPI_Ialltoallw)                                                                \
+    X(Ireduce_scatter, IREDUCE_SCATTER, (CS_P_RSCAT CS_RQ), (CS_A_RSCAT CS_RQA),          \
+      CS_NOROOT, VM(NL(comm), rcounts, dt), -1, PMPI_Ireduce_scatter)                                           \
+    X(Ireduce_scatter_block, IREDUCE_SCATTER_BLOCK, (CS_P_RSCATB CS_RQ),                  \
+      (CS_A_RSCATB CS_RQA), CS_NOROOT, B(rcount, dt), -1, PMPI_Ireduce_scatter_block)                                 \
+    X(Iscan, ISCAN, (CS_P_ALLREDUCE CS_RQ), (CS_A_ALLREDUCE CS_RQA), CS_NOROOT,           \
+      B(count, dt), -1, PMPI_Iscan)                                                                   \
+    X(Iexscan, IEXSCAN, (CS_P_ALLREDUCE CS_RQ), (CS_A_ALLREDUCE CS_RQA), CS_NOROOT,       \
+      B(count, dt), -1, PMPI_Iexscan)
+
+/* The internal implementations (wrap_c.c). */
+#define CS_W_PROTO(NAME, ID, PARAMS, ARGS, ROOT, BYTES, SEL, FN) \
+    int cs_w_##NAME(void *ra, CS_UNPAREN PARAMS) CS_HIDDEN;
+CS_WRAP_LIST(CS_W_PROTO)
+#undef CS_W_PROTO
+
+#endif

@@ -1,0 +1,131 @@
+/* The C entry points of the preload library: every collective of
+ * profile.h's CS_RCOLL_LIST (blocking, and non-blocking recorded at
+ * initiation), MPI_Init, MPI_Init_thread, MPI_Finalize, MPI_Abort.
+ *
+ * Per call, with nothing configured: one branch, then the PMPI call.
+ * Recording: two clock reads around the call, then cs_rec_call() with the
+ * communicator, the bytes this rank contributes (wrap.h), the root and the
+ * application's return address.  MPI_Bcast/Reduce/Barrier go to
+ * cs_dispatch_*() when selection is active for them; the time recorded
+ * covers whichever ran.  Failed calls (rc != MPI_SUCCESS) are not recorded.
+ */
+#include "wrap.h"
+
+#define CS_EXPORT __attribute__((visibility("default")))
+#define CS_RA __builtin_return_address(0)
+
+static inline uint64_t tsize(MPI_Datatype t)
+{
+    int s = 0;
+    if (t != MPI_DATATYPE_NULL)
+        PMPI_Type_size(t, &s);
+    return s > 0 ? (uint64_t)s : 0;
+}
+
+static inline uint64_t B(int count, MPI_Datatype t)
+{
+    return count > 0 ? (uint64_t)count * tsize(t) : 0;
+}
+
+static inline int inter(MPI_Comm comm)
+{
+    int f = 0;
+    PMPI_Comm_test_inter(comm, &f);
+    return f;
+}
+
+static inline int NL(MPI_Comm comm)
+{
+    int n = 0;
+    PMPI_Comm_size(comm, &n);
+    return n;
+}
+
+static inline int NP(MPI_Comm comm)
+{
+    int n = 0;
+    if (inter(comm))
+        PMPI_Comm_remote_size(comm, &n);
+    else
+        PMPI_Comm_size(comm, &n);
+    return n;
+}
+
+static inline uint64_t RB(MPI_Comm comm, int root, uint64_t at_root, uint64_t elsewhere)
+{
+    if (root == MPI_PROC_NULL)
+        return 0;
+    if (root == MPI_ROOT)
+        return at_root;
+    int r = -1;
+    if (!inter(comm))
+        PMPI_Comm_rank(comm, &r);
+    return r == root ? at_root : elsewhere;
+}
+
+static uint64_t VM(int n, const int counts[], MPI_Datatype t)
+{
+    uint64_t sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += counts[i] > 0 ? (uint64_t)counts[i] : 0;
+    return n > 0 ? (sum * tsize(t) + (uint64_t)n / 2) / (uint64_t)n : 0;
+}
+
+static uint64_t WM(int n, const int counts[], const MPI_Datatype types[])
+{
+    uint64_t sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += B(counts[i], types[i]);
+    return n > 0 ? (sum + (uint64_t)n / 2) / (uint64_t)n : 0;
+}
+
+#define IP(buf) ((const void *)(buf) == MPI_IN_PLACE)
+
+#define CS_DEFINE(NAME, ID, PARAMS, ARGS, ROOT, BYTES, SEL, FN)                        \
+    int cs_w_##NAME(void *ra, CS_UNPAREN PARAMS)                                     \
+    {                                                                                \
+        if (__builtin_expect(!cs_hook_on, 1))                                        \
+            return PMPI_##NAME ARGS;                                                 \
+        int sel = SEL >= 0 && cs_sel_active[SEL >= 0 ? SEL : 0];                     \
+        if (!cs_rec_on)                                                              \
+            return sel ? FN ARGS : PMPI_##NAME ARGS;                 \
+        uint64_t t0 = cs_ticks();                                                    \
+        int rc = sel ? FN ARGS : PMPI_##NAME ARGS;                   \
+        uint64_t t1 = cs_ticks();                                                    \
+        if (rc == MPI_SUCCESS)                                                       \
+            cs_rec_call(CS_R_##ID, comm, (BYTES), (ROOT), t0, t1, ra);               \
+        return rc;                                                                   \
+    }                                                                                \
+    CS_EXPORT int MPI_##NAME PARAMS { return cs_w_##NAME(CS_RA, CS_UNPAREN ARGS); }
+
+CS_WRAP_LIST(CS_DEFINE)
+
+/* Life cycle. */
+
+CS_EXPORT int MPI_Init(int *argc, char ***argv)
+{
+    int rc = PMPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS)
+        cs_life_init(MPI_THREAD_SINGLE);
+    return rc;
+}
+
+CS_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    if (rc == MPI_SUCCESS)
+        cs_life_init(*provided);
+    return rc;
+}
+
+CS_EXPORT int MPI_Finalize(void)
+{
+    cs_life_finalize();
+    return PMPI_Finalize();
+}
+
+CS_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+    cs_life_abort();
+    return PMPI_Abort(comm, errorcode);
+}

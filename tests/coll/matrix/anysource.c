@@ -1,0 +1,152 @@
+/* Our collectives never match the application's messages.
+ *
+ * Every rank posts MPI_Irecv(MPI_ANY_SOURCE, MPI_ANY_TAG) on the user
+ * communicator, then a collective runs on that same communicator; only
+ * afterwards does each rank send the application's message to its right
+ * neighbour.  The receive must still be pending after the collective, and
+ * must then get exactly the application's message (source, tag, count,
+ * payload); the collective's result must be right.
+ *
+ * Default: every method of the registry, run directly (cs_call +
+ * cs_method_run) on MPI_COMM_WORLD and on a 2-rank sub-communicator.
+ * --mpi: call MPI_Bcast / MPI_Reduce / MPI_Barrier instead (under
+ * LD_PRELOAD=libcollsel.so with COLLSEL_FORCE, the forced methods run).
+ * Exit 0 if everything held, 1 otherwise.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../../shim/coll/coll.h"
+
+#define N 13        /* collective payload (ints) */
+#define APP_N 5     /* application message (ints) */
+#define APP_TAG 42
+
+static int failures, wrank;
+
+static void fail(const char *what, const char *method, int size)
+{
+    if (failures++ < 10)
+        fprintf(stderr, "FAIL %s on %d ranks (world rank %d): %s\n", method, size, wrank, what);
+}
+
+/* Run collective coll with method m (NULL: through MPI_*) on comm. */
+static int collective(int coll, const cs_method *m, MPI_Comm comm, int *buf, int *res)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    cs_call c;
+    int rc;
+    if (coll == CS_BCAST) {
+        int root = size - 1;
+        for (int i = 0; i < N; i++)
+            buf[i] = rank == root ? 1000 + i * 7 : -1;
+        if (!m)
+            return MPI_Bcast(buf, N, MPI_INT, root, comm);
+        if ((rc = cs_call_bcast(&c, buf, N, MPI_INT, root, comm)) != MPI_SUCCESS)
+            return rc;
+    } else if (coll == CS_REDUCE) {
+        for (int i = 0; i < N; i++)
+            buf[i] = rank * 100 + i, res[i] = -1;
+        if (!m)
+            return MPI_Reduce(buf, res, N, MPI_INT, MPI_SUM, 0, comm);
+        if ((rc = cs_call_reduce(&c, buf, res, N, MPI_INT, MPI_SUM, 0, comm)) != MPI_SUCCESS)
+            return rc;
+    } else {
+        if (!m)
+            return MPI_Barrier(comm);
+        if ((rc = cs_call_barrier(&c, comm)) != MPI_SUCCESS)
+            return rc;
+    }
+    if (!cs_method_applies(m, &c))
+        return -1;
+    return cs_method_run(m, &c);
+}
+
+static void one(int coll, const cs_method *m, MPI_Comm comm)
+{
+    int rank, size, buf[N], res[N], in[APP_N + 1], out[APP_N];
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    const char *name = m ? m->name : cs_coll_name(coll);
+    MPI_Request req;
+    MPI_Irecv(in, APP_N + 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &req);
+    int rc = collective(coll, m, comm, buf, res);
+    if (rc == -1) { /* does not apply: every rank agrees; clean up */
+        MPI_Cancel(&req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        return;
+    }
+    if (rc != MPI_SUCCESS)
+        fail("the collective returned an error", name, size);
+    int flag;
+    MPI_Status st;
+    MPI_Test(&req, &flag, &st);
+    if (flag)
+        fail("the application's ANY_SOURCE/ANY_TAG receive matched a collective message",
+             name, size);
+    /* The collective's result. */
+    for (int i = 0; i < N; i++) {
+        if (coll == CS_BCAST && buf[i] != 1000 + i * 7) {
+            fail("wrong bcast result", name, size);
+            break;
+        }
+        if (coll == CS_REDUCE && rank == 0 && res[i] != 100 * size * (size - 1) / 2 + size * i) {
+            fail("wrong reduce result", name, size);
+            break;
+        }
+    }
+    /* Now the application's message, to the right neighbour. */
+    for (int i = 0; i < APP_N; i++)
+        out[i] = rank * 1000 + i;
+    MPI_Send(out, APP_N, MPI_INT, (rank + 1) % size, APP_TAG, comm);
+    if (!flag)
+        MPI_Wait(&req, &st);
+    int count;
+    MPI_Get_count(&st, MPI_INT, &count);
+    int left = (rank + size - 1) % size;
+    if (st.MPI_SOURCE != left || st.MPI_TAG != APP_TAG || count != APP_N)
+        fail("the application's message arrived with a wrong source/tag/count", name, size);
+    else
+        for (int i = 0; i < APP_N; i++)
+            if (in[i] != left * 1000 + i) {
+                fail("the application's message arrived corrupted", name, size);
+                break;
+            }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    int wsize, through_mpi = argc > 1 && !strcmp(argv[1], "--mpi"), tested = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    MPI_Comm pair;
+    MPI_Comm_split(MPI_COMM_WORLD, wrank < 2 ? 0 : MPI_UNDEFINED, wrank, &pair);
+    MPI_Comm comms[2] = {MPI_COMM_WORLD, pair};
+    for (int k = 0; k < 2; k++) {
+        if (comms[k] == MPI_COMM_NULL || (k == 1 && wsize == 2))
+            continue;
+        for (int coll = 0; coll < CS_NCOLL; coll++) {
+            if (through_mpi) {
+                one(coll, NULL, comms[k]);
+                tested++;
+                continue;
+            }
+            int n;
+            const cs_method *t = cs_methods((enum cs_coll)coll, &n);
+            for (int i = 1; i < n; i++, tested++)
+                one(coll, &t[i], comms[k]);
+        }
+    }
+    if (pair != MPI_COMM_NULL)
+        MPI_Comm_free(&pair);
+    int total;
+    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (wrank == 0)
+        printf("anysource: %d collective runs per rank 0, %d failures\n", tested, total);
+    MPI_Finalize();
+    return total != 0;
+}

@@ -1,0 +1,579 @@
+/* The correctness matrix, generated from the registry: every method of
+ * every collective x communicator sizes x roots x counts x datatypes (x ops
+ * for reduce, incl. MPI_IN_PLACE at the root), each result compared bit for
+ * bit with the native collective run on the same buffers in the same run.
+ * Barrier methods are checked on a shared-memory counter: nobody may leave
+ * barrier round r before everyone entered it.
+ *
+ * One mpirun tests several communicator sizes: the world is partitioned
+ * into groups of the requested sizes (e.g. 8 ranks: phases 8 | 7+1 | 5+3 |
+ * 4+2), each group running the whole case list of its size concurrently,
+ * on communicators whose rank order is the reverse of the world's.
+ *
+ * Coverage per (size, method): unsegmented methods get the full product
+ * roots x datatypes (x ops) x counts {0,1,2,3,7,13}, in place alternating
+ * (--quick: counts rotated, except char/int and int SUM); segmented
+ * methods (identical to their unsegmented form below one segment) get a
+ * third of the small cases, one root, and for every root a message of ~2.5
+ * segments (several segments with a remainder) in a rotating datatype;
+ * every method gets large cases (300001 bytes / 70001 ints, and 17500
+ * non-commutative 2x2 matrices).  Methods that do not apply are skipped and
+ * counted; a method that never ran a multi-segment case is a failure.
+ *
+ * usage: matrix [--sizes 1,2,3] [--colls bcast,reduce,barrier] [--quick]
+ *        [--methods SUBSTRING] [--selftest] [-v]
+ * Exit 0 when every case matched, 1 otherwise.  --selftest runs
+ * deliberately broken methods instead (selftest.c) and exits 0 only if the
+ * matrix caught every one of them.
+ */
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../../shim/coll/coll.h"
+#include "mtypes.h"
+#include "selftest.h"
+
+#define GUARD 64
+#define SENTINEL 0xA5
+#define MAX_PRINT 10
+#define LARGE_BYTES 300001
+#define LARGE_INTS 70001
+
+static const int small_counts[] = {0, 1, 2, 3, 7, 13};
+#define NSMALL 6
+
+typedef struct stats {
+    long ran, skipped, failed, large; /* large: multi-segment cases run */
+} stats;
+
+static struct {
+    int wrank, wsize;
+    int quick, verbose, selftest;
+    const cs_method *(*methods)(enum cs_coll, int *);
+    const char *filter;
+    int colls[CS_NCOLL];
+    stats *st[CS_NCOLL];
+    int printed;
+} G;
+
+typedef struct group {
+    MPI_Comm comm;
+    int rank, size;
+} group;
+
+static void report(const group *g, const cs_method *m, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void report(const group *g, const cs_method *m, const char *fmt, ...)
+{
+    if (G.printed++ >= (G.selftest ? 1 : MAX_PRINT))
+        return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "FAIL %s size %d rank %d (world %d): %s\n", m->name, g->size, g->rank,
+            G.wrank, line);
+}
+
+static unsigned mix(unsigned a, unsigned b) { return (a * 0x9E3779B1u) ^ (b + 0x7F4A7C15u + (a << 6)); }
+
+/* A buffer of n elements of t with guards, all bytes SENTINEL. */
+typedef struct mbuf {
+    unsigned char *raw;
+    size_t len;
+    void *p; /* the MPI buffer pointer */
+} mbuf;
+
+static int mbuf_new(mbuf *b, const mt_type *t, int n)
+{
+    b->len = mt_span(t, n) + 2 * GUARD;
+    b->raw = malloc(b->len);
+    if (!b->raw)
+        return -1;
+    memset(b->raw, SENTINEL, b->len);
+    b->p = b->raw + GUARD - t->tlb;
+    return 0;
+}
+
+/* First byte where a and b differ (only where mask is MT_DATA when mask is
+ * given; guards and gaps must hold SENTINEL in a); -1 if none. */
+static long first_diff(const mbuf *a, const mbuf *b, const unsigned char *mask)
+{
+    for (size_t i = 0; i < a->len; i++) {
+        int in = i >= GUARD && i < a->len - GUARD;
+        int kind = !mask ? MT_DATA : in ? mask[i - GUARD] : MT_GAP;
+        if (kind == MT_DATA && a->raw[i] != b->raw[i])
+            return (long)i;
+        if (mask && kind == MT_GAP && a->raw[i] != SENTINEL)
+            return (long)i;
+    }
+    return -1;
+}
+
+/* ---- bcast ---------------------------------------------------------------- */
+
+static void bcast_case(const group *g, int mi, const cs_method *m, int root, int ty, int count,
+                       int large)
+{
+    stats *s = &G.st[CS_BCAST][mi];
+    const mt_type *t = &mt_types[ty];
+    mbuf a, n;
+    if (mbuf_new(&a, t, count) < 0 || mbuf_new(&n, t, count) < 0) {
+        report(g, m, "out of memory");
+        s->failed++;
+        exit(1);
+    }
+    unsigned seed = mix(mix(mix((unsigned)mi, (unsigned)g->size), (unsigned)root),
+                        mix((unsigned)ty, (unsigned)count));
+    if (g->rank == root) {
+        mt_fill(t, a.p, count, seed, MPI_OP_NULL, root);
+        mt_fill(t, n.p, count, seed, MPI_OP_NULL, root);
+    }
+    cs_call c;
+    int rc = cs_call_bcast(&c, a.p, count, t->dt, root, g->comm);
+    if (rc != MPI_SUCCESS) {
+        report(g, m, "cs_call_bcast: MPI error %d", rc);
+        s->failed++;
+    } else if (!cs_method_applies(m, &c)) {
+        s->skipped++;
+    } else {
+        rc = cs_method_run(m, &c);
+        int nrc = MPI_Bcast(n.p, count, t->dt, root, g->comm);
+        long d = first_diff(&a, &n, NULL);
+        s->ran++;
+        s->large += large;
+        if (rc != MPI_SUCCESS || nrc != MPI_SUCCESS || d >= 0) {
+            s->failed++;
+            report(g, m, "root %d type %s count %d (%zu B): rc %d native rc %d, first "
+                   "difference at byte %ld of %zu (%s)", root, t->name, count, c.bytes, rc,
+                   nrc, d - GUARD, a.len - 2 * GUARD,
+                   d < 0 ? "-" : d < GUARD || d >= (long)(a.len - GUARD) ? "guard" : "data/gap");
+        }
+    }
+    free(a.raw);
+    free(n.raw);
+}
+
+static void bcast_method(const group *g, int mi, const cs_method *m)
+{
+    int roots[3] = {0, g->size - 1, g->size / 2}, nroots = g->size == 1 ? 1 : g->size == 2 ? 2 : 3;
+    for (int ri = 0; ri < nroots; ri++) {
+        int root = roots[ri];
+        if (m->segsize == 0 || ri == mi % nroots) {
+            for (int ty = 0; ty < T_NTYPES; ty++) {
+                if (m->segsize && (ty + mi) % 3 != 0)
+                    continue; /* segmented: a third of the types for small counts */
+                int all = !m->segsize && (!G.quick || ty == T_CHAR || ty == T_INT);
+                for (int k = 0; k < NSMALL; k++)
+                    if (all || k == (mi + ri + ty) % NSMALL || k == (mi + ri + ty + 3) % NSMALL)
+                        bcast_case(g, mi, m, root, ty, small_counts[k], 0);
+            }
+        }
+        if (m->segsize) { /* ~2.5 segments in a rotating datatype */
+            int ty = (mi + ri) % T_NTYPES;
+            MPI_Count sz;
+            MPI_Type_size_x(mt_types[ty].dt, &sz);
+            int count = (int)((5 * (MPI_Count)m->segsize / 2) / sz + 1);
+            bcast_case(g, mi, m, root, ty, count, 1);
+        }
+    }
+    /* large: 300001 chars, or ~300 KB of a gapped type */
+    int root = roots[mi % nroots];
+    if (mi % 2 == 0)
+        bcast_case(g, mi, m, root, T_CHAR, LARGE_BYTES, 1);
+    else
+        bcast_case(g, mi, m, root, T_RESIZED, LARGE_BYTES / 8 + 1, 1);
+}
+
+/* ---- reduce --------------------------------------------------------------- */
+
+typedef struct combo {
+    int type;
+    MPI_Op op;
+    const char *opname;
+} combo;
+static combo combos[32];
+static int ncombos;
+
+static void add_combo(int type, MPI_Op op, const char *opname)
+{
+    combos[ncombos++] = (combo){type, op, opname};
+}
+
+static void init_combos(void)
+{
+    add_combo(T_INT, MPI_SUM, "sum"); /* combo 0: the primary one */
+    add_combo(T_INT, MPI_PROD, "prod");
+    add_combo(T_INT, MPI_MAX, "max");
+    add_combo(T_INT, MPI_MIN, "min");
+    add_combo(T_INT, MPI_LAND, "land");
+    add_combo(T_INT, MPI_LOR, "lor");
+    add_combo(T_INT, MPI_LXOR, "lxor");
+    add_combo(T_INT, MPI_BAND, "band");
+    add_combo(T_INT, MPI_BOR, "bor");
+    add_combo(T_INT, MPI_BXOR, "bxor");
+    add_combo(T_DOUBLE, MPI_SUM, "sum");
+    add_combo(T_DOUBLE, MPI_MAX, "max");
+    add_combo(T_LDOUBLE, MPI_SUM, "sum");
+    add_combo(T_LDOUBLE, MPI_MIN, "min");
+    add_combo(T_DOUBLE_INT, MPI_MAXLOC, "maxloc");
+    add_combo(T_DOUBLE_INT, MPI_MINLOC, "minloc");
+    add_combo(T_CONTIG, mt_op_csum, "user_commutative");
+    add_combo(T_VECGAP, mt_op_csum, "user_commutative");
+    add_combo(T_STRUCT, mt_op_csum, "user_commutative");
+    add_combo(T_RESIZED, mt_op_csum, "user_commutative");
+    add_combo(T_MAT, mt_op_matmul, "user_noncommutative");
+    add_combo(T_MATV, mt_op_matmul, "user_noncommutative");
+}
+
+static void reduce_case(const group *g, int mi, const cs_method *m, int root, int ci, int count,
+                        int inplace, int large)
+{
+    stats *s = &G.st[CS_REDUCE][mi];
+    const combo *k = &combos[ci];
+    const mt_type *t = &mt_types[k->type];
+    int isroot = g->rank == root;
+    inplace = inplace && isroot;
+    mbuf sb, sb0, ra = {0}, rn = {0};
+    unsigned char *mask = malloc(mt_span(t, count) + 1);
+    if (!mask || mbuf_new(&sb, t, count) < 0 || mbuf_new(&sb0, t, count) < 0 ||
+        (isroot && (mbuf_new(&ra, t, count) < 0 || mbuf_new(&rn, t, count) < 0))) {
+        report(g, m, "out of memory");
+        exit(1);
+    }
+    unsigned seed = mix(mix(mix((unsigned)mi, (unsigned)g->size), (unsigned)root),
+                        mix((unsigned)ci, (unsigned)count));
+    mt_fill(t, sb.p, count, seed, k->op, g->rank);
+    memcpy(sb0.raw, sb.raw, sb.len);
+    if (inplace) {
+        memcpy(ra.raw, sb.raw, sb.len);
+        memcpy(rn.raw, sb.raw, sb.len);
+    }
+    const void *sendbuf = inplace ? MPI_IN_PLACE : sb.p;
+    cs_call c;
+    int rc = cs_call_reduce(&c, sendbuf, isroot ? ra.p : NULL, count, t->dt, k->op, root,
+                            g->comm);
+    if (rc != MPI_SUCCESS) {
+        report(g, m, "cs_call_reduce: MPI error %d", rc);
+        s->failed++;
+    } else if (!cs_method_applies(m, &c)) {
+        s->skipped++;
+    } else {
+        rc = cs_method_run(m, &c);
+        int nrc = MPI_Reduce(sendbuf, isroot ? rn.p : NULL, count, t->dt, k->op, root, g->comm);
+        long d = -1;
+        const char *what = "";
+        if ((d = first_diff(&sb, &sb0, NULL)) >= 0) {
+            what = "send buffer modified";
+        } else if (isroot) {
+            mt_mask(t, count, mask, 1);
+            if ((d = first_diff(&ra, &rn, mask)) >= 0)
+                what = "result differs from native (or a gap/guard byte was written)";
+        }
+        s->ran++;
+        s->large += large;
+        if (rc != MPI_SUCCESS || nrc != MPI_SUCCESS || d >= 0) {
+            s->failed++;
+            report(g, m, "root %d type %s op %s count %d%s: rc %d native rc %d; %s at byte %ld",
+                   root, t->name, k->opname, count, inplace ? " in place" : "", rc, nrc, what,
+                   d - GUARD);
+        }
+    }
+    free(mask);
+    free(sb.raw);
+    free(sb0.raw);
+    free(ra.raw);
+    free(rn.raw);
+}
+
+static void reduce_method(const group *g, int mi, const cs_method *m)
+{
+    int roots[3] = {0, g->size - 1, g->size / 2}, nroots = g->size == 1 ? 1 : g->size == 2 ? 2 : 3;
+    int n = 0; /* case number: in-place alternates */
+    for (int ri = 0; ri < nroots; ri++) {
+        int root = roots[ri];
+        if (m->segsize == 0 || ri == mi % nroots) {
+            for (int ci = 0; ci < ncombos; ci++) {
+                if (m->segsize && (ci + mi) % 3 != 0)
+                    continue;
+                int all = !m->segsize && (!G.quick || ci == 0);
+                for (int k = 0; k < NSMALL; k++)
+                    if (all || k == (mi + ri + ci) % NSMALL)
+                        reduce_case(g, mi, m, root, ci, small_counts[k], n++ % 2, 0);
+            }
+        }
+        if (m->segsize) { /* ~2.5 segments, rotating over the combos */
+            int ci = (mi + ri * 7) % ncombos;
+            MPI_Count sz;
+            MPI_Type_size_x(mt_types[combos[ci].type].dt, &sz);
+            int count = (int)((5 * (MPI_Count)m->segsize / 2) / sz + 1);
+            reduce_case(g, mi, m, root, ci, count, n++ % 2, 1);
+        }
+    }
+    int root = roots[mi % nroots];
+    reduce_case(g, mi, m, root, 0, LARGE_INTS, mi % 2, 1);            /* int sum */
+    reduce_case(g, mi, m, root, ncombos - 1, LARGE_INTS / 4, 0, 1); /* non-commutative */
+}
+
+/* ---- barrier -------------------------------------------------------------- */
+
+#define BARRIER_ROUNDS 12
+
+static void barrier_method(const group *g, int mi, const cs_method *m, _Atomic int *counter)
+{
+    stats *s = &G.st[CS_BARRIER][mi];
+    cs_call c;
+    int rc = cs_call_barrier(&c, g->comm);
+    if (rc != MPI_SUCCESS) {
+        report(g, m, "cs_call_barrier: MPI error %d", rc);
+        s->failed++;
+        return;
+    }
+    if (!cs_method_applies(m, &c)) {
+        s->skipped++;
+        return;
+    }
+    int bad = 0;
+    for (int r = 0; r < BARRIER_ROUNDS; r++) { /* all rounds, even after a failure */
+        if (g->rank == (r * 5 + mi) % g->size)
+            usleep(300); /* a late rank: leaving early would see a short count */
+        atomic_fetch_add(counter, 1);
+        rc = cs_method_run(m, &c);
+        int v = atomic_load(counter);
+        if ((rc != MPI_SUCCESS || v < (r + 1) * g->size || v > (r + 2) * g->size) && !bad++)
+            report(g, m, "round %d: rc %d, counter %d after the barrier, expected %d..%d", r, rc,
+                   v, (r + 1) * g->size, (r + 2) * g->size);
+    }
+    s->ran++;
+    s->failed += bad > 0;
+    MPI_Barrier(g->comm); /* realign before the next method (even after a failure) */
+}
+
+static void barrier_all(const group *g, const cs_method *t, int n)
+{
+    MPI_Comm shm;
+    MPI_Win win;
+    _Atomic int *base;
+    MPI_Comm_split_type(g->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
+    int ssize;
+    MPI_Comm_size(shm, &ssize);
+    if (ssize != g->size) {
+        if (g->rank == 0)
+            fprintf(stderr, "matrix: barrier check needs one node; skipped\n");
+        MPI_Comm_free(&shm);
+        return;
+    }
+    MPI_Win_allocate_shared(g->rank == 0 ? (MPI_Aint)(n * sizeof(_Atomic int)) : 0,
+                            sizeof(_Atomic int), MPI_INFO_NULL, shm, &base, &win);
+    MPI_Aint len;
+    int du;
+    MPI_Win_shared_query(win, 0, &len, &du, &base);
+    if (g->rank == 0)
+        for (int i = 0; i < n; i++)
+            atomic_init(&base[i], 0);
+    MPI_Barrier(g->comm);
+    for (int i = 1; i < n; i++)
+        if (!G.filter || strstr(t[i].name, G.filter))
+            barrier_method(g, i, &t[i], &base[i]);
+    MPI_Win_free(&win);
+    MPI_Comm_free(&shm);
+}
+
+/* ---- driver --------------------------------------------------------------- */
+
+static void run_group(const group *g)
+{
+    for (int c = 0; c < CS_NCOLL; c++) {
+        if (!G.colls[c])
+            continue;
+        int n;
+        const cs_method *t = G.methods((enum cs_coll)c, &n);
+        if (c == CS_BARRIER) {
+            barrier_all(g, t, n);
+            continue;
+        }
+        for (int i = 1; i < n; i++) { /* 0 is native itself */
+            if (G.filter && !strstr(t[i].name, G.filter))
+                continue;
+            if (G.verbose && g->rank == 0)
+                fprintf(stderr, "size %d: %s\n", g->size, t[i].name);
+            if (c == CS_BCAST)
+                bcast_method(g, i, &t[i]);
+            else
+                reduce_method(g, i, &t[i]);
+        }
+    }
+}
+
+/* Phases: each takes the largest pending sizes that still fit. */
+static void run_sizes(int *sizes, int nsizes)
+{
+    int done[16] = {0}, left = nsizes;
+    while (left > 0) {
+        int free_ranks = G.wsize, start = 0, mycolour = MPI_UNDEFINED, mystart = 0, mysize = 0;
+        for (int i = 0; i < nsizes; i++) { /* sizes are sorted descending */
+            if (done[i] || sizes[i] > free_ranks)
+                continue;
+            if (G.wrank >= start && G.wrank < start + sizes[i])
+                mycolour = i, mystart = start, mysize = sizes[i];
+            start += sizes[i];
+            free_ranks -= sizes[i];
+            done[i] = 1;
+            left--;
+        }
+        group g;
+        if (mysize == G.wsize) {
+            g.comm = MPI_COMM_WORLD;
+        } else {
+            int key = mysize - 1 - (G.wrank - mystart); /* reversed rank order */
+            MPI_Comm_split(MPI_COMM_WORLD, mycolour, key, &g.comm);
+        }
+        if (g.comm != MPI_COMM_NULL) {
+            MPI_Comm_rank(g.comm, &g.rank);
+            MPI_Comm_size(g.comm, &g.size);
+            run_group(&g);
+            if (g.comm != MPI_COMM_WORLD)
+                MPI_Comm_free(&g.comm);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+}
+
+static int summary(void)
+{
+    int bad = 0;
+    for (int c = 0; c < CS_NCOLL; c++) {
+        if (!G.colls[c])
+            continue;
+        int n;
+        const cs_method *t = G.methods((enum cs_coll)c, &n);
+        stats *sum = calloc((size_t)n, sizeof *sum);
+        MPI_Reduce(G.st[c], sum, 4 * n, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+        if (G.wrank == 0) {
+            long ran = 0, skipped = 0, failed = 0, tested = 0, missed = 0;
+            for (int i = 1; i < n; i++) {
+                if (G.filter && !strstr(t[i].name, G.filter))
+                    continue;
+                tested++;
+                ran += sum[i].ran;
+                skipped += sum[i].skipped;
+                failed += sum[i].failed;
+                if (G.selftest) {
+                    printf("  %s: %s\n", t[i].name, sum[i].failed ? "caught" : "NOT CAUGHT");
+                    missed += !sum[i].failed;
+                    continue;
+                }
+                if (sum[i].failed)
+                    printf("  %s: %ld of %ld rank-cases FAILED\n", t[i].name, sum[i].failed,
+                           sum[i].ran);
+                if (sum[i].ran == 0) {
+                    printf("  %s: never ran (not applicable everywhere)\n", t[i].name);
+                    failed++;
+                }
+                if (c != CS_BARRIER && sum[i].large == 0) {
+                    printf("  %s: no multi-segment case ran\n", t[i].name);
+                    failed++;
+                }
+            }
+            printf("%-8s %3ld methods: %ld rank-cases matched native, %ld skipped (method "
+                   "does not apply), %ld failed\n", cs_coll_name(c), tested, ran - failed,
+                   skipped, failed);
+            bad |= G.selftest ? missed != 0 : failed != 0;
+        }
+        free(sum);
+    }
+    MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return bad;
+}
+
+static int parse_list(const char *s, int *out, int max)
+{
+    int n = 0;
+    for (char *end; *s && n < max; s = *end ? end + 1 : end) {
+        long v = strtol(s, &end, 10);
+        if (end == s || v < 1 || (*end && *end != ','))
+            return -1;
+        out[n++] = (int)v;
+    }
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &G.wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &G.wsize);
+    static const int default_sizes[] = {8, 7, 5, 4, 3, 2, 1};
+    int sizes[16], nsizes = 0;
+    for (int i = 0; i < 7; i++)
+        if (default_sizes[i] <= G.wsize)
+            sizes[nsizes++] = default_sizes[i];
+    for (int c = 0; c < CS_NCOLL; c++)
+        G.colls[c] = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
+            nsizes = parse_list(argv[++i], sizes, 16);
+        } else if (!strcmp(argv[i], "--colls") && i + 1 < argc) {
+            const char *s = argv[++i];
+            for (int c = 0; c < CS_NCOLL; c++)
+                G.colls[c] = strstr(s, cs_coll_name(c)) != NULL;
+        } else if (!strcmp(argv[i], "--methods") && i + 1 < argc) {
+            G.filter = argv[++i];
+        } else if (!strcmp(argv[i], "--quick")) {
+            G.quick = 1;
+        } else if (!strcmp(argv[i], "--selftest")) {
+            G.selftest = 1;
+        } else if (!strcmp(argv[i], "-v")) {
+            G.verbose = 1;
+        } else {
+            nsizes = -1;
+        }
+    }
+    for (int i = 0; i < nsizes; i++)
+        if (sizes[i] > G.wsize)
+            nsizes = -1;
+    if (nsizes <= 0) {
+        if (G.wrank == 0)
+            fprintf(stderr, "usage: matrix [--sizes N,N,...] [--colls bcast,reduce,barrier] "
+                            "[--methods SUBSTRING] [--quick] [-v]   (sizes <= %d)\n", G.wsize);
+        MPI_Finalize();
+        return 2;
+    }
+    for (int i = 0; i < nsizes; i++) /* descending, for the phases */
+        for (int j = i + 1; j < nsizes; j++)
+            if (sizes[j] > sizes[i]) {
+                int x = sizes[i];
+                sizes[i] = sizes[j];
+                sizes[j] = x;
+            }
+    if (mt_init() < 0) {
+        fprintf(stderr, "matrix: cannot create the test datatypes/ops\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    init_combos();
+    G.methods = G.selftest ? selftest_methods : cs_methods;
+    for (int c = 0; c < CS_NCOLL; c++) {
+        int n;
+        G.methods((enum cs_coll)c, &n);
+        G.st[c] = calloc((size_t)n, sizeof(stats));
+    }
+    double t0 = MPI_Wtime();
+    run_sizes(sizes, nsizes);
+    int bad = summary();
+    if (G.wrank == 0)
+        printf("matrix: %d ranks, %.1f s, %s\n", G.wsize, MPI_Wtime() - t0,
+               G.selftest ? (bad ? "FAILED: a broken method went unnoticed"
+                                 : "every broken method was caught")
+                          : (bad ? "FAILED" : "all matched"));
+    mt_finalize();
+    for (int c = 0; c < CS_NCOLL; c++)
+        free(G.st[c]);
+    MPI_Finalize();
+    return bad;
+}

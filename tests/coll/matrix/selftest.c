@@ -1,0 +1,126 @@
+/* Deliberately broken methods for `matrix --selftest`: the matrix must
+ * report every one of them as failing (so a matrix that passes is known to
+ * be able to fail).  Entry 0 of each table stands for native, as in the
+ * registry. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../../shim/coll/coll.h"
+#include "selftest.h"
+
+#define TAG 999
+
+static int native_bcast(const cs_call *c, const cs_method *m)
+{
+    (void)m;
+    return PMPI_Bcast(c->buf, c->count, c->dt, c->root, c->comm);
+}
+
+/* Linear bcast that forgets the last rank. */
+static int bcast_skip_last(const cs_call *c, const cs_method *m)
+{
+    (void)m;
+    int last = c->root == c->size - 1 ? c->size - 2 : c->size - 1;
+    if (c->rank == c->root) {
+        for (int r = 0; r < c->size; r++)
+            if (r != c->root && r != last)
+                PMPI_Send(c->buf, c->count, c->dt, r, TAG, c->pcomm);
+    } else if (c->rank != last) {
+        PMPI_Recv(c->buf, c->count, c->dt, c->root, TAG, c->pcomm, MPI_STATUS_IGNORE);
+    }
+    return MPI_SUCCESS;
+}
+
+/* Correct data, but writes the byte just past the data (a gap or beyond). */
+static int bcast_overrun(const cs_call *c, const cs_method *m)
+{
+    (void)m;
+    int rc = PMPI_Bcast(c->buf, c->count, c->dt, c->root, c->comm);
+    MPI_Aint tlb, text, lb, ext;
+    PMPI_Type_get_true_extent(c->dt, &tlb, &text);
+    PMPI_Type_get_extent(c->dt, &lb, &ext);
+    if (c->rank != c->root && c->count > 0)
+        ((char *)c->buf)[tlb + (c->count - 1) * ext + text] ^= 0x5a;
+    return rc;
+}
+
+/* Linear reduce combining in reverse rank order: wrong for a
+ * non-commutative op. */
+static int reduce_reversed(const cs_call *c, const cs_method *m)
+{
+    (void)m;
+    MPI_Aint lb, ext, tlb, text;
+    PMPI_Type_get_extent(c->dt, &lb, &ext);
+    PMPI_Type_get_true_extent(c->dt, &tlb, &text);
+    const void *mine = c->sendbuf == MPI_IN_PLACE ? c->buf : c->sendbuf;
+    if (c->rank != c->root)
+        return PMPI_Send(mine, c->count, c->dt, c->root, TAG, c->pcomm);
+    size_t span = c->count ? (size_t)((c->count - 1) * ext + text) : 0;
+    char *tmp = malloc(span + 1), *acc = malloc(span + 1);
+    if (!tmp || !acc) {
+        free(tmp);
+        free(acc);
+        return MPI_ERR_NO_MEM;
+    }
+    /* acc = x(p-1) op ... op x0 */
+    int first = 1;
+    for (int r = c->size - 1; r >= 0; r--) {
+        char *dst = first ? acc - tlb : tmp - tlb;
+        if (r == c->rank)
+            PMPI_Sendrecv(mine, c->count, c->dt, 0, 0, dst, c->count, c->dt, 0, 0, MPI_COMM_SELF,
+                          MPI_STATUS_IGNORE);
+        else
+            PMPI_Recv(dst, c->count, c->dt, r, TAG, c->pcomm, MPI_STATUS_IGNORE);
+        if (!first) /* acc = acc op x_r: reduce_local(in, inout) = in op inout */
+            PMPI_Reduce_local(acc - tlb, tmp - tlb, c->count, c->dt, c->op),
+                memcpy(acc, tmp, span);
+        first = 0;
+    }
+    PMPI_Sendrecv(acc - tlb, c->count, c->dt, 0, 0, c->buf, c->count, c->dt, 0, 0, MPI_COMM_SELF,
+                  MPI_STATUS_IGNORE);
+    free(tmp);
+    free(acc);
+    return MPI_SUCCESS;
+}
+
+static int reduce_native(const cs_call *c, const cs_method *m)
+{
+    (void)m;
+    return PMPI_Reduce(c->sendbuf, c->buf, c->count, c->dt, c->op, c->root, c->comm);
+}
+
+/* A barrier that does not wait. */
+static int barrier_none(const cs_call *c, const cs_method *m)
+{
+    (void)c, (void)m;
+    return MPI_SUCCESS;
+}
+
+static int barrier_native(const cs_call *c, const cs_method *m)
+{
+    (void)m;
+    return PMPI_Barrier(c->comm);
+}
+
+static const cs_method bcast_t[] = {
+    {"bcast.native", CS_BCAST, "native", 0, 0, "", NULL, native_bcast},
+    {"selftest.bcast_skip_last", CS_BCAST, "broken", 0, 0, "", NULL, bcast_skip_last},
+    {"selftest.bcast_overrun", CS_BCAST, "broken", 0, 0, "", NULL, bcast_overrun},
+};
+static const cs_method reduce_t[] = {
+    {"reduce.native", CS_REDUCE, "native", 0, 0, "", NULL, reduce_native},
+    {"selftest.reduce_reversed", CS_REDUCE, "broken", 0, 0, "", NULL, reduce_reversed},
+};
+static const cs_method barrier_t[] = {
+    {"barrier.native", CS_BARRIER, "native", 0, 0, "", NULL, barrier_native},
+    {"selftest.barrier_none", CS_BARRIER, "broken", 0, 0, "", NULL, barrier_none},
+};
+
+const cs_method *selftest_methods(enum cs_coll c, int *n)
+{
+    switch (c) {
+    case CS_BCAST: *n = 3; return bcast_t;
+    case CS_REDUCE: *n = 2; return reduce_t;
+    default: *n = 2; return barrier_t;
+    }
+}

@@ -1,0 +1,151 @@
+/* mkprofile: write profiles with known content for the `collsel show` tests.
+ *   mkprofile golden FILE   a fixed 8-rank profile (2 nodes x 4), built the
+ *                           way the shim builds one: per-rank cells filled
+ *                           with cs_cell_record, merged rank by rank
+ *   mkprofile bad DIR       damaged variants of it, one per way a file can be
+ *                           bad (names say how), for the exit-code tests */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../record/profile.h"
+
+static void die(const char *what, const cs_err *e)
+{
+    fprintf(stderr, "mkprofile: %s: %s\n", what, e ? e->msg : "failed");
+    exit(1);
+}
+
+/* n calls of one collective on one rank. */
+static void calls(cs_profile *rank, int coll, uint32_t comm, int n, uint64_t (*bytes)(int),
+                  int (*root)(int), double t0, int r)
+{
+    cs_profile one;
+    cs_profile_init(&one);
+    for (int i = 0; i < n; i++) {
+        uint64_t b = bytes(i);
+        cs_cell c;
+        memset(&c, 0, sizeof c);
+        c.coll = (uint32_t)coll;
+        c.comm_size = comm;
+        c.bin = (uint32_t)cs_bin_of(b);
+        cs_cell_record(&c, b, root ? root(i) : -1, t0 * (1 + 0.125 * r + 0.0625 * (i % 4)));
+        if (cs_profile_add_cell(&one, &c) < 0)
+            die("add_cell", NULL);
+    }
+    if (cs_profile_merge(rank, &one) < 0)
+        die("merge", NULL);
+    cs_profile_free(&one);
+}
+
+static uint64_t b16(int i) { return (void)i, 16; }
+static uint64_t b2m(int i) { return (void)i, 2u << 20; }
+static uint64_t b48(int i) { return (void)i, 48; }
+static uint64_t b8k(int i) { return (void)i, 8192; }
+static uint64_t b24(int i) { return (void)i, 24; }
+static uint64_t b0(int i) { return (void)i, 0; }
+static uint64_t bmix(int i) { return 1000 + (uint64_t)(i % 6) * (i % 3 ? 4 : 1); }
+static int root0(int i) { return (void)i, 0; }
+static int root3(int i) { return (void)i, 3; }
+static int rootstep(int i) { return i % 4; }
+
+static void golden(cs_profile *p)
+{
+    cs_profile_init(p);
+    for (int r = 0; r < 8; r++) {
+        cs_profile rank;
+        cs_profile_init(&rank);
+        rank.nranks = 1;
+        rank.complete = 1;
+        calls(&rank, CS_R_ALLREDUCE, 8, 400, b16, NULL, 20e-6, r);
+        calls(&rank, CS_R_BCAST, 8, 10, b2m, root0, 1.5e-3, r);
+        calls(&rank, CS_R_BCAST, 8, 1, b48, root0, 8e-6, r);
+        calls(&rank, CS_R_BCAST, 4, 40, b8k, rootstep, 30e-6, r);
+        calls(&rank, CS_R_REDUCE, 4, 40, b24, root3, 12e-6, r);
+        calls(&rank, CS_R_REDUCE, 8, 30, bmix, root0, 25e-6, r);
+        calls(&rank, CS_R_BARRIER, 8, 40, b0, NULL, 40e-6, r);
+        cs_profile_add_site(&rank, CS_R_ALLREDUCE, "example_app+0x1f3c residual+0x4c", 400, 400 * 20e-6);
+        cs_profile_add_site(&rank, CS_R_BCAST, "example_app+0x2210 load_table+0x31", 10, 10 * 1.5e-3);
+        cs_profile_add_site(&rank, CS_R_BCAST, "example_app+0x1a00 setup+0x22 \"params\" \\ \xc3\xa9", 1, 8e-6);
+        cs_profile_add_site(&rank, CS_R_BCAST, "example_app+0x2300 row_step+0x10", 40, 40 * 30e-6);
+        cs_profile_add_site(&rank, CS_R_REDUCE, "example_app+0x2310 row_step+0x60", 40, 40 * 12e-6);
+        cs_profile_add_site(&rank, CS_R_REDUCE, "libsolver.so+0x9f0 norms+0x4c", 30, 30 * 25e-6);
+        cs_profile_add_site(&rank, CS_R_BARRIER, "example_app+0x2400 main+0x1b8", 40, 40 * 40e-6);
+        if (cs_profile_merge(p, &rank) < 0)
+            die("merge", NULL);
+        cs_profile_free(&rank);
+    }
+    cs_profile_trim_sites(p, 5);
+    cs_profile_sort(p);
+    p->meta.mpi_library = strdup("Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4");
+    p->meta.cmdline = strdup("./example_app --steps 40 --name \"run 1\"");
+    p->meta.hostname0 = strdup("node01");
+    p->meta.world_size = 8;
+    p->meta.nnodes = 2;
+    p->meta.ranks_per_node = 4;
+    p->meta.start_time = 1763820000;
+    p->meta.duration = 3.75;
+}
+
+static void put(const char *dir, const char *name, const void *data, size_t n)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f || (n && fwrite(data, 1, n, f) != n) || fclose(f) != 0) {
+        perror(path);
+        exit(1);
+    }
+}
+
+static void bad(const char *dir, const unsigned char *img, size_t n)
+{
+    unsigned char *b = malloc(n);
+    memcpy(b, img, n);
+    put(dir, "empty.prof", b, 0);
+    put(dir, "trunc-4.prof", b, 4);
+    put(dir, "trunc-header.prof", b, 20);
+    put(dir, "trunc-24.prof", b, CS_PROFILE_HEADER);
+    put(dir, "trunc-half.prof", b, n / 2);
+    put(dir, "trunc-last.prof", b, n - 1);
+    b[0] ^= 0x01;
+    put(dir, "flip-magic.prof", b, n);
+    b[0] ^= 0x01;
+    b[13] ^= 0x40;
+    put(dir, "flip-length.prof", b, n);
+    b[13] ^= 0x40;
+    b[CS_PROFILE_HEADER + n / 3] ^= 0x08;
+    put(dir, "flip-payload.prof", b, n);
+    b[CS_PROFILE_HEADER + n / 3] ^= 0x08;
+    b[8] = 7;
+    put(dir, "newer.prof", b, n);
+    free(b);
+    static const unsigned char png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n',
+                                        0,    0,   0,   13,  'I',  'H',  'D',  'R'};
+    put(dir, "foreign-png.prof", png, sizeof png);
+    const char *text = "collective,comm_size,msg_bytes,method,median_us,min_us,max_us,reps\n";
+    put(dir, "foreign-text.prof", text, strlen(text));
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3 || (strcmp(argv[1], "golden") && strcmp(argv[1], "bad"))) {
+        fprintf(stderr, "usage: mkprofile golden FILE | mkprofile bad DIR\n");
+        return 2;
+    }
+    cs_profile p;
+    cs_err e;
+    golden(&p);
+    if (!strcmp(argv[1], "golden")) {
+        if (cs_profile_write(&p, argv[2], &e) < 0)
+            die(argv[2], &e);
+    } else {
+        cs_buf img = {0};
+        if (cs_profile_encode(&p, &img, &e) < 0)
+            die("encode", &e);
+        bad(argv[2], img.p, img.n);
+        cs_buf_free(&img);
+    }
+    cs_profile_free(&p);
+    return 0;
+}

@@ -1,0 +1,289 @@
+/* Unit test: serialisation and file round trips, partial files and
+ * cs_profile_load, and rejection of empty, truncated, corrupted, foreign and
+ * newer-version files (every truncation length, every flipped byte). */
+#include <dirent.h>
+#include <unistd.h>
+
+#include "testprof.h"
+
+static char dir[256];
+
+static void path_in(char *buf, size_t len, const char *name)
+{
+    snprintf(buf, len, "%s/%s", dir, name);
+}
+
+static void put_file(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(data, 1, n, f) != n || fclose(f) != 0) {
+        perror(path);
+        exit(1);
+    }
+}
+
+static void sample(cs_profile *p)
+{
+    t_random_profile(p, 25, 6);
+    p->meta.mpi_library = strdup("Open MPI v4.1.4 \"test\"");
+    p->meta.cmdline = strdup("./app --n 3\tx");
+    p->meta.hostname0 = strdup("node0");
+    p->meta.world_size = 8;
+    p->meta.nnodes = 2;
+    p->meta.ranks_per_node = 4;
+    p->meta.start_time = 1700000000;
+    p->meta.duration = 12.25;
+    p->complete = 1;
+}
+
+static void test_roundtrip(void)
+{
+    cs_profile p, q;
+    cs_buf b = {0};
+    cs_err e;
+    char path[512];
+    sample(&p);
+    T_CHECK(cs_profile_serialize(&p, &b) == 0, "serialize");
+    T_CHECK(cs_profile_deserialize(&q, b.p, b.n, &e) == 0, "deserialize: %s", e.msg);
+    T_CHECK(t_profile_eq(&p, &q, "serialize round trip"), "wire");
+    cs_profile_free(&q);
+    /* every strict prefix of the serialisation fails cleanly */
+    for (size_t n = 0; n < b.n; n++) {
+        int rc = cs_profile_deserialize(&q, b.p, n, &e);
+        T_CHECK(rc < 0 && q.ncells == 0, "prefix of %zu bytes accepted", n);
+    }
+    cs_buf_u8(&b, 0);
+    T_CHECK(cs_profile_deserialize(&q, b.p, b.n, &e) < 0 && strstr(e.msg, "after"),
+            "trailing byte accepted: %s", e.msg);
+    cs_buf_free(&b);
+
+    path_in(path, sizeof path, "a.prof");
+    T_CHECK(cs_profile_write(&p, path, &e) == 0, "write: %s", e.msg);
+    T_CHECK(cs_profile_read(&q, path, &e) == 0, "read: %s", e.msg);
+    T_CHECK(t_profile_eq(&p, &q, "file round trip"), "file");
+    cs_profile_free(&q);
+
+    /* encode + the signal-safe writer give the same file */
+    cs_buf img = {0};
+    T_CHECK(cs_profile_encode(&p, &img, &e) == 0, "encode");
+    path_in(path, sizeof path, "raw.prof");
+    T_CHECK(cs_profile_write_raw(path, img.p, img.n) == 0, "write_raw");
+    T_CHECK(cs_profile_read(&q, path, &e) == 0, "read raw: %s", e.msg);
+    T_CHECK(t_profile_eq(&p, &q, "raw round trip"), "raw");
+    cs_profile_free(&q);
+    T_CHECK(cs_profile_write_raw("/nonexistent-dir/x.prof", img.p, img.n) < 0, "bad dir fails");
+    cs_buf_free(&img);
+    cs_profile_free(&p);
+
+    /* an empty profile round-trips too */
+    cs_profile_init(&p);
+    path_in(path, sizeof path, "empty.prof");
+    T_CHECK(cs_profile_write(&p, path, &e) == 0 && cs_profile_read(&q, path, &e) == 0, "%s", e.msg);
+    T_CHECK(t_profile_eq(&p, &q, "empty profile"), "empty");
+    cs_profile_free(&q);
+}
+
+static void expect_reject(const void *data, size_t n, const char *name, const char *want)
+{
+    cs_profile q;
+    cs_err e = {""};
+    char path[512];
+    path_in(path, sizeof path, name);
+    put_file(path, data, n);
+    int rc = cs_profile_read(&q, path, &e);
+    T_CHECK(rc < 0, "%s accepted", name);
+    T_CHECK(strstr(e.msg, path) != NULL, "%s: message does not name the file: %s", name, e.msg);
+    T_CHECK(!want || strstr(e.msg, want), "%s: message '%s' lacks '%s'", name, e.msg, want);
+    T_CHECK(q.ncells == 0 && q.cells == NULL, "%s: profile left filled", name);
+}
+
+static void test_rejects(void)
+{
+    cs_profile p, q;
+    cs_buf img = {0};
+    cs_err e;
+    sample(&p);
+    cs_profile_encode(&p, &img, &e);
+    unsigned char *b = malloc(img.n + 16);
+    memcpy(b, img.p, img.n);
+
+    expect_reject(b, 0, "empty.bad", "empty file");
+    expect_reject(b, 5, "trunc5.bad", "truncated");
+    expect_reject(b, 20, "trunc20.bad", "truncated");
+    expect_reject(b, CS_PROFILE_HEADER, "trunc24.bad", "truncated");
+    expect_reject(b, img.n / 2, "trunchalf.bad", "truncated");
+    expect_reject(b, img.n - 1, "trunclast.bad", "truncated");
+    /* every length, in memory */
+    for (size_t n = 0; n < img.n; n++)
+        T_CHECK(cs_profile_decode(&q, b, n, "mem", &e) < 0, "truncated to %zu accepted", n);
+    /* every single flipped byte, header and payload */
+    for (size_t i = 0; i < img.n; i++) {
+        b[i] ^= 0x5a;
+        T_CHECK(cs_profile_decode(&q, b, img.n, "mem", &e) < 0, "flipped byte %zu accepted", i);
+        b[i] ^= 0x5a;
+    }
+    b[CS_PROFILE_HEADER + 3] ^= 1;
+    expect_reject(b, img.n, "flip-payload.bad", "checksum");
+    b[CS_PROFILE_HEADER + 3] ^= 1;
+    b[2] ^= 0x20;
+    expect_reject(b, img.n, "flip-magic.bad", "not a collsel profile");
+    b[2] ^= 0x20;
+    b[21] ^= 0x10;
+    expect_reject(b, img.n, "flip-crc.bad", "checksum");
+    b[21] ^= 0x10;
+    memset(b + img.n, 0, 16);
+    expect_reject(b, img.n + 3, "trailing.bad", "unexpected bytes");
+
+    b[8] = 2;
+    expect_reject(b, img.n, "newer.bad", "written by a newer collsel (format v2, this reads up to v1)");
+    b[8] = 0;
+    expect_reject(b, img.n, "v0.bad", "invalid format version 0");
+    b[8] = 1;
+    T_CHECK(cs_profile_decode(&q, b, img.n, "mem", &e) == 0, "restored image: %s", e.msg);
+    cs_profile_free(&q);
+
+    static const unsigned char png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13,
+                                        'I', 'H', 'D', 'R', 0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0};
+    expect_reject(png, sizeof png, "image.png", "PNG");
+    const char *csv = "collective,comm_size,msg_bytes,method,median_us,min_us,max_us,reps\n";
+    expect_reject(csv, strlen(csv), "perf.csv", "not a collsel profile");
+    expect_reject("COLLSELT", 8, "tree.bad", "another kind of collsel file");
+
+    /* a payload with an absurd count, properly framed and checksummed */
+    cs_buf raw = {0};
+    cs_profile_init(&q);
+    cs_profile_serialize(&q, &raw); /* empty: ... u64 ncells, u64 nsites */
+    raw.n -= 16;
+    cs_buf_u64(&raw, (uint64_t)1 << 40);
+    cs_buf_u64(&raw, 0);
+    T_CHECK(cs_profile_deserialize(&q, raw.p, raw.n, &e) < 0 && strstr(e.msg, "absurd"),
+            "absurd cell count: %s", e.msg);
+    cs_buf_free(&raw);
+    /* cells out of order, unknown collective */
+    cs_buf w = {0};
+    cs_profile_serialize(&p, &w);
+    cs_profile tmp;
+    T_CHECK(cs_profile_deserialize(&tmp, w.p, w.n, &e) == 0, "%s", e.msg);
+    cs_profile_free(&tmp);
+    /* swap the first two cells in memory, serialize without sorting */
+    if (p.ncells >= 2) {
+        cs_cell c0 = p.cells[0];
+        p.cells[0] = p.cells[1];
+        p.cells[1] = c0;
+        cs_buf w2 = {0};
+        cs_profile_serialize(&p, &w2);
+        T_CHECK(cs_profile_deserialize(&tmp, w2.p, w2.n, &e) < 0 && strstr(e.msg, "order"),
+                "out-of-order cells: %s", e.msg);
+        cs_buf_free(&w2);
+        p.cells[1] = p.cells[0];
+        p.cells[0] = c0;
+        p.cells[0].coll = CS_R_N;
+        cs_profile_serialize(&p, &w2);
+        T_CHECK(cs_profile_deserialize(&tmp, w2.p, w2.n, &e) < 0 && strstr(e.msg, "collective"),
+                "bad collective: %s", e.msg);
+        cs_buf_free(&w2);
+    }
+    cs_buf_free(&w);
+    free(b);
+    cs_buf_free(&img);
+    cs_profile_free(&p);
+}
+
+static void test_partials(void)
+{
+    cs_profile p, q, want;
+    cs_err e;
+    char path[512], part[512];
+    sample(&p);
+    path_in(path, sizeof path, "run.prof");
+    T_CHECK(cs_profile_partial_path(part, sizeof part, path, 12) == 0 &&
+                !strcmp(part + strlen(part) - 19, "run.prof.partial.12"),
+            "partial path %s", part);
+    T_CHECK(cs_profile_partial_path(part, 8, path, 1) < 0, "too small buffer");
+
+    e.msg[0] = 0;
+    T_CHECK(cs_profile_load(&q, path, &e) < 0 && strstr(e.msg, path), "nothing there: %s", e.msg);
+
+    /* two partial files only (rank 3 and rank 10) */
+    cs_profile_partial_path(part, sizeof part, path, 10);
+    cs_profile_write(&p, part, &e);
+    cs_profile_partial_path(part, sizeof part, path, 3);
+    cs_profile_write(&p, part, &e);
+    path_in(part, sizeof part, "run.prof.partial.4.tmp.99"); /* a writer's leftover */
+    put_file(part, "junk", 4);
+    path_in(part, sizeof part, "run.prof.partial.x");
+    put_file(part, "junk", 4);
+    path_in(part, sizeof part, "xrun.prof.partial.1");
+    put_file(part, "junk", 4);
+    T_CHECK(cs_profile_load(&q, path, &e) == 0, "partials only: %s", e.msg);
+    cs_profile_init(&want);
+    cs_profile_merge(&want, &p);
+    cs_profile_merge(&want, &p);
+    want.complete = 0;
+    cs_profile_sort(&want);
+    cs_profile_sort(&q);
+    T_CHECK(q.npartial == 2 && q.complete == 0, "npartial %u complete %u", q.npartial, q.complete);
+    T_CHECK(t_profile_eq(&q, &want, "two partials"), "merged partials");
+    cs_profile_free(&q);
+
+    /* the main file too: three copies merged, still incomplete */
+    cs_profile_write(&p, path, &e);
+    T_CHECK(cs_profile_load(&q, path, &e) == 0, "%s", e.msg);
+    cs_profile_merge(&want, &p);
+    cs_profile_sort(&want);
+    cs_profile_sort(&q);
+    T_CHECK(q.npartial == 2 && q.complete == 0 && q.nranks == 3 * p.nranks, "three files");
+    T_CHECK(t_profile_eq(&q, &want, "main + two partials"), "merged");
+    cs_profile_free(&q);
+
+    /* a corrupted partial file is an error naming it */
+    cs_profile_partial_path(part, sizeof part, path, 3);
+    put_file(part, "COLLSELP", 8);
+    T_CHECK(cs_profile_load(&q, path, &e) < 0 && strstr(e.msg, part), "bad partial: %s", e.msg);
+
+    /* main file alone: complete as written */
+    unlink(part);
+    cs_profile_partial_path(part, sizeof part, path, 10);
+    unlink(part);
+    T_CHECK(cs_profile_load(&q, path, &e) == 0 && q.complete == 1 && q.npartial == 0, "main only");
+    cs_profile_free(&q);
+    /* a relative path in the current directory */
+    T_CHECK(chdir(dir) == 0, "chdir");
+    T_CHECK(cs_profile_load(&q, "run.prof", &e) == 0 && q.complete == 1, "relative: %s", e.msg);
+    cs_profile_free(&q);
+    cs_profile_free(&want);
+    cs_profile_free(&p);
+}
+
+static void cleanup(void)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    char path[512];
+    while (d && (de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.')
+            continue;
+        path_in(path, sizeof path, de->d_name);
+        unlink(path);
+    }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/cs-record-test-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        perror(dir);
+        return 1;
+    }
+    test_roundtrip();
+    test_rejects();
+    test_partials();
+    cleanup();
+    if (t_failures)
+        fprintf(stderr, "test_format: %d failures\n", t_failures);
+    return t_failures != 0;
+}

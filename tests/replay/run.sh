@@ -1,0 +1,84 @@
+#!/bin/sh
+# tests/replay/run.sh CASE MPIEXEC_SH FLAVOUR REPLAY CHECK_PERF MKPROF COLLSEL
+# The MPI tests of collsel-replay, one CASE per meson test (steps of a case
+# depend on each other: replay -> check -> tune -> mix).
+#   grid     tiny grids at 2 and 3 ranks -> valid perf tables (check_perf)
+#   profile  a small profile -> exactly its cells; tune a tree; --mix prints
+#            a ratio (text and CSV)
+#   args     bad arguments exit 2 with a clear message
+set -u
+case_=$1 mpiexec=$2 flavour=$3 replay=$4 check=$5 mkprof=$6 collsel=$7
+T=$(mktemp -d "${TMPDIR:-/tmp}/cs-replay-test.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+run() { "$mpiexec" "$flavour" "$@"; }
+
+case "$case_" in
+grid)
+    run 2 "$replay" --grid cs=2,ms=8,64k --time-per-point 0.2 -o "$T/g2.csv" || fail "replay at 2 ranks"
+    run 1 "$check" "$T/g2.csv" bcast:2:8 bcast:2:65536 reduce:2:8 reduce:2:65536 barrier:2:0 ||
+        fail "perf table at 2 ranks"
+    head -1 "$T/g2.csv" | grep -q '^# collsel perf' || fail "no perf magic line"
+    # 3 ranks: comm size 2 is the first two ranks, the third waits
+    run 3 "$replay" --grid cs=2:3,ms=1k --methods 'bcast.bin*,reduce.binomial,barrier' \
+        --time-per-point 0.2 -o "$T/g3.csv" || fail "replay at 3 ranks"
+    grep -q 'bcast.binomial' "$T/g3.csv" || fail "bcast.binomial not measured"
+    grep -q '^bcast,3,1024,bcast.native,' "$T/g3.csv" || fail "no native row at 3 ranks"
+    grep -q 'bcast.knomial' "$T/g3.csv" && fail "--methods did not restrict"
+    grep -q 'reduce.linear' "$T/g3.csv" && fail "--methods did not restrict reduce"
+    grep -c '^barrier,[23],0,barrier\.' "$T/g3.csv" | grep -q '^[1-9]' || fail "barrier rows missing"
+    ;;
+profile)
+    "$mkprof" "$T/app.prof" Bcast:2:100:50:fixed:1 Bcast:2:40000:20 Reduce:2:800:30:varying \
+        Barrier:2:0:10 Allreduce:2:8:100 Bcast:8:64:5 || fail "mkprof"
+    run 2 "$replay" --profile "$T/app.prof" --time-per-point 0.2 -o "$T/p.csv" 2>"$T/err" ||
+        { cat "$T/err" >&2; fail "replay of the profile"; }
+    cat "$T/err" >&2
+    grep -q 'need more than 2 ranks' "$T/err" || fail "the 8-rank cell was not reported as skipped"
+    run 1 "$check" "$T/p.csv" bcast:2:100 bcast:2:40000 reduce:2:800 barrier:2:0 ||
+        fail "perf table of the profile"
+    "$collsel" tune --perf "$T/p.csv" --profile "$T/app.prof" -o "$T/app.tree" >"$T/tune.out" ||
+        { cat "$T/tune.out"; fail "collsel tune"; }
+    run 2 "$replay" --mix "$T/app.prof" --tree "$T/app.tree" --budget 1 --rounds 2 >"$T/mix.txt" ||
+        fail "--mix"
+    cat "$T/mix.txt"
+    grep -Eq 'ratio tuned/native [0-9]+\.[0-9]+' "$T/mix.txt" || fail "--mix printed no ratio"
+    for p in 'bcast +2 +100 B' 'bcast +2 +39.1 KiB' 'reduce +2 +800 B' 'barrier +2 +-'; do
+        grep -Eq "^$p " "$T/mix.txt" || fail "--mix: no row for '$p'"
+    done
+    run 2 "$replay" --mix "$T/app.prof" --tree "$T/app.tree" --budget 0.5 --rounds 2 --csv \
+        >"$T/mix.csv" || fail "--mix --csv"
+    [ "$(head -1 "$T/mix.csv" | cut -d, -f1-3)" = "collective,comm_size,msg_bytes" ] ||
+        fail "--mix --csv header"
+    [ "$(grep -c '^[a-z]*,2,' "$T/mix.csv")" = 4 ] || fail "--mix --csv: not 4 points"
+    grep -Eq '^total,.*,[0-9]+\.[0-9]+,[01]$' "$T/mix.csv" || fail "--mix --csv: no total ratio"
+    ;;
+args)
+    expect2() { # expect2 PATTERN CMD...: exit status 2 and PATTERN on stderr
+        pat=$1; shift
+        "$@" >"$T/out" 2>"$T/err"; rc=$?
+        [ $rc = 2 ] || { cat "$T/err"; fail "exit $rc (not 2): $*"; }
+        grep -q -- "$pat" "$T/err" || { cat "$T/err"; fail "no '$pat' in the message of: $*"; }
+    }
+    "$replay" --help | grep -q -- '--grid SPEC' || fail "--help"
+    expect2 'missing -o' "$replay" --grid cs=2
+    expect2 'cs range 4:2' "$replay" --grid cs=4:2 -o "$T/x.csv"
+    expect2 "unknown clause 'xs'" "$replay" --grid xs=2 -o "$T/x.csv"
+    expect2 "'bcast.nosuch' matches no method" "$replay" --methods bcast.nosuch -o "$T/x.csv"
+    expect2 'bcast.native' "$replay" --methods bcast.nosuch -o "$T/x.csv"
+    expect2 "unknown collective 'alltoall'" "$replay" --colls alltoall -o "$T/x.csv"
+    expect2 'needs --tree' "$replay" --mix "$T/app.prof"
+    expect2 "unknown option '--frobnicate'" "$replay" --frobnicate -o "$T/x.csv"
+    expect2 "time-per-point '-1'" "$replay" --time-per-point -1 -o "$T/x.csv"
+    expect2 'rounds' "$replay" --mix a --tree b --rounds 0
+    # input errors found under MPI: the file is named
+    expect2 "$T/nonexistent.prof" run 2 "$replay" --profile "$T/nonexistent.prof" -o "$T/x.csv"
+    echo "not a profile" >"$T/bad.prof"
+    expect2 "$T/bad.prof" run 2 "$replay" --profile "$T/bad.prof" -o "$T/x.csv"
+    expect2 "$T/nodir" run 2 "$replay" --grid cs=2,ms=8 -o "$T/nodir/x.csv"
+    [ -e "$T/x.csv" ] && fail "a failed run left a perf table"
+    ;;
+*)
+    fail "unknown case '$case_'" ;;
+esac
+echo "ok: replay $case_"

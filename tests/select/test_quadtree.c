@@ -1,0 +1,321 @@
+/* Unit tests of the decision maps and the quadtree: map completion,
+ * threshold and depth semantics, exact trees, the O(1) lookup and its
+ * boundaries, leaves, and the profile-weighted refinement. */
+#include "sel_test.h"
+#include "../../select/tree_impl.h"
+
+static const char *const names4[] = {"bcast.native", "bcast.a", "bcast.b", "bcast.c"};
+
+static void build(cs_tree *t, const cs_perf *p, const cs_profile *prof, const cs_tune_opts *o,
+                  cs_map *m)
+{
+    cs_err e;
+    MUST(cs_map_build(m, p, CS_BCAST, prof, &e), e);
+    MUST(cs_tree_build(t, m, o, &e), e);
+}
+
+static int first_choice(const cs_tree *t, uint32_t cs, uint64_t ms)
+{
+    const uint16_t *ids;
+    int n = cs_tree_decide(t, CS_BCAST, cs, ms, &ids);
+    return n > 0 ? ids[0] : -1;
+}
+
+/* ---- completion ---- */
+static void test_completion(void)
+{
+    cs_perf p;
+    cs_perf_init(&p);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            if (i != 1 || j != 1)
+                add_row(&p, CS_BCAST, 2u << i, 1ull << (2 * j), "bcast.native", 10 + 3 * i + j);
+    add_row(&p, CS_BCAST, 2, 1, "bcast.a", 1);
+    add_row(&p, CS_BCAST, 8, 16, "bcast.a", 100);
+    cs_map m;
+    cs_grid g;
+    cs_err e;
+    MUST(cs_map_build(&m, &p, CS_BCAST, NULL, &e), e);
+    CHECK(m.ncs == 3 && m.nms == 3 && m.nmethods == 2, "axes %d x %d, %d methods", m.ncs, m.nms,
+          m.nmethods);
+    CHECK(!strcmp(m.methods[0], "bcast.native"), "native first, got %s", m.methods[0]);
+    CHECK(isnan(cs_map_time(&m, 1, 1, 0)), "(1,1) unmeasured in the map");
+    CHECK(cs_map_best(&m, 0, 0) == 1 && cs_map_best(&m, 2, 2) == 0 && cs_map_best(&m, 1, 1) == -1,
+          "map best");
+    MUST(cs_grid_build(&g, &m, &e), e);
+    CHECK(g.k == 2 && g.n == 4, "k %d", g.k);
+#define GT(x, y, meth) g.t[((x) * g.n + (y)) * g.nm + (meth)]
+    CHECK(GT(1, 1, 0) == 11, "native at (1,1) from nearest (0,1): %g", GT(1, 1, 0));
+    CHECK(GT(0, 1, 1) == 1, "a at (0,1) from (0,0): %g", GT(0, 1, 1));
+    CHECK(GT(2, 1, 1) == 100, "a at (2,1) from (2,2): %g", GT(2, 1, 1));
+    CHECK(GT(1, 1, 1) == 1, "a at (1,1): tie goes to smaller x: %g", GT(1, 1, 1));
+    CHECK(GT(3, 3, 0) == 18 && GT(3, 3, 1) == 100, "padding replicates (2,2)");
+    CHECK(GT(3, 0, 0) == GT(2, 0, 0) && GT(0, 3, 0) == GT(0, 2, 0), "padding replicates rows/cols");
+    CHECK(!g.measured[1 * 4 + 1] && g.measured[0] && !g.measured[3 * 4 + 0], "measured flags");
+    CHECK(g.best[0] == 1 && g.best[2 * 4 + 2] == 0 && g.best[3 * 4 + 3] == 0, "grid best");
+#undef GT
+    cs_grid_free(&g);
+    cs_map_free(&m);
+    cs_perf_free(&p);
+}
+
+/* ---- threshold and depth on a 4 x 4 map: 12 points A, one B per quadrant */
+static int best_4x4(int i, int j) { return (i % 2 == 0 && j % 2 == 0) ? 2 : 1; }
+
+static void test_threshold_depth(void)
+{
+    cs_perf p;
+    cs_perf_init(&p);
+    perf_from(&p, 4, 4, names4, 3, best_4x4);
+    struct {
+        double thr;
+        int depth, leaves, maxdepth, exact;
+    } cases[] = {
+        {75, -1, 1, 0, 0},   /* 75 % are A: one leaf */
+        {80, -1, 16, 2, 1},  /* every quadrant is 75 %: split down to cells */
+        {100, -1, 16, 2, 1}, /* exact */
+        {100, 1, 4, 1, 0},   /* depth cap 1 */
+        {100, 0, 1, 0, 0},   /* depth cap 0 */
+        {50, -1, 1, 0, 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cs_tune_opts o;
+        cs_tune_opts_default(&o);
+        o.threshold = cases[c].thr;
+        o.max_depth = cases[c].depth;
+        cs_tree *t = cs_tree_new();
+        cs_map m;
+        build(t, &p, NULL, &o, &m);
+        cs_tree_stats st;
+        cs_tree_stats_get(t, CS_BCAST, &st);
+        CHECK(st.leaves == (uint32_t)cases[c].leaves && st.max_depth == (uint32_t)cases[c].maxdepth,
+              "case %zu: threshold %g depth %d: %u leaves, max depth %u", c, cases[c].thr,
+              cases[c].depth, st.leaves, st.max_depth);
+        CHECK(st.nodes == (st.leaves - 1) / 3 * 4 + 1, "case %zu: nodes %u", c, st.nodes);
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++) {
+                int want = cases[c].exact ? best_4x4(i, j) : 1;
+                CHECK(first_choice(t, m.cs[i], m.ms[j]) == want, "case %zu (%d,%d)", c, i, j);
+            }
+        cs_tree_free(t);
+        cs_map_free(&m);
+    }
+    cs_perf_free(&p);
+}
+
+/* ---- exact trees, lookups, boundaries, leaves ---- */
+static unsigned rnd_state = 12345;
+static unsigned rnd(void) { return rnd_state = rnd_state * 1103515245u + 12345u, rnd_state >> 8; }
+static int rnd_map[8][8];
+static int best_rnd(int i, int j) { return rnd_map[i][j]; }
+static int best_checker(int i, int j) { return (i + j) % 2; }
+
+static int ref_col(const cs_map *m, uint64_t c)
+{
+    for (int i = 0; i + 1 < m->ncs; i++)
+        if (c <= ((uint64_t)m->cs[i] + m->cs[i + 1]) / 2)
+            return i;
+    return m->ncs - 1;
+}
+
+static int ref_row(const cs_map *m, uint64_t b)
+{
+    for (int j = 0; j + 1 < m->nms; j++)
+        if ((long double)b * b <= (long double)m->ms[j] * m->ms[j + 1])
+            return j;
+    return m->nms - 1;
+}
+
+static void test_exact_and_lookup(void)
+{
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 8; j++)
+            rnd_map[i][j] = (int)(rnd() % 4);
+    int (*fns[])(int, int) = {best_rnd, best_checker};
+    for (int f = 0; f < 2; f++) {
+        cs_perf p;
+        cs_perf_init(&p);
+        perf_from(&p, 8, 6, names4, 4, fns[f]); /* non-square: padded rows */
+        cs_tune_opts o;
+        cs_tune_opts_default(&o);
+        cs_tree *t = cs_tree_new();
+        cs_map m;
+        build(t, &p, NULL, &o, &m);
+        for (int i = 0; i < m.ncs; i++)
+            for (int j = 0; j < m.nms; j++)
+                CHECK(first_choice(t, m.cs[i], m.ms[j]) == fns[f](i, j), "map %d exact at (%d,%d)",
+                      f, i, j);
+        /* every input: flat table == quadtree descent == reference boundaries */
+        const uint16_t *cell[8][6];
+        for (int i = 0; i < m.ncs; i++)
+            for (int j = 0; j < m.nms; j++)
+                cs_tree_decide(t, CS_BCAST, m.cs[i], m.ms[j], &cell[i][j]);
+        uint64_t cvals[64], bvals[96];
+        int nc = 0, nb = 0;
+        cvals[nc++] = 0;
+        cvals[nc++] = 100000;
+        for (int i = 0; i < m.ncs; i++)
+            for (int d = -1; d <= 1; d++) {
+                cvals[nc++] = m.cs[i] + d;
+                if (i + 1 < m.ncs)
+                    cvals[nc++] = ((uint64_t)m.cs[i] + m.cs[i + 1]) / 2 + d;
+            }
+        bvals[nb++] = 0;
+        bvals[nb++] = UINT64_MAX;
+        for (int j = 0; j < m.nms; j++)
+            for (int d = -1; d <= 1; d++) {
+                bvals[nb++] = m.ms[j] + d;
+                if (j + 1 < m.nms)
+                    bvals[nb++] = (uint64_t)sqrtl((long double)m.ms[j] * m.ms[j + 1]) + d;
+            }
+        int bad = 0;
+        for (int a = 0; a < nc; a++)
+            for (int b = 0; b < nb; b++) {
+                const uint16_t *x, *y;
+                int n1 = cs_tree_decide(t, CS_BCAST, (uint32_t)cvals[a], bvals[b], &x);
+                int n2 = cs_tree_decide_qt(t, CS_BCAST, (uint32_t)cvals[a], bvals[b], &y);
+                if (n1 != n2 || x != y || x != cell[ref_col(&m, cvals[a])][ref_row(&m, bvals[b])])
+                    bad++;
+            }
+        CHECK(bad == 0, "map %d: %d lookups disagree with the reference boundaries", f, bad);
+        /* leaves: cover each real cell once; their ranges answer the leaf */
+        cs_leaf *lv;
+        size_t nl;
+        int cover[8][6] = {{0}};
+        cs_tree_leaves(t, CS_BCAST, &lv, &nl);
+        for (size_t l = 0; l < nl; l++) {
+            for (int x = lv[l].x0; x < lv[l].x1; x++)
+                for (int y = lv[l].y0; y < lv[l].y1; y++) {
+                    cover[x][y]++;
+                    CHECK(lv[l].ids[0] == fns[f](x, y), "leaf %zu exact at (%d,%d)", l, x, y);
+                }
+            uint64_t cs[2] = {lv[l].cs_lo, lv[l].cs_hi}, ms[2] = {lv[l].ms_lo, lv[l].ms_hi};
+            for (int a = 0; a < 4; a++) {
+                const uint16_t *ids;
+                int n = cs_tree_decide(t, CS_BCAST, (uint32_t)cs[a >> 1], ms[a & 1], &ids);
+                CHECK(ids == lv[l].ids && n == lv[l].n, "leaf %zu corner %d", l, a);
+            }
+            if (lv[l].cs_lo > 0) {
+                const uint16_t *ids;
+                cs_tree_decide(t, CS_BCAST, lv[l].cs_lo - 1, lv[l].ms_lo, &ids);
+                CHECK(ids != lv[l].ids, "leaf %zu: comm size below cs_lo is another leaf", l);
+            }
+            CHECK(lv[l].ids[lv[l].n - 1] == 0 || lv[l].n < 5, "leaf %zu ends with native", l);
+        }
+        for (int x = 0; x < m.ncs; x++)
+            for (int y = 0; y < m.nms; y++)
+                CHECK(cover[x][y] == 1, "cell (%d,%d) covered %d times", x, y, cover[x][y]);
+        if (f == 1) {
+            cs_tree_stats st;
+            cs_tree_stats_get(t, CS_BCAST, &st);
+            CHECK(nl == 48 && st.leaves == 64 && st.min_depth == 3,
+                  "checkerboard: %zu leaves listed, %u in all", nl, st.leaves);
+        }
+        free(lv);
+        cs_tree_free(t);
+        cs_map_free(&m);
+        cs_perf_free(&p);
+    }
+}
+
+/* ---- weighted refinement ---- */
+/* 8 x 8: the application calls only the 2 x 2 block x 6..7, y 0..1, where
+ * a and b alternate; elsewhere the best method changes every 2 x 2 block. */
+static int best_w(int i, int j)
+{
+    if (i >= 6 && j <= 1)
+        return 1 + (i + j) % 2;
+    return ((i / 2) * 3 + (j / 2) * 5 + 1) % 3 + 1;
+}
+
+static int called(int x, int y) { return x >= 6 && x < 8 && y <= 1; }
+
+static void test_weighted(void)
+{
+    cs_perf p;
+    cs_perf_init(&p);
+    perf_from(&p, 8, 8, names4, 4, best_w);
+    cs_profile prof;
+    memset(&prof, 0, sizeof prof);
+    cs_cell cells[4];
+    memset(cells, 0, sizeof cells);
+    for (int c = 0; c < 4; c++) {
+        uint32_t cs = 2u << (6 + c / 2);
+        uint64_t bytes = 1ull << (2 * (c % 2));
+        cells[c] = (cs_cell){.coll = CS_R_BCAST, .comm_size = cs, .bin = (uint32_t)cs_bin_of(bytes),
+                             .rank_calls = 1000ull * cs, .t_total = 0.5 * cs * (c + 1),
+                             .nsizes = 1};
+        cells[c].sizes[0].bytes = bytes;
+        cells[c].sizes[0].rank_calls = 1000ull * cs;
+    }
+    prof.cells = cells;
+    prof.ncells = 4;
+    cs_tune_opts o;
+    cs_tune_opts_default(&o);
+    o.max_leaves = 10;
+    o.mode = CS_TUNE_WEIGHTED;
+    cs_tree *tw = cs_tree_new(), *tb = cs_tree_new();
+    cs_map m;
+    build(tw, &p, &prof, &o, &m);
+    CHECK(m.w && fabs(m.w[6 * 8 + 0] - 0.5) < 1e-12 && fabs(m.w[7 * 8 + 1] - 2.0) < 1e-12 &&
+              m.w[0] == 0,
+          "weights: %g %g", m.w ? m.w[6 * 8] : -1, m.w ? m.w[7 * 8 + 1] : -1);
+    o.mode = CS_TUNE_BUDGET;
+    cs_err e;
+    MUST(cs_tree_build(tb, &m, &o, &e), e);
+    cs_tree_stats sw, sb;
+    cs_tree_stats_get(tw, CS_BCAST, &sw);
+    cs_tree_stats_get(tb, CS_BCAST, &sb);
+    CHECK(sw.leaves == 10 && sb.leaves == 10, "leaf budget: %u and %u leaves", sw.leaves, sb.leaves);
+    cs_pen_stats pw, pb;
+    MUST(cs_penalty_eval(tw, &m, &pw, NULL, NULL, &e), e);
+    MUST(cs_penalty_eval(tb, &m, &pb, NULL, NULL, &e), e);
+    CHECK(pw.nweighted == 4 && pb.nweighted == 4, "4 weighted points");
+    CHECK(pw.wmean == 0, "weighted tree is exact where called: %g", pw.wmean);
+    CHECK(pb.wmean > 0.5, "papers' tree with the same budget misses: %g", pb.wmean);
+    CHECK(pw.npoints == 64 && pw.mean > 0, "uniform penalty over 64 points: %g", pw.mean);
+    cs_leaf *lv;
+    size_t nl;
+    cs_tree_leaves(tw, CS_BCAST, &lv, &nl);
+    int deep_called = 0;
+    for (size_t l = 0; l < nl; l++) {
+        int hit = 0;
+        for (int x = lv[l].x0; x < lv[l].x1; x++)
+            for (int y = lv[l].y0; y < lv[l].y1; y++)
+                hit |= called(x, y);
+        if (hit)
+            deep_called += lv[l].depth == 3;
+        else
+            CHECK(lv[l].depth <= 2, "uncalled leaf %zu at depth %d", l, lv[l].depth);
+    }
+    CHECK(deep_called == 4, "the called block is split to single points: %d", deep_called);
+    free(lv);
+    /* without weight on the collective: falls back to the budget tree */
+    cs_map m0;
+    cs_tree *t0 = cs_tree_new();
+    prof.ncells = 0;
+    o.mode = CS_TUNE_WEIGHTED;
+    build(t0, &p, &prof, &o, &m0);
+    cs_tree_stats s0;
+    cs_tree_stats_get(t0, CS_BCAST, &s0);
+    CHECK(s0.leaves == sb.leaves && s0.max_depth == sb.max_depth, "no weight: budget tree");
+    cs_tree_free(t0);
+    cs_map_free(&m0);
+    cs_tree_free(tw);
+    cs_tree_free(tb);
+    cs_map_free(&m);
+    cs_perf_free(&p);
+}
+
+int main(void)
+{
+    test_completion();
+    test_threshold_depth();
+    test_exact_and_lookup();
+    test_weighted();
+    if (sel_failures)
+        fprintf(stderr, "%d checks failed\n", sel_failures);
+    else
+        printf("test_quadtree: all checks passed\n");
+    return sel_failures ? 1 : 0;
+}

@@ -1,0 +1,34 @@
+#!/bin/sh
+# abort.sh MPIEXEC FLAVOUR NP COLLSEL ABORTPROG CHECK OUTDIR
+# A run that ends in MPI_Abort, and one that ends in exit() without
+# MPI_Finalize: every rank leaves FILE.partial.RANK, no FILE is written, the
+# partial files hold exactly what the ranks called, and `collsel show` (when
+# built) says the run is incomplete.
+mpiexec=$1 flavour=$2 np=$3 collsel=$4 prog=$5 check=$6 out=$7
+mkdir -p "$out"
+fail=0
+for mode in abort exit; do
+    prof=$out/$mode.prof
+    rm -f "$prof" "$prof".partial.* "$out/$mode.expect"*
+    "$mpiexec" "$flavour" "$np" "$collsel" exec --record "$prof" -- "$prog" "$out/$mode.expect" "$mode" \
+        >"$out/$mode.log" 2>&1
+    rc=$?
+    echo "$mode: mpirun exit status $rc"
+    if [ "$rc" = 0 ]; then echo "FAIL $mode: the run should have failed"; fail=1; fi
+    if [ -e "$prof" ]; then echo "FAIL $mode: $prof written by an incomplete run"; fail=1; fi
+    n=$(ls "$prof".partial.* 2>/dev/null | wc -l)
+    if [ "$n" != "$np" ]; then
+        echo "FAIL $mode: $n partial files, expected $np"; ls "$out"; cat "$out/$mode.log"; fail=1
+        continue
+    fi
+    cat "$out/$mode.expect".* >"$out/$mode.expect"
+    "$check" "$prof" "$out/$mode.expect" --partial --ranks "$np" --site main || fail=1
+    "$collsel" show "$prof" >"$out/$mode.show" 2>&1
+    src=$?
+    if [ "$src" = 2 ] && grep -q 'not built' "$out/$mode.show"; then
+        echo "collsel show not built: output not checked"
+    elif ! grep -qi 'incomplete' "$out/$mode.show"; then
+        echo "FAIL $mode: collsel show does not say incomplete:"; cat "$out/$mode.show"; fail=1
+    fi
+done
+exit $fail

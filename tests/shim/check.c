@@ -1,0 +1,219 @@
+/* shim_check PROFILE EXPECT --ranks N [--site TEXT] [--partial]
+ *
+ * Compares a recorded profile with the log of what the test program called
+ * (EXPECT: "COLL COMM_SIZE BYTES ROOT RANK_CALLS" lines, see mix.c):
+ *  - the same cells (collective, communicator size, size bin), no more, no
+ *    fewer, with exactly the expected rank_calls;
+ *  - exact sizes: with <= CS_CELL_NSIZES distinct sizes in a cell, exactly
+ *    those sizes with exactly their counts;
+ *  - root modes (zero / fixed with the root / varying) of rooted collectives;
+ *  - nranks, complete, world size; times consistent (0 <= min <= max <=
+ *    total);
+ *  - call sites: per collective the site counts add up to the cell counts,
+ *    and with --site some site names TEXT (e.g. the calling function).
+ * --partial: PROFILE is loaded with its partial files and must be marked
+ * incomplete; only the ranks that wrote are compared (EXPECT must then list
+ * only what those ranks did).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../record/profile.h"
+
+#define MAXC 4096
+#define MAXS 16
+
+typedef struct xcell {
+    uint32_t coll, comm_size, bin;
+    uint64_t calls;
+    int nsizes;
+    uint64_t sz[MAXS], szcalls[MAXS];
+    int nroots, root0, varying;
+    int matched;
+} xcell;
+
+static xcell xs[MAXC];
+static int nx, errors;
+
+#define FAIL(...)                                   \
+    do {                                            \
+        fprintf(stderr, "shim_check: " __VA_ARGS__); \
+        fputc('\n', stderr);                        \
+        errors++;                                   \
+    } while (0)
+
+static xcell *xfind(uint32_t coll, uint32_t cs, uint32_t bin)
+{
+    for (int i = 0; i < nx; i++)
+        if (xs[i].coll == coll && xs[i].comm_size == cs && xs[i].bin == bin)
+            return &xs[i];
+    return NULL;
+}
+
+static int read_expect(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        perror(path);
+        return -1;
+    }
+    int coll, root;
+    unsigned cs;
+    unsigned long long bytes, calls;
+    while (fscanf(f, "%d %u %llu %d %llu", &coll, &cs, &bytes, &root, &calls) == 5) {
+        uint32_t bin = (uint32_t)cs_bin_of(bytes);
+        xcell *x = xfind((uint32_t)coll, cs, bin);
+        if (!x) {
+            if (nx == MAXC) {
+                fclose(f);
+                return -1;
+            }
+            x = &xs[nx++];
+            memset(x, 0, sizeof *x);
+            x->coll = (uint32_t)coll;
+            x->comm_size = cs;
+            x->bin = bin;
+        }
+        x->calls += calls;
+        int i;
+        for (i = 0; i < x->nsizes && x->sz[i] != bytes; i++)
+            ;
+        if (i == x->nsizes && i < MAXS)
+            x->sz[x->nsizes++] = bytes;
+        if (i < MAXS)
+            x->szcalls[i] += calls;
+        if (root >= 0) {
+            if (x->nroots++ == 0)
+                x->root0 = root;
+            else if (root != x->root0)
+                x->varying = 1;
+        }
+    }
+    fclose(f);
+    return 0;
+}
+
+static void check_cell(const cs_cell *c)
+{
+    const char *name = cs_rcoll_name((int)c->coll);
+    xcell *x = xfind(c->coll, c->comm_size, c->bin);
+    if (!x) {
+        FAIL("unexpected cell %s comm_size %u bin %u (%llu rank calls)", name, c->comm_size,
+             c->bin, (unsigned long long)c->rank_calls);
+        return;
+    }
+    x->matched = 1;
+    if (c->rank_calls != x->calls)
+        FAIL("%s comm_size %u bin %u: %llu rank calls recorded, %llu made", name, c->comm_size,
+             c->bin, (unsigned long long)c->rank_calls, (unsigned long long)x->calls);
+    if (x->nsizes <= CS_CELL_NSIZES) {
+        if (c->nsizes != (uint32_t)x->nsizes || c->other_size_calls != 0)
+            FAIL("%s comm_size %u bin %u: %u exact sizes (+%llu other), expected %d", name,
+                 c->comm_size, c->bin, c->nsizes, (unsigned long long)c->other_size_calls,
+                 x->nsizes);
+        for (int i = 0; i < x->nsizes; i++) {
+            uint32_t j;
+            for (j = 0; j < c->nsizes && c->sizes[j].bytes != x->sz[i]; j++)
+                ;
+            if (j == c->nsizes)
+                FAIL("%s comm_size %u: size %llu B missing", name, c->comm_size,
+                     (unsigned long long)x->sz[i]);
+            else if (c->sizes[j].rank_calls != x->szcalls[i])
+                FAIL("%s comm_size %u size %llu B: %llu calls recorded, %llu made", name,
+                     c->comm_size, (unsigned long long)x->sz[i],
+                     (unsigned long long)c->sizes[j].rank_calls,
+                     (unsigned long long)x->szcalls[i]);
+        }
+    }
+    if (x->nroots > 0) {
+        uint32_t want = x->varying ? CS_ROOT_VARYING : x->root0 == 0 ? CS_ROOT_ZERO : CS_ROOT_FIXED;
+        if (c->root_mode != want || (want == CS_ROOT_FIXED && c->root != x->root0))
+            FAIL("%s comm_size %u bin %u: root mode %s root %d, expected %s root %d", name,
+                 c->comm_size, c->bin, cs_root_mode_name((int)c->root_mode), c->root,
+                 cs_root_mode_name((int)want), x->root0);
+    }
+    if (!(c->t_min >= 0 && c->t_min <= c->t_max && c->t_max <= c->t_total * (1 + 1e-9)))
+        FAIL("%s comm_size %u bin %u: times inconsistent (min %g max %g total %g)", name,
+             c->comm_size, c->bin, c->t_min, c->t_max, c->t_total);
+}
+
+int main(int argc, char **argv)
+{
+    const char *site = NULL;
+    int ranks = -1, partial = 0;
+    if (argc < 3) {
+        fprintf(stderr, "usage: shim_check PROFILE EXPECT --ranks N [--site TEXT] [--partial]\n");
+        return 2;
+    }
+    for (int i = 3; i < argc; i++) {
+        if (!strcmp(argv[i], "--site") && i + 1 < argc)
+            site = argv[++i];
+        else if (!strcmp(argv[i], "--ranks") && i + 1 < argc)
+            ranks = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--partial"))
+            partial = 1;
+        else {
+            fprintf(stderr, "shim_check: unknown argument %s\n", argv[i]);
+            return 2;
+        }
+    }
+    cs_profile p;
+    cs_err e;
+    if ((partial ? cs_profile_load(&p, argv[1], &e) : cs_profile_read(&p, argv[1], &e)) < 0) {
+        fprintf(stderr, "shim_check: %s\n", e.msg);
+        return 1;
+    }
+    if (read_expect(argv[2]) < 0)
+        return 1;
+
+    if (partial ? p.complete != 0 : p.complete != 1)
+        FAIL("complete = %u, expected %d", p.complete, !partial);
+    if (ranks >= 0 && p.nranks != (uint32_t)ranks)
+        FAIL("nranks = %u, expected %d", p.nranks, ranks);
+    if (!partial && ranks >= 0 && p.meta.world_size != (uint32_t)ranks)
+        FAIL("world_size = %u, expected %d", p.meta.world_size, ranks);
+    if (!p.meta.mpi_library || !*p.meta.mpi_library)
+        FAIL("no MPI library in the metadata");
+    if (!p.meta.cmdline || !strstr(p.meta.cmdline, "shim_"))
+        FAIL("command line '%s' does not name the test program", p.meta.cmdline);
+    if (p.meta.nnodes < 1 || p.meta.ranks_per_node < 1)
+        FAIL("nodes %u, ranks per node %u", p.meta.nnodes, p.meta.ranks_per_node);
+
+    uint64_t cell_calls[CS_R_N] = {0}, site_calls[CS_R_N] = {0}, total = 0;
+    for (size_t i = 0; i < p.ncells; i++) {
+        check_cell(&p.cells[i]);
+        if (p.cells[i].coll < CS_R_N)
+            cell_calls[p.cells[i].coll] += p.cells[i].rank_calls;
+        total += p.cells[i].rank_calls;
+    }
+    for (int i = 0; i < nx; i++)
+        if (!xs[i].matched)
+            FAIL("missing cell %s comm_size %u bin %u (%llu rank calls made)",
+                 cs_rcoll_name((int)xs[i].coll), xs[i].comm_size, xs[i].bin,
+                 (unsigned long long)xs[i].calls);
+    int site_found = 0;
+    for (size_t i = 0; i < p.nsites; i++) {
+        if (p.sites[i].coll < CS_R_N)
+            site_calls[p.sites[i].coll] += p.sites[i].rank_calls;
+        if (site && p.sites[i].where && strstr(p.sites[i].where, site))
+            site_found = 1;
+    }
+    for (int k = 0; k < CS_R_N; k++)
+        if (site_calls[k] != cell_calls[k])
+            FAIL("%s: call sites count %llu calls, cells %llu", cs_rcoll_name(k),
+                 (unsigned long long)site_calls[k], (unsigned long long)cell_calls[k]);
+    if (site && !site_found) {
+        FAIL("no call site names '%s'; sites are:", site);
+        for (size_t i = 0; i < p.nsites && i < 10; i++)
+            fprintf(stderr, "  %s\n", p.sites[i].where);
+    }
+    if (errors) {
+        fprintf(stderr, "shim_check: %d mismatches in %s\n", errors, argv[1]);
+        return 1;
+    }
+    printf("shim_check: %s OK: %zu cells, %llu rank calls, %zu sites, %u ranks\n", argv[1],
+           p.ncells, (unsigned long long)total, p.nsites, p.nranks);
+    cs_profile_free(&p);
+    return 0;
+}
