@@ -149,11 +149,14 @@ void cs_profile_free(cs_profile *p);
 int cs_profile_add_cell(cs_profile *p, const cs_cell *c);
 int cs_profile_add_site(cs_profile *p, uint32_t coll, const char *where,
                         uint64_t rank_calls, double t_total);
-/* dst += src (cells, sites, nranks; metadata kept from dst unless empty;
- * complete = dst.complete && src.complete).  Associative and commutative in
- * everything but metadata. */
+/* dst += src (cells, sites, nranks; metadata fields kept from dst unless
+ * empty there; complete = dst.complete && src.complete, an empty dst takes
+ * src's).  Associative and commutative in counts, times (up to floating-point
+ * rounding of sums) and root modes; the exact-size tables too while a cell
+ * sees at most CS_CELL_NSIZES distinct sizes. */
 int cs_profile_merge(cs_profile *dst, const cs_profile *src);
-/* Keep the hottest `max_sites` sites (by time), sum the rest as "other". */
+/* Keep the hottest `max_sites` sites (by time), sum the rest (and earlier
+ * "other" sites) into one "other" site per collective. */
 void cs_profile_trim_sites(cs_profile *p, size_t max_sites);
 /* Sort cells by (coll, comm_size, bin) and sites by time, descending. */
 void cs_profile_sort(cs_profile *p);
@@ -190,8 +193,10 @@ int cs_profile_write_raw(const char *path, const void *file_bytes, size_t n);
 /* Partial files of an incomplete run: "FILE.partial.RANK" (RANK decimal,
  * >= 0).  Returns 0, or -1 if buf is too small. */
 int cs_profile_partial_path(char *buf, size_t len, const char *path, int rank);
-/* Load PATH if it exists, plus every PATH.partial.* next to it, merged;
- * p->complete is 0 if any partial file was used.  Fails if nothing found. */
+/* Load PATH if it exists, plus every PATH.partial.RANK next to it (in rank
+ * order), merged; p->complete is 0 and p->npartial counts them if any
+ * partial file was used.  Fails if nothing is found, or naming the first
+ * file that cannot be read. */
 int cs_profile_load(cs_profile *p, const char *path, cs_err *e);
 
 #endif

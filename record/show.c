@@ -158,8 +158,11 @@ static void show_text(FILE *f, const char *path, const cs_profile *p, size_t top
     text_status(f, p);
     fprintf(f, "MPI         %s\n", str_or(m->mpi_library, "unknown"));
     fprintf(f, "command     %s\n", str_or(m->cmdline, "unknown"));
-    fprintf(f, "ranks       %u (%u node%s x %u ranks per node), %u recorded\n", m->world_size,
-            m->nnodes, m->nnodes == 1 ? "" : "s", m->ranks_per_node, p->nranks);
+    if (m->world_size)
+        fprintf(f, "ranks       %u (%u node%s x %u ranks per node), %u recorded\n", m->world_size,
+                m->nnodes, m->nnodes == 1 ? "" : "s", m->ranks_per_node, p->nranks);
+    else
+        fprintf(f, "ranks       unknown, %u recorded\n", p->nranks);
     fprintf(f, "host        %s (rank 0)\n", str_or(m->hostname0, "unknown"));
     fprintf(f, "start       %s\n", fmt_start(a, sizeof a, m->start_time));
     fprintf(f, "duration    %s\n", fmt_time(a, sizeof a, m->duration));
@@ -191,12 +194,14 @@ static void show_text(FILE *f, const char *path, const cs_profile *p, size_t top
         for (size_t i = 0; i < k; i++) {
             const cs_cell *c = &p->cells[idx[i]];
             char range[64], r[32];
-            if (cs_bin_lo((int)c->bin) == cs_bin_hi((int)c->bin))
-                snprintf(range, sizeof range, "%s", cs_fmt_bytes(a, sizeof a, (double)cs_bin_lo((int)c->bin)));
-            else
-                snprintf(range, sizeof range, "%s .. %s",
-                         cs_fmt_bytes(a, sizeof a, (double)cs_bin_lo((int)c->bin)),
-                         cs_fmt_bytes(b, sizeof b, (double)cs_bin_hi((int)c->bin)));
+            uint64_t lo = cs_bin_lo((int)c->bin), hi = cs_bin_hi((int)c->bin);
+            if (lo == hi)
+                snprintf(range, sizeof range, "%s", cs_fmt_bytes(a, sizeof a, (double)lo));
+            else if (hi == UINT64_MAX)
+                snprintf(range, sizeof range, ">= %s", cs_fmt_bytes(a, sizeof a, (double)lo));
+            else /* half-open: [lo, hi + 1) */
+                snprintf(range, sizeof range, "[%s, %s)", cs_fmt_bytes(a, sizeof a, (double)lo),
+                         cs_fmt_bytes(b, sizeof b, (double)hi + 1));
             text_root(r, sizeof r, c);
             fprintf(f, "%-22s %6u %-24s %10.10g %12s %6.1f%% %-10s ", cs_rcoll_name((int)c->coll),
                     c->comm_size, range, cs_cell_ops(c), fmt_time(t, sizeof t, c->t_total),

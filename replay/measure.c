@@ -2,14 +2,15 @@
  * into a perf table (select/perf.h) checkpointed after each point.
  *
  * A point of communicator size s is measured by world ranks 0..s-1 on their
- * own communicator; the other ranks wait (in the allreduce that ends the
- * point), so they do not disturb the timings.  Points larger than the world
+ * own communicator; the other ranks wait, asleep, in the allreduce that ends
+ * the point, so they do not disturb the timings.  Points larger than the world
  * are skipped (and reported).  Every rank walks the same point list in the
  * same order, so the collective calls match.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../select/perf.h"
@@ -57,6 +58,16 @@ void cs_replay_comms_free(void)
     comms = NULL;
     made = NULL;
     ncomms = 0;
+}
+
+int cs_replay_wait(MPI_Request *req, int idle)
+{
+    if (!idle)
+        return PMPI_Wait(req, MPI_STATUS_IGNORE);
+    int done = 0, rc;
+    while ((rc = PMPI_Test(req, &done, MPI_STATUS_IGNORE)) == MPI_SUCCESS && !done)
+        nanosleep(&(struct timespec){0, 200000}, NULL);
+    return rc;
 }
 
 const char *cs_fmt_secs(char *buf, size_t len, double s)
@@ -154,7 +165,7 @@ int cs_replay_measure(const cs_replay_opts *o, const cs_points *pts)
     if (o->rank == 0 && skipped)
         fprintf(stderr, "collsel-replay: %zu point(s) need more than %d ranks and are skipped "
                         "(run with more ranks to measure them)\n", skipped, o->size);
-    int tty = isatty(2), status = 0;
+    int tty = o->progress > 0 || (o->progress == 0 && (isatty(2) || isatty(1))), status = 0;
     double t0 = cs_now();
     for (size_t i = 0; i < pts->n && status == 0; i++) {
         const cs_point *p = &pts->p[i];
@@ -169,7 +180,9 @@ int cs_replay_measure(const cs_replay_opts *o, const cs_points *pts)
         if (mine < 0)
             fprintf(stderr, "%scollsel-replay: rank %d: %s\n", tty && o->rank == 0 ? "\n" : "",
                     o->rank, e.msg);
-        PMPI_Allreduce(&mine, &status, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Request req; /* the ranks outside the point wait here, asleep */
+        PMPI_Iallreduce(&mine, &status, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, &req);
+        cs_replay_wait(&req, comm == MPI_COMM_NULL);
         done++;
     }
     if (o->rank == 0) {

@@ -6,10 +6,14 @@
  * Each point (a cell's exact size) gets calls in proportion to its recorded
  * operations, scaled so that the whole replay fits the time budget (a short
  * native probe of every point gives the scale; at least one call per point).
- * Rounds alternate native, tuned, native, tuned, ... so that a noisy machine
- * hurts both sides alike.  A point's time in a round is the maximum over its
- * ranks.  Totals weight each point's time per operation by the profile's
- * operations (the time the application would spend in these collectives).
+ * Rounds alternate native and tuned passes over the whole mix, in the order
+ * N T T N N T ... (each side first in half of the rounds, so a drift of the
+ * machine cancels), so that a noisy machine hurts both sides alike.  A
+ * point's time in a pass is the maximum over its ranks; its time per call is
+ * the median over rounds (robust to a round hit by another process).  Totals
+ * weight each point's time per call by the profile's operations (the time
+ * the application would spend in these collectives); the replayed totals
+ * are plain sums.
  */
 #include <math.h>
 #include <stdio.h>
@@ -24,7 +28,8 @@
 typedef struct item {
     const cs_point *p;
     long calls;              /* per round and side */
-    double t[2];             /* seconds, summed over rounds: [0] native, [1] tuned */
+    double *t[2];            /* seconds per round: [0] native, [1] tuned */
+    double med[2];           /* median over rounds, seconds per call */
     char method[96];         /* the tree's choice (first root) */
 } item;
 
@@ -57,9 +62,9 @@ static int *tree_map(const cs_tree *t, int coll, int *n, int rank)
     return map;
 }
 
-/* One pass over all items with side s (0 native, 1 tuned); probe: time
- * `calls` native calls into t[0] without accumulating. */
-static int pass(item *it, size_t n, cs_rop *ops, int side, long probe_calls, int *rc_out)
+/* One pass over all items with side s (0 native, 1 tuned) into round r;
+ * probe: time `probe_calls` native calls per item into med[0]. */
+static int pass(item *it, size_t n, cs_rop *ops, int side, int r, long probe_calls)
 {
     int rc = MPI_SUCCESS;
     for (size_t i = 0; i < n && rc == MPI_SUCCESS; i++) {
@@ -69,14 +74,16 @@ static int pass(item *it, size_t n, cs_rop *ops, int side, long probe_calls, int
             long calls = probe_calls ? probe_calls : it[i].calls;
             rc = timed(comm, &ops[i], side ? cs_rop_run_tree : cs_rop_run, calls, &sec);
             if (probe_calls)
-                it[i].t[0] = sec / calls;
+                it[i].med[0] = sec / calls;
             else
-                it[i].t[side] += sec;
+                it[i].t[side][r] = sec;
         }
+        MPI_Request req; /* the other ranks wait here, asleep */
         if (rc == MPI_SUCCESS)
-            rc = PMPI_Barrier(MPI_COMM_WORLD); /* the other ranks wait here */
+            rc = PMPI_Ibarrier(MPI_COMM_WORLD, &req);
+        if (rc == MPI_SUCCESS)
+            rc = cs_replay_wait(&req, comm == MPI_COMM_NULL);
     }
-    *rc_out = rc;
     return rc;
 }
 
@@ -96,8 +103,7 @@ static void print_table(const cs_replay_opts *o, item *it, size_t n, double tot[
     }
     for (size_t i = 0; i < n; i++) {
         const cs_point *p = it[i].p;
-        double k = (double)it[i].calls * o->rounds;
-        double nu = it[i].t[0] / k * 1e6, tu = it[i].t[1] / k * 1e6, r = nu > 0 ? tu / nu : 0;
+        double nu = it[i].med[0] * 1e6, tu = it[i].med[1] * 1e6, r = nu > 0 ? tu / nu : 0;
         int slow = r > 1.05;
         const char *coll = cs_coll_name(p->coll), *rm = cs_root_mode_name(p->root_mode);
         if (o->format == CS_OUT_CSV)
@@ -126,7 +132,7 @@ static void print_table(const cs_replay_opts *o, item *it, size_t n, double tot[
                tot[0], tot[1], ratio, rep[0], rep[1]);
     else
         printf("\nprofile-weighted time in these collectives: native %.6f s, tuned %.6f s, "
-               "ratio tuned/native %.3f\nreplayed (%d alternating rounds per side): native "
+               "ratio tuned/native %.3f\n(per call: median over %d alternating rounds per side)\nreplayed: native "
                "%.4f s, tuned %.4f s, ratio %.3f\n",
                tot[0], tot[1], ratio, o->rounds, rep[0], rep[1], rep[0] > 0 ? rep[1] / rep[0] : 0);
 }
@@ -168,11 +174,16 @@ int cs_replay_mix(const cs_replay_opts *o, const cs_points *pts, const cs_tree *
                 break;
             }
     }
+    for (size_t i = 0; i < n; i++)
+        if (!(it[i].t[0] = calloc(2 * (size_t)o->rounds, sizeof(double))))
+            PMPI_Abort(MPI_COMM_WORLD, 1);
+        else
+            it[i].t[1] = it[i].t[0] + o->rounds;
     /* Probe: native time per call of every point (after a warm-up). */
     if (rc == MPI_SUCCESS)
-        pass(it, n, ops, 0, 2, &rc);
+        rc = pass(it, n, ops, 0, 0, 2);
     if (rc == MPI_SUCCESS)
-        pass(it, n, ops, 0, 3, &rc);
+        rc = pass(it, n, ops, 0, 0, 3);
     /* Scale on world rank 0 (in every group), then share the call counts. */
     long *calls = malloc(sizeof *calls * (n ? n : 1));
     if (!calls)
@@ -180,7 +191,7 @@ int cs_replay_mix(const cs_replay_opts *o, const cs_points *pts, const cs_tree *
     if (o->rank == 0) {
         double per_mix = 0;
         for (size_t i = 0; i < n; i++)
-            per_mix += it[i].p->ops * it[i].t[0];
+            per_mix += it[i].p->ops * it[i].med[0];
         double scale = per_mix > 0 ? o->budget / (2.0 * o->rounds) / per_mix : 1;
         for (size_t i = 0; i < n; i++) {
             double c = floor(it[i].p->ops * scale + 0.5);
@@ -189,20 +200,20 @@ int cs_replay_mix(const cs_replay_opts *o, const cs_points *pts, const cs_tree *
     }
     if (rc == MPI_SUCCESS)
         rc = PMPI_Bcast(calls, (int)n, MPI_LONG, 0, MPI_COMM_WORLD);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         it[i].calls = calls[i];
-        it[i].t[0] = it[i].t[1] = 0;
-    }
     free(calls);
     for (int r = 0; r < o->rounds && rc == MPI_SUCCESS; r++)
-        for (int side = 0; side < 2 && rc == MPI_SUCCESS; side++)
-            pass(it, n, ops, side, 0, &rc);
+        for (int k = 0; k < 2 && rc == MPI_SUCCESS; k++)
+            rc = pass(it, n, ops, (r % 2) ^ k, r, 0); /* N T, T N, N T, ... */
     if (rc == MPI_SUCCESS && o->rank == 0) {
         double tot[2] = {0, 0}, rep[2] = {0, 0};
         for (size_t i = 0; i < n; i++)
             for (int s = 0; s < 2; s++) {
-                tot[s] += it[i].p->ops * it[i].t[s] / ((double)it[i].calls * o->rounds);
-                rep[s] += it[i].t[s];
+                for (int r = 0; r < o->rounds; r++)
+                    rep[s] += it[i].t[s][r];
+                it[i].med[s] = cs_median_sorted(it[i].t[s], o->rounds) / (double)it[i].calls;
+                tot[s] += it[i].p->ops * it[i].med[s];
             }
         print_table(o, it, n, tot, rep);
         fflush(stdout);
@@ -214,8 +225,10 @@ out:
         fprintf(stderr, "collsel-replay: --mix: MPI error %d\n", rc);
     else if ((!it || !ops) && o->rank == 0)
         fprintf(stderr, "collsel-replay: --mix: out of memory\n");
-    for (size_t i = 0; ops && i < n; i++)
+    for (size_t i = 0; ops && i < n; i++) {
         cs_rop_free(&ops[i]);
+        free(it[i].t[0]);
+    }
     for (int c = 0; c < CS_NCOLL; c++)
         free(map[c]);
     free(it);

@@ -46,6 +46,10 @@ static void usage(FILE *f)
         "                      replay (--mix, default 5; --quick 2)\n"
         "  --quick             short run: 0.3 s per point, CI target 10 %%, --mix 2 s\n"
         "  -o, --output PERF   the perf table to write\n"
+        "  --progress          a live progress line on stderr (point, method, points\n"
+        "                      done/total, time left); default: when rank 0's stdout or\n"
+        "                      stderr is a terminal, else one summary line at the end\n"
+        "  --no-progress       only the summary line\n"
         "Points larger than the world are skipped; a smaller communicator is the first\n"
         "ranks of the world, the other ranks wait.  Segmented variants whose segment is\n"
         ">= the message are not measured (they behave exactly as the unsegmented method).\n"
@@ -97,12 +101,16 @@ static void list_methods(void)
 {
     if (!is_rank0_env())
         return;
-    fprintf(stderr, "valid methods:");
+    fprintf(stderr, "valid methods (or a collective name, or a glob pattern):");
     for (int c = 0; c < CS_NCOLL; c++) {
-        int nm;
+        int nm, col = 80;
         const cs_method *t = cs_methods((enum cs_coll)c, &nm);
-        for (int i = 0; i < nm; i++)
-            fprintf(stderr, "%s%s", i % 6 == 0 ? "\n  " : " ", t[i].name);
+        for (int i = 0; i < nm; i++) {
+            int w = (int)strlen(t[i].name) + 1;
+            if (col + w > 78)
+                col = fprintf(stderr, "\n ");
+            col += fprintf(stderr, " %s", t[i].name) > 0 ? w : 0;
+        }
     }
     fprintf(stderr, "\n");
 }
@@ -177,6 +185,9 @@ static int parse_args(int argc, char **argv, cs_replay_opts *o, const char **mix
             return 0;
         } else if (!strcmp(a, "--quick")) {
             quick = 1;
+            takes = 0;
+        } else if (!strcmp(a, "--progress") || !strcmp(a, "--no-progress")) {
+            o->progress = a[2] == 'p' ? 1 : -1;
             takes = 0;
         } else if (!strcmp(a, "--csv") || !strcmp(a, "--json")) {
             o->format = a[2] == 'c' ? CS_OUT_CSV : CS_OUT_JSON;

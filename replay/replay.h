@@ -21,6 +21,7 @@ typedef struct cs_replay_opts {
     double rel_ci;                /* CI target of the timing */
     int rounds;                   /* mix: rounds per side */
     int format;                   /* mix: CS_OUT_* on stdout */
+    int progress;                 /* 1 forced, -1 off, 0 when a terminal is seen */
     int rank, size;               /* in MPI_COMM_WORLD */
 } cs_replay_opts;
 
@@ -34,6 +35,11 @@ int cs_replay_mix(const cs_replay_opts *o, const cs_points *pts, const struct cs
  * the first time for a size.  cs_replay_comms_free() frees them all. */
 MPI_Comm cs_replay_comm(int size);
 void cs_replay_comms_free(void);
+
+/* Complete a request; idle != 0 (a rank that is not measuring) polls with
+ * short sleeps instead of spinning, so it takes no CPU from the ranks that
+ * measure (the machine may be oversubscribed).  Returns an MPI error code. */
+int cs_replay_wait(MPI_Request *req, int idle);
 
 /* "1m05s" style durations for progress lines. */
 const char *cs_fmt_secs(char *buf, size_t len, double s);

@@ -12,8 +12,9 @@ static void usage(FILE *f)
     fprintf(f, "usage: collsel tree show TREE\n\n"
                "Prints each collective's decision function, one line per leaf: the\n"
                "communicator sizes and message sizes it answers (inclusive ranges;\n"
-               "'+' = and above), its methods best first (the first one that applies\n"
-               "to a call is used) and its depth in the quadtree.\n"
+               "'+' = and above; sizes shown rounded to 0.1 KiB/MiB), its methods best\n"
+               "first (the first one that applies to a call is used) and its depth in\n"
+               "the quadtree.\n"
                "exit status: 0 ok, 2 bad input or usage\n");
 }
 
@@ -45,13 +46,13 @@ static void show_coll(const cs_tree *t, int c)
             snprintf(crng, sizeof crng, "%u", lo);
         else
             snprintf(crng, sizeof crng, "%u-%u", lo, lv[l].cs_hi);
-        cs_sel_size(b1, 32, lv[l].ms_lo);
+        cs_fmt_bytes(b1, 32, (double)lv[l].ms_lo);
         if (lv[l].ms_hi == UINT64_MAX)
             snprintf(rng, sizeof rng, "%s+", b1);
         else if (lv[l].ms_lo == lv[l].ms_hi)
             snprintf(rng, sizeof rng, "%s", b1);
         else
-            snprintf(rng, sizeof rng, "%s-%s", b1, cs_sel_size(b2, 32, lv[l].ms_hi));
+            snprintf(rng, sizeof rng, "%s-%s", b1, cs_fmt_bytes(b2, 32, (double)lv[l].ms_hi));
         printf("  %-13s %-23s %-5d %s", crng, rng, lv[l].depth,
                cs_tree_method_name(t, c, lv[l].ids[0]));
         for (int i = 1; i < lv[l].n; i++)

@@ -9,9 +9,14 @@
  *   # end rows=N crc32=XXXXXXXX             <- CRC-32 of all bytes before this line
  * A file that starts with the magic must end with a matching trailer
  * (truncation and corruption are detected).  A plain CSV without the magic
- * line (hand-made tables) is accepted if its header and rows are valid.
- * Every error names the file and the line.  Files may be zstd-compressed
- * (detected by the zstd magic number).
+ * line (hand-made tables) is accepted if its header and rows are valid:
+ * columns in any order, unknown ones ignored, min_us/max_us default to
+ * median_us and reps to 1; other lines starting with '#' are comments.
+ * Rows: known collective, comm_size >= 1, msg_bytes >= 0, times finite and
+ * >= 0, method starting with "COLLECTIVE.".  Every error names the file and
+ * the line.  Files may be zstd-compressed (detected by the zstd magic
+ * number); cs_perf_write compresses when the path ends in ".zst".  When a
+ * table has several rows for one (point, method), the last one counts.
  */
 #ifndef COLLSEL_PERF_H
 #define COLLSEL_PERF_H

@@ -7,7 +7,8 @@
  * exact) or the maximum depth is reached; otherwise it is split into its
  * four quadrants.  The leaf answers the majority method.  They report that
  * 3 levels kept the mean penalty under 10 % and 6 levels reproduced their
- * measured map exactly.
+ * measured map exactly.  As in the papers the share counts every point of
+ * the completed 2^k x 2^k map, padding included.
  *
  * Extension (CS_TUNE_WEIGHTED): with an application profile, every point
  * carries a weight w (time the application spent in calls that fall on it).
@@ -20,8 +21,9 @@
  * cost of its block refined down to the depth cap) is split next, while the
  * leaf budget allows (each split adds 3 leaves).  One-step gains would be
  * myopic: a 2 x 2 checkerboard inside a block only shows after 3 splits.
- * Blocks without weight have no cost, so regions the application does not
- * call stay coarse.
+ * Blocks without weight have no weighted cost, so regions the application
+ * does not call stay coarse: only budget left once no weighted cost can be
+ * removed goes to them (largest unweighted cost reduction first).
  *
  * CS_TUNE_BUDGET is the papers' criterion under a leaf budget (for a fair
  * comparison with the weighted tree): the shallowest, least pure block that
@@ -125,7 +127,8 @@ int cs_grid_build(cs_grid *g, const cs_map *m, cs_err *e)
 typedef struct qnode {
     int x0, y0, size, depth;
     int child;   /* first of 4 children, -1 = leaf */
-    double gain; /* WEIGHTED: cost reduction of splitting */
+    double gain;  /* WEIGHTED: weighted cost that splitting can remove */
+    double ugain; /* WEIGHTED: the same, unweighted (used once no weighted gain is left) */
 } qnode;
 
 typedef struct qbuild {
@@ -134,6 +137,7 @@ typedef struct qbuild {
     int native;      /* map-local id of COLL.native, -1 if absent */
     double eps;      /* WEIGHTED: weight of a never-called point */
     double wsum;     /* WEIGHTED: total weight */
+    double ucost;    /* WEIGHTED: unweighted cost of the last block_eval'd block */
     int weighted;
     qnode *v;
     int n, cap, nleaves;
@@ -189,10 +193,12 @@ static double block_eval(qbuild *b, int x0, int y0, int size)
     if (!b->weighted)
         return -b->key1[top] / ((double)size * size);
     double cost = 0;
+    b->ucost = 0;
     for (int x = x0; x < x0 + size && x < g->ncs; x++)
         for (int y = y0; y < y0 + size && y < g->nms; y++) {
             size_t p = (size_t)x * g->n + y;
             cost += g->w[p] * (ratio(g, p, top) - 1);
+            b->ucost += ratio(g, p, top) - 1;
         }
     return cost;
 }
@@ -207,28 +213,37 @@ static int pure_enough(qbuild *b, const qnode *q)
     return block_eval(b, q->x0, q->y0, q->size) * 100 >= b->o->threshold - 1e-9;
 }
 
-/* Weighted cost of block q once refined as far as allowed (0 without a
- * depth cap: single points are exact). */
-static double floor_cost(qbuild *b, int x0, int y0, int size, int depth)
+/* Weighted (and in *u unweighted) cost of a block once refined as far as
+ * allowed (0 without a depth cap: single points are exact). */
+static double floor_cost(qbuild *b, int x0, int y0, int size, int depth, double *u)
 {
-    qnode q = {x0, y0, size, depth, -1, 0};
-    if (!can_split(b, &q))
-        return block_eval(b, x0, y0, size);
+    qnode q = {x0, y0, size, depth, -1, 0, 0};
+    if (!can_split(b, &q)) {
+        double c = block_eval(b, x0, y0, size);
+        *u += b->ucost;
+        return c;
+    }
     double c = 0;
     int h = size / 2;
     for (int k = 0; k < 4; k++)
-        c += floor_cost(b, x0 + (k >> 1) * h, y0 + (k & 1) * h, h, depth + 1);
+        c += floor_cost(b, x0 + (k >> 1) * h, y0 + (k & 1) * h, h, depth + 1, u);
     return c;
 }
 
 /* Priority of splitting leaf q: the weighted cost that refining it can
  * remove (looking further than one split: a block whose quadrants still
- * answer the same method may hide a finer pattern). */
-static double split_gain(qbuild *b, const qnode *q)
+ * answer the same method may hide a finer pattern); the unweighted one in
+ * q->ugain. */
+static void split_gain(qbuild *b, qnode *q)
 {
+    q->gain = q->ugain = 0;
     if (!can_split(b, q))
-        return 0;
-    return block_eval(b, q->x0, q->y0, q->size) - floor_cost(b, q->x0, q->y0, q->size, q->depth);
+        return;
+    double u = 0;
+    q->gain = block_eval(b, q->x0, q->y0, q->size);
+    q->ugain = b->ucost;
+    q->gain -= floor_cost(b, q->x0, q->y0, q->size, q->depth, &u);
+    q->ugain -= u;
 }
 
 static int split(qbuild *b, int i)
@@ -246,15 +261,17 @@ static int split(qbuild *b, int i)
     b->v[i].child = b->n;
     for (int c = 0; c < 4; c++) {
         qnode *k = &b->v[b->n++];
-        *k = (qnode){q.x0 + (c >> 1) * h, q.y0 + (c & 1) * h, h, q.depth + 1, -1, 0};
+        *k = (qnode){q.x0 + (c >> 1) * h, q.y0 + (c & 1) * h, h, q.depth + 1, -1, 0, 0};
         if (b->weighted)
-            k->gain = split_gain(b, k);
+            split_gain(b, k);
     }
     b->nleaves += 3;
     return 0;
 }
 
-/* The next leaf to split, -1 when done. */
+/* The next leaf to split, -1 when done.  Weighted: the largest weighted
+ * gain; when no weighted gain is left, the largest unweighted one (the rest
+ * of the budget improves never-called regions, which still stay coarser). */
 static int pick(qbuild *b)
 {
     int best = -1;
@@ -264,9 +281,11 @@ static int pick(qbuild *b)
         if (q->child >= 0 || !can_split(b, q))
             continue;
         if (b->weighted) {
-            if (q->gain > bk && q->gain > 1e-9 * b->wsum) {
+            int wg = q->gain > 1e-9 * b->wsum;
+            if (wg ? (bk2 == 0 || q->gain > bk) : (bk2 == 0 && q->ugain > 1e-9 && q->ugain > bk)) {
                 best = i;
-                bk = q->gain;
+                bk = wg ? q->gain : q->ugain;
+                bk2 = bk2 || wg;
             }
             continue;
         }
@@ -291,7 +310,7 @@ static int grow(qbuild *b)
         return 0;
     }
     if (b->weighted)
-        b->v[0].gain = split_gain(b, &b->v[0]);
+        split_gain(b, &b->v[0]);
     while (b->nleaves + 3 <= b->o->max_leaves) {
         int i = pick(b);
         if (i < 0)
@@ -388,7 +407,7 @@ int cs_tree_build(cs_tree *t, const cs_map *m, const cs_tune_opts *o, cs_err *e)
         cs_fail(e, "out of memory building the %s tree", cs_coll_name(m->coll));
         goto fail;
     }
-    b.v[0] = (qnode){0, 0, g.n, 0, -1, 0};
+    b.v[0] = (qnode){0, 0, g.n, 0, -1, 0, 0};
     b.n = b.nleaves = 1;
     if (grow(&b) < 0) {
         cs_fail(e, "out of memory building the %s tree", cs_coll_name(m->coll));

@@ -407,7 +407,7 @@ int cs_tree_stats_get(const cs_tree *t, int coll, cs_tree_stats *s)
     size_t names = 0;
     for (int m = 0; m < d->nmethods; m++)
         names += 4 + strlen(d->methods[m]);
-    s->bytes = s->bytes_nodes + lists + 4 * (size_t)d->ncs + 8 * (size_t)d->nms + names + 32;
+    s->bytes = s->bytes_nodes + lists + 4 * (size_t)d->ncs + 8 * (size_t)d->nms + names + 28;
     s->bytes_runtime = d->nxtab + 8 * (size_t)d->nms + sizeof d->ytab +
                        2 * ((size_t)1 << 2 * d->k) + sizeof *d->leaf_rec * (size_t)d->nleaves;
     return 0;

@@ -44,17 +44,61 @@ static void say(const char *text)
         fprintf(stderr, "collsel: %s\n", text);
 }
 
-/* "COLLSEL_FORCE: unknown bcast method 'x'; ..." with every valid name. */
+/* Append the valid method names of coll to b, compactly: the unsegmented
+ * names, then the segmented families as "BASE.segNk" with the sizes, when
+ * every family has every size (else each segmented name in full). */
+static void list_methods(cs_buf *b, int coll)
+{
+    int n, sizes[16], nsizes = 0, nseg = 0;
+    const cs_method *t = cs_methods((enum cs_coll)coll, &n);
+    for (int i = 0; i < n; i++) {
+        if (t[i].segsize == 0) {
+            cs_buf_printf(b, " %s", t[i].name);
+            continue;
+        }
+        nseg++;
+        int k = 0;
+        while (k < nsizes && sizes[k] != t[i].segsize)
+            k++;
+        if (k == nsizes && nsizes < 16)
+            sizes[nsizes++] = t[i].segsize;
+    }
+    if (nseg == 0)
+        return;
+    cs_buf bases = {0};
+    int nbases = 0, product = 1;
+    for (int i = 0; i < n; i++) {
+        const char *suffix = t[i].segsize ? strstr(t[i].name, ".seg") : NULL;
+        if (!suffix)
+            continue;
+        product &= t[i].segsize % 1024 == 0;
+        if (t[i].segsize == sizes[0]) {
+            cs_buf_printf(&bases, " %.*s", (int)(suffix - t[i].name), t[i].name);
+            nbases++;
+        }
+    }
+    cs_buf_u8(&bases, 0);
+    if (product && nbases * nsizes == nseg && !bases.oom) {
+        cs_buf_printf(b, "; segmented: BASE.segNk, N =");
+        for (int k = 0; k < nsizes; k++)
+            cs_buf_printf(b, " %d", sizes[k] / 1024);
+        cs_buf_printf(b, ", BASE =%s", (const char *)bases.p);
+    } else {
+        for (int i = 0; i < n; i++)
+            if (t[i].segsize)
+                cs_buf_printf(b, " %s", t[i].name);
+    }
+    cs_buf_free(&bases);
+}
+
+/* "COLLSEL_FORCE: unknown bcast method 'x'; ..." with the valid names. */
 static void bad_method(int coll, const char *name)
 {
-    int n;
-    const cs_method *t = cs_methods((enum cs_coll)coll, &n);
     cs_buf b = {0};
     cs_buf_printf(&b, "COLLSEL_FORCE='%s': unknown %s method '%s'; %s stays native "
                       "(accepted:", cs_cfg.force, cs_coll_name(coll), name, cs_coll_name(coll));
-    for (int i = 0; i < n; i++)
-        cs_buf_printf(&b, " %s", t[i].name);
-    cs_buf_printf(&b, ")");
+    list_methods(&b, coll);
+    cs_buf_printf(&b, "; `collsel methods` lists them)");
     cs_buf_u8(&b, 0);
     say(b.oom ? "COLLSEL_FORCE: unknown method (out of memory listing the valid ones)"
               : (const char *)b.p);

@@ -43,25 +43,15 @@ typedef struct cs_rtab {
 
 int cs_rec_on;
 int cs_hook_on;
+unsigned cs_handle_gen = 1;
+__thread cs_hc cs_tl_comm[CS_HC_N] __attribute__((tls_model("initial-exec")));
+__thread cs_hc cs_tl_type[CS_HC_N] __attribute__((tls_model("initial-exec")));
 
 static __thread cs_rtab *tl_tab __attribute__((tls_model("initial-exec")));
 static cs_rtab *all_tabs;        /* under tabs_mu */
 static cs_profile spill;         /* under tabs_mu; times in ticks */
 static int spill_ready;          /* under tabs_mu */
 static pthread_mutex_t tabs_mu = PTHREAD_MUTEX_INITIALIZER;
-
-/* Processes taking part in a collective on comm: the communicator size, or
- * for an intercommunicator local + remote group (every process of both
- * groups calls, so rank_calls / comm_size stays the number of operations). */
-static inline uint32_t comm_procs(MPI_Comm comm)
-{
-    int n = 0, inter = 0, r = 0;
-    PMPI_Comm_size(comm, &n);
-    PMPI_Comm_test_inter(comm, &inter);
-    if (inter)
-        PMPI_Comm_remote_size(comm, &r);
-    return (uint32_t)(n + r);
-}
 
 static void cell_first(cs_cell *c, int coll, uint32_t comm_size, uint32_t bin)
 {
@@ -111,7 +101,7 @@ void cs_rec_call(int coll, MPI_Comm comm, uint64_t bytes, int root, uint64_t t0,
                  void *ra)
 {
     double t = (double)(t1 - t0);
-    uint32_t comm_size = comm_procs(comm);
+    uint32_t comm_size = cs_comm_procs(comm);
     uint32_t bin = (uint32_t)cs_bin_of(bytes);
     cs_rtab *tab = tl_tab;
     if (__builtin_expect(!tab, 0) && !(tab = tab_new())) {

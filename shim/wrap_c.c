@@ -14,17 +14,9 @@
 #define CS_EXPORT __attribute__((visibility("default")))
 #define CS_RA __builtin_return_address(0)
 
-static inline uint64_t tsize(MPI_Datatype t)
-{
-    int s = 0;
-    if (t != MPI_DATATYPE_NULL)
-        PMPI_Type_size(t, &s);
-    return s > 0 ? (uint64_t)s : 0;
-}
-
 static inline uint64_t B(int count, MPI_Datatype t)
 {
-    return count > 0 ? (uint64_t)count * tsize(t) : 0;
+    return count > 0 ? (uint64_t)count * cs_type_size(t) : 0;
 }
 
 static inline int inter(MPI_Comm comm)
@@ -68,7 +60,7 @@ static uint64_t VM(int n, const int counts[], MPI_Datatype t)
     uint64_t sum = 0;
     for (int i = 0; i < n; i++)
         sum += counts[i] > 0 ? (uint64_t)counts[i] : 0;
-    return n > 0 ? (sum * tsize(t) + (uint64_t)n / 2) / (uint64_t)n : 0;
+    return n > 0 ? (sum * cs_type_size(t) + (uint64_t)n / 2) / (uint64_t)n : 0;
 }
 
 static uint64_t WM(int n, const int counts[], const MPI_Datatype types[])
@@ -122,6 +114,26 @@ CS_EXPORT int MPI_Finalize(void)
 {
     cs_life_finalize();
     return PMPI_Finalize();
+}
+
+/* Frees: a handle may be reused for a new object afterwards, so the
+ * handle caches (rec.h) start over. */
+CS_EXPORT int MPI_Comm_free(MPI_Comm *comm)
+{
+    cs_handle_freed();
+    return PMPI_Comm_free(comm);
+}
+
+CS_EXPORT int MPI_Comm_disconnect(MPI_Comm *comm)
+{
+    cs_handle_freed();
+    return PMPI_Comm_disconnect(comm);
+}
+
+CS_EXPORT int MPI_Type_free(MPI_Datatype *type)
+{
+    cs_handle_freed();
+    return PMPI_Type_free(type);
 }
 
 CS_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)

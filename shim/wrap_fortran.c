@@ -262,6 +262,23 @@ static void cs_f_mpi_finalize(F ierr)
 }
 CS_FNAMES(mpi_finalize, MPI_FINALIZE, Finalize, cs_f_mpi_finalize, (F ierr))
 
+#define CS_FFREE(lower, UPPER, Camel, CT, f2c, c2f)                                    \
+    static void cs_f_##lower(F h, F ierr)                                             \
+    {                                                                                 \
+        CT c = f2c(*h);                                                               \
+        cs_handle_freed();                                                            \
+        int rc = PMPI_##Camel(&c);                                                    \
+        if (rc == MPI_SUCCESS)                                                        \
+            *h = c2f(c);                                                              \
+        if (ierr)                                                                     \
+            *ierr = rc;                                                               \
+    }                                                                                 \
+    CS_FNAMES(lower, UPPER, Camel, cs_f_##lower, (F h, F ierr))
+CS_FFREE(mpi_comm_free, MPI_COMM_FREE, Comm_free, MPI_Comm, PMPI_Comm_f2c, PMPI_Comm_c2f)
+CS_FFREE(mpi_comm_disconnect, MPI_COMM_DISCONNECT, Comm_disconnect, MPI_Comm, PMPI_Comm_f2c,
+         PMPI_Comm_c2f)
+CS_FFREE(mpi_type_free, MPI_TYPE_FREE, Type_free, MPI_Datatype, PMPI_Type_f2c, PMPI_Type_c2f)
+
 static void cs_f_mpi_abort(F comm, F code, F ierr)
 {
     cs_life_abort();

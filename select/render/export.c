@@ -47,36 +47,43 @@ typedef struct xalg {
     int ompi_exact;     /* 1 exact, 0 closest, 2 exact only for fan-out 4 (k-nomial radix) */
     const char *mpich;  /* MPICH 4.0 MPIR algorithm, NULL = MPICH's own choice */
     int mpich_exact;
+    const char *why;    /* why Open MPI's counterpart is not exact */
 } xalg;
 
+static const char *const why_knomial =
+    "Open MPI takes the radix from coll_tuned_bcast_algorithm_knomial_radix (default 4)";
+
 static const xalg xalgs[] = {
-    {CS_BCAST, "native", 0, 1, NULL, 1},
-    {CS_BCAST, "linear", 1, 1, "MPIR_Bcast_intra_binomial", 0},
-    {CS_BCAST, "chain", 2, 1, "MPIR_Bcast_intra_binomial", 0},
-    {CS_BCAST, "pipeline", 3, 1, "MPIR_Bcast_intra_binomial", 0},
-    {CS_BCAST, "splitbinary", 4, 1, "MPIR_Bcast_intra_binomial", 0},
-    {CS_BCAST, "binary", 5, 1, "MPIR_Bcast_intra_binomial", 0},
-    {CS_BCAST, "binomial", 6, 1, "MPIR_Bcast_intra_binomial", 1},
-    {CS_BCAST, "knomial", 7, 2, "MPIR_Bcast_intra_binomial", 0},
-    {CS_BCAST, "scatter_rdallgather", 8, 1, "MPIR_Bcast_intra_scatter_recursive_doubling_allgather", 1},
-    {CS_BCAST, "scatter_ringallgather", 9, 1, "MPIR_Bcast_intra_scatter_ring_allgather", 1},
-    {CS_REDUCE, "native", 0, 1, NULL, 1},
-    {CS_REDUCE, "linear", 1, 1, "MPIR_Reduce_intra_binomial", 0},
-    {CS_REDUCE, "chain", 2, 1, "MPIR_Reduce_intra_binomial", 0},
-    {CS_REDUCE, "pipeline", 3, 1, "MPIR_Reduce_intra_binomial", 0},
-    {CS_REDUCE, "binary", 4, 1, "MPIR_Reduce_intra_binomial", 0},
-    {CS_REDUCE, "binomial", 5, 1, "MPIR_Reduce_intra_binomial", 1},
-    {CS_REDUCE, "knomial", 5, 0, "MPIR_Reduce_intra_binomial", 0},
-    {CS_REDUCE, "inorder_binary", 6, 1, "MPIR_Reduce_intra_binomial", 0},
-    {CS_REDUCE, "rabenseifner", 7, 1, "MPIR_Reduce_intra_reduce_scatter_gather", 1},
-    {CS_BARRIER, "native", 0, 1, NULL, 1},
-    {CS_BARRIER, "linear", 1, 1, "MPIR_Barrier_intra_dissemination", 0},
-    {CS_BARRIER, "double_ring", 2, 1, "MPIR_Barrier_intra_dissemination", 0},
-    {CS_BARRIER, "recursive_doubling", 3, 1, "MPIR_Barrier_intra_dissemination", 0},
-    {CS_BARRIER, "bruck", 4, 1, "MPIR_Barrier_intra_dissemination", 0},
-    {CS_BARRIER, "dissemination", 4, 0, "MPIR_Barrier_intra_dissemination", 1},
-    {CS_BARRIER, "two_proc", 5, 1, "MPIR_Barrier_intra_dissemination", 0},
-    {CS_BARRIER, "tree", 6, 0, "MPIR_Barrier_intra_dissemination", 0},
+    {CS_BCAST, "native", 0, 1, NULL, 1, NULL},
+    {CS_BCAST, "linear", 1, 1, "MPIR_Bcast_intra_binomial", 0, NULL},
+    {CS_BCAST, "chain", 2, 1, "MPIR_Bcast_intra_binomial", 0, NULL},
+    {CS_BCAST, "pipeline", 3, 1, "MPIR_Bcast_intra_binomial", 0, NULL},
+    {CS_BCAST, "splitbinary", 4, 1, "MPIR_Bcast_intra_binomial", 0, NULL},
+    {CS_BCAST, "binary", 5, 1, "MPIR_Bcast_intra_binomial", 0, NULL},
+    {CS_BCAST, "binomial", 6, 1, "MPIR_Bcast_intra_binomial", 1, NULL},
+    {CS_BCAST, "knomial", 7, 2, "MPIR_Bcast_intra_binomial", 0, NULL},
+    {CS_BCAST, "scatter_rdallgather", 8, 1, "MPIR_Bcast_intra_scatter_recursive_doubling_allgather", 1, NULL},
+    {CS_BCAST, "scatter_ringallgather", 9, 1, "MPIR_Bcast_intra_scatter_ring_allgather", 1, NULL},
+    {CS_REDUCE, "native", 0, 1, NULL, 1, NULL},
+    {CS_REDUCE, "linear", 1, 1, "MPIR_Reduce_intra_binomial", 0, NULL},
+    {CS_REDUCE, "chain", 2, 1, "MPIR_Reduce_intra_binomial", 0, NULL},
+    {CS_REDUCE, "pipeline", 3, 1, "MPIR_Reduce_intra_binomial", 0, NULL},
+    {CS_REDUCE, "binary", 4, 1, "MPIR_Reduce_intra_binomial", 0, NULL},
+    {CS_REDUCE, "binomial", 5, 1, "MPIR_Reduce_intra_binomial", 1, NULL},
+    {CS_REDUCE, "knomial", 5, 0, "MPIR_Reduce_intra_binomial", 0,
+     "Open MPI has no k-nomial reduce; binomial is its k = 2 case"},
+    {CS_REDUCE, "inorder_binary", 6, 1, "MPIR_Reduce_intra_binomial", 0, NULL},
+    {CS_REDUCE, "rabenseifner", 7, 1, "MPIR_Reduce_intra_reduce_scatter_gather", 1, NULL},
+    {CS_BARRIER, "native", 0, 1, NULL, 1, NULL},
+    {CS_BARRIER, "linear", 1, 1, "MPIR_Barrier_intra_dissemination", 0, NULL},
+    {CS_BARRIER, "double_ring", 2, 1, "MPIR_Barrier_intra_dissemination", 0, NULL},
+    {CS_BARRIER, "recursive_doubling", 3, 1, "MPIR_Barrier_intra_dissemination", 0, NULL},
+    {CS_BARRIER, "bruck", 4, 1, "MPIR_Barrier_intra_dissemination", 0, NULL},
+    {CS_BARRIER, "dissemination", 4, 0, "MPIR_Barrier_intra_dissemination", 1,
+     "Open MPI's Bruck barrier is the closest (a dissemination pattern)"},
+    {CS_BARRIER, "two_proc", 5, 1, "MPIR_Barrier_intra_dissemination", 0, NULL},
+    {CS_BARRIER, "tree", 6, 0, "MPIR_Barrier_intra_dissemination", 0,
+     "Open MPI's tree barrier has a fixed shape, no fan-out"},
 };
 
 static const xalg *xalg_of(const char *name, cs_rmeth *m)
@@ -134,12 +141,15 @@ static int translate(const cs_tree *t, const cs_bands *bs, int ompi, xband *xb, 
                 xr.fan = 0;
             if (!seen[b->runs[r].id]) {
                 seen[b->runs[r].id] = 1;
+                const char *why = x->ompi_exact == 2 ? why_knomial : x->why;
                 if (ompi)
-                    printf("  %-28s -> algorithm %d fan-in/out %d segsize %d%s\n", name, xr.alg,
-                           xr.fan, xr.seg, exact ? "" : "   (no exact counterpart)");
+                    printf("  %-28s -> algorithm %d fan-in/out %d segsize %d%s%s%s\n", name,
+                           xr.alg, xr.fan, xr.seg, exact ? "" : "\n      no exact counterpart: ",
+                           exact ? "" : why, exact ? "" : "");
                 else
                     printf("  %-28s -> %s%s\n", name, xr.mpich ? xr.mpich : "MPICH's default rules",
-                           exact ? "" : "   (no exact counterpart)");
+                           exact ? "" : "\n      no exact counterpart: MPICH 4.0 has no such "
+                                        "blocking algorithm, closest taken");
             }
             if (cur.n && same_rule(&cur.r[cur.n - 1], &xr, ompi))
                 continue;
@@ -248,6 +258,36 @@ static void emit_mpich(cs_buf *o, int coll, const xband *xb, int n, int first)
     cs_buf_printf(o, "    },\n    \"comm_type=inter\": %s\n  }", mpich_inter[coll]);
 }
 
+/* MPICH reads the tuning file instead of its built-in rules, and asserts
+ * when a collective finds no rule: copy the built-in entries
+ * (mpich_defaults.c) of every collective the tree does not cover. */
+static void emit_mpich_rest(cs_buf *o, const cs_tree *t)
+{
+    const char *p = strchr(cs_mpich_default_json, '{');
+    while (p && (p = strchr(p + 1, '"')) != NULL) {
+        const char *key = p, *end = strchr(key + 1, '"');
+        const char *v = end ? strchr(end, '{') : NULL;
+        if (!v)
+            return;
+        int depth = 0;
+        const char *q = v;
+        do
+            depth += *q == '{' ? 1 : *q == '}' ? -1 : 0;
+        while (depth > 0 && *++q);
+        if (!*q)
+            return;
+        int coll = -1;
+        if (strncmp(key, "\"collective=", 12) == 0) {
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", (int)(end - key - 12), key + 12);
+            coll = cs_coll_from_name(name);
+        }
+        if (coll < 0 || !cs_tree_has(t, coll))
+            cs_buf_printf(o, ",\n  %.*s: %.*s", (int)(end - key + 1), key, (int)(q - v + 1), v);
+        p = q; /* the next key follows the value */
+    }
+}
+
 /* ---- command -------------------------------------------------------------------- */
 
 static void usage(FILE *f)
@@ -346,10 +386,7 @@ int cs_cmd_export(int argc, char **argv)
             goto fail;
     }
     if (!ompi) {
-        for (int coll = 0; coll < CS_NCOLL; coll++)
-            if (!cs_tree_has(t, coll))
-                cs_buf_printf(&o, ",\n  \"collective=%s\": {\"comm_type=intra\": %s, \"comm_type=inter\": %s}",
-                              cs_coll_name(coll), mpich_native[coll], mpich_inter[coll]);
+        emit_mpich_rest(&o, t);
         cs_buf_printf(&o, "\n}\n");
     }
     rc = 1;

@@ -7,7 +7,8 @@
  * application's calls are overlaid, the dot-size key.  Colours: native is
  * always grey; other methods take a fixed palette of 11 well-separated
  * colours in the order of the sheet's key table, so a method has the same
- * colour in every panel; past 11 methods the palette repeats with hatching.
+ * colour in every panel (and bcast.X / reduce.X share one); past 11
+ * methods the palette repeats with hatching.
  */
 #include "map_png.h"
 
@@ -103,14 +104,30 @@ static int is_native(const char *name)
     return dot && strcmp(dot + 1, "native") == 0;
 }
 
-/* Palette slot of key k: native -1, else rank among non-native keys. */
+static const char *suffix(const char *name)
+{
+    const char *dot = strchr(name, '.');
+    return dot ? dot + 1 : name;
+}
+
+/* Palette slot of key k: native -1, else the rank of its algorithm part
+ * (the name without "COLL.") among the distinct non-native ones, so that
+ * bcast.binomial and reduce.binomial share a colour. */
 static int key_slot(const cs_sheet *s, int k)
 {
     if (is_native(s->keys[k]))
         return -1;
     int slot = 0;
-    for (int i = 0; i < k; i++)
-        slot += !is_native(s->keys[i]);
+    for (int i = 0; i < s->nkeys; i++) {
+        if (is_native(s->keys[i]))
+            continue;
+        if (strcmp(suffix(s->keys[i]), suffix(s->keys[k])) == 0)
+            return slot;
+        int first = 1; /* count each suffix once, at its first key */
+        for (int j = 0; j < i && first; j++)
+            first = strcmp(suffix(s->keys[j]), suffix(s->keys[i])) != 0;
+        slot += first;
+    }
     return slot;
 }
 

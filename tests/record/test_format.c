@@ -55,6 +55,22 @@ static void test_roundtrip(void)
     cs_buf_u8(&b, 0);
     T_CHECK(cs_profile_deserialize(&q, b.p, b.n, &e) < 0 && strstr(e.msg, "after"),
             "trailing byte accepted: %s", e.msg);
+    b.n--;
+    /* random damage past the checksum: accepted or refused, never a crash
+     * (run under valgrind/sanitizers to make this bite) */
+    unsigned char *m = malloc(b.n);
+    int refused = 0;
+    for (int i = 0; i < 3000; i++) {
+        memcpy(m, b.p, b.n);
+        for (int k = 1 + (int)t_below(4); k > 0; k--)
+            m[t_below((unsigned)b.n)] = (unsigned char)t_rand();
+        if (cs_profile_deserialize(&q, m, b.n, &e) < 0)
+            refused++;
+        else
+            cs_profile_free(&q);
+    }
+    T_CHECK(refused > 0, "no damaged payload refused");
+    free(m);
     cs_buf_free(&b);
 
     path_in(path, sizeof path, "a.prof");

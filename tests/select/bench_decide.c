@@ -3,7 +3,8 @@
  * bcast map of PERF (default: the synthetic table of synth.h, 31 comm sizes
  * x 49 message sizes -> 64 x 64 grid) and queried with 2^16 pre-generated
  * random (comm size 2..32, message size 1 B..16 MiB log-uniform) points
- * (cycled 16 times; the arrays fit in L2), as
+ * (the arrays fit in L2; the fastest of 101 passes counts, which filters
+ * out preemption on a shared machine), as
  * the papers did.  Prints ns per decision for the flat leaf table
  * (cs_tree_decide) and the quadtree descent (cs_tree_decide_qt), and the
  * encoded bytes per tree and per node, next to the papers' figures. */
@@ -14,7 +15,7 @@
 #include "synth.h"
 
 #define NQ (1u << 16)
-#define NREP 16
+#define NREP 101
 
 static uint32_t qcs[NQ];
 static uint64_t qms[NQ];
@@ -33,17 +34,17 @@ __attribute__((noinline)) static int empty_decide(const cs_tree *t, int coll, ui
 static double run(const cs_tree *t, int qt, unsigned long *sink)
 {
     double best = 1e30;
-    for (int rep = 0; rep < 7; rep++) {
+    for (int rep = 0; rep < NREP; rep++) { /* short passes, the fastest counts */
         unsigned long sum = 0;
         double t0 = cs_now();
-        for (unsigned i = 0; i < NQ * NREP; i++) {
+        for (unsigned i = 0; i < NQ; i++) {
             const uint16_t *ids;
-            int n = qt == 1   ? cs_tree_decide_qt(t, CS_BCAST, qcs[i % NQ], qms[i % NQ], &ids)
-                    : qt == 2 ? empty_decide(t, CS_BCAST, qcs[i % NQ], qms[i % NQ], &ids)
-                              : cs_tree_decide(t, CS_BCAST, qcs[i % NQ], qms[i % NQ], &ids);
+            int n = qt == 1   ? cs_tree_decide_qt(t, CS_BCAST, qcs[i], qms[i], &ids)
+                    : qt == 2 ? empty_decide(t, CS_BCAST, qcs[i], qms[i], &ids)
+                              : cs_tree_decide(t, CS_BCAST, qcs[i], qms[i], &ids);
             sum += (unsigned long)n + ids[0];
         }
-        double dt = (cs_now() - t0) / (NQ * NREP) * 1e9;
+        double dt = (cs_now() - t0) / NQ * 1e9;
         best = dt < best ? dt : best;
         *sink += sum;
     }
@@ -73,7 +74,7 @@ int main(int argc, char **argv)
         qcs[i] = 2 + (uint32_t)(rand() % 31);
         qms[i] = (uint64_t)exp2((double)rand() / RAND_MAX * 24);
     }
-    printf("bcast map %d x %d points, %d methods; %u random queries x %d, best of 7 runs\n",
+    printf("bcast map %d x %d points, %d methods; %u random queries, fastest of %d passes\n",
            m.ncs, m.nms, m.nmethods, NQ, NREP);
     unsigned long sink = 0;
     printf("loop + call overhead alone (a function that looks nothing up): %.2f ns\n",

@@ -200,7 +200,13 @@ static void test_exact_and_lookup(void)
                 cs_tree_decide(t, CS_BCAST, lv[l].cs_lo - 1, lv[l].ms_lo, &ids);
                 CHECK(ids != lv[l].ids, "leaf %zu: comm size below cs_lo is another leaf", l);
             }
-            CHECK(lv[l].ids[lv[l].n - 1] == 0 || lv[l].n < 5, "leaf %zu ends with native", l);
+            int has_native = 0, dup = 0;
+            for (int a = 0; a < lv[l].n; a++) {
+                has_native |= lv[l].ids[a] == 0;
+                for (int b = 0; b < a; b++)
+                    dup |= lv[l].ids[a] == lv[l].ids[b];
+            }
+            CHECK(has_native && !dup && lv[l].n == 4, "leaf %zu: ranked list of 4 with native", l);
         }
         for (int x = 0; x < m.ncs; x++)
             for (int y = 0; y < m.nms; y++)
@@ -307,12 +313,40 @@ static void test_weighted(void)
     cs_perf_free(&p);
 }
 
+/* ---- ranked lists: best first, native always present ---- */
+static void test_choices(void)
+{
+    static const char *const names6[] = {"bcast.native", "bcast.a", "bcast.b",
+                                         "bcast.c",      "bcast.d", "bcast.e"};
+    cs_perf p;
+    cs_perf_init(&p);
+    perf_from(&p, 4, 4, names6, 6, best_4x4); /* others: 10 x (2 + id) us */
+    for (int nch = 1; nch <= 3; nch++) {
+        cs_tune_opts o;
+        cs_tune_opts_default(&o);
+        o.nchoices = nch;
+        cs_tree *t = cs_tree_new();
+        cs_map m;
+        build(t, &p, NULL, &o, &m);
+        const uint16_t *ids;
+        int n = cs_tree_decide(t, CS_BCAST, 2, 1, &ids); /* point (0,0): b best */
+        /* nch 1: [b] + native appended; 2: [b, native]; 3: [b, native, a] */
+        int want_n = nch == 1 ? 2 : nch;
+        CHECK(n == want_n && ids[0] == 2 && ids[1] == 0 && (nch < 3 || ids[2] == 1),
+              "nchoices %d: n %d, ids %d %d", nch, n, ids[0], n > 1 ? ids[1] : -1);
+        cs_tree_free(t);
+        cs_map_free(&m);
+    }
+    cs_perf_free(&p);
+}
+
 int main(void)
 {
     test_completion();
     test_threshold_depth();
     test_exact_and_lookup();
     test_weighted();
+    test_choices();
     if (sel_failures)
         fprintf(stderr, "%d checks failed\n", sel_failures);
     else

@@ -1,7 +1,8 @@
 /* shim_check PROFILE EXPECT --ranks N [--site TEXT] [--partial]
  *
  * Compares a recorded profile with the log of what the test program called
- * (EXPECT: "COLL COMM_SIZE BYTES ROOT RANK_CALLS" lines, see mix.c):
+ * (EXPECT: "COLL COMM_SIZE BYTES ROOT RANK_CALLS" lines, see mix.c; COLL is
+ * the enum cs_rcoll number or the name, "Bcast"):
  *  - the same cells (collective, communicator size, size bin), no more, no
  *    fewer, with exactly the expected rank_calls;
  *  - exact sizes: with <= CS_CELL_NSIZES distinct sizes in a cell, exactly
@@ -61,7 +62,15 @@ static int read_expect(const char *path)
     int coll, root;
     unsigned cs;
     unsigned long long bytes, calls;
-    while (fscanf(f, "%d %u %llu %d %llu", &coll, &cs, &bytes, &root, &calls) == 5) {
+    char name[64];
+    while (fscanf(f, "%63s %u %llu %d %llu", name, &cs, &bytes, &root, &calls) == 5) {
+        /* the collective by number (enum cs_rcoll) or by name ("Bcast") */
+        coll = name[0] >= '0' && name[0] <= '9' ? atoi(name) : cs_rcoll_from_name(name);
+        if (coll < 0 || coll >= CS_R_N) {
+            fprintf(stderr, "shim_check: %s: unknown collective '%s'\n", path, name);
+            fclose(f);
+            return -1;
+        }
         uint32_t bin = (uint32_t)cs_bin_of(bytes);
         xcell *x = xfind((uint32_t)coll, cs, bin);
         if (!x) {

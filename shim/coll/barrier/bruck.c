@@ -24,6 +24,8 @@ int cs_barrier_bruck(const cs_call *c, const cs_method *m)
     if (k < 2 || k > CS_BRUCK_MAXK)
         return MPI_ERR_ARG;
     MPI_Request req[2 * (CS_BRUCK_MAXK - 1)];
+    MPI_Status st[2 * (CS_BRUCK_MAXK - 1)]; /* not MPI_STATUSES_IGNORE: gcc 12 warns
+                                               on MPICH's annotated prototype */
     for (long d = 1; d < p; d *= k) {
         int n = 0;
         for (long j = 1; j < k && j * d < p; j++) {
@@ -33,7 +35,7 @@ int cs_barrier_bruck(const cs_call *c, const cs_method *m)
             CS_BAR_TRY(PMPI_Isend(NULL, 0, MPI_BYTE, (r + off) % p, CS_TAG_BARRIER,
                                   c->pcomm, &req[n++]));
         }
-        CS_BAR_TRY(PMPI_Waitall(n, req, MPI_STATUSES_IGNORE));
+        CS_BAR_TRY(PMPI_Waitall(n, req, st));
     }
     return MPI_SUCCESS;
 }

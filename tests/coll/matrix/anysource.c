@@ -87,6 +87,8 @@ static void one(int coll, const cs_method *m, MPI_Comm comm)
     if (flag)
         fail("the application's ANY_SOURCE/ANY_TAG receive matched a collective message",
              name, size);
+    /* Nobody sends the application's message before everyone has tested. */
+    MPI_Barrier(comm);
     /* The collective's result. */
     for (int i = 0; i < N; i++) {
         if (coll == CS_BCAST && buf[i] != 1000 + i * 7) {

@@ -1,0 +1,67 @@
+#!/bin/sh
+# show_cli.sh COLLSEL MKPROFILE GOLDEN_DIR [golden|errors]
+# golden: `collsel show` text/CSV/JSON of a known profile equal the golden files;
+#         partial files are merged and flagged INCOMPLETE.
+# errors: every damaged file, a missing file and bad usage exit 2 with one
+#         line on stderr naming the file; --help exits 0.
+set -u
+collsel=$(realpath "$1"); mkprofile=$(realpath "$2"); golden=$(realpath "$3"); what=${4:-golden}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cs-show-XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+fail=0
+bad() { echo "FAIL: $*" >&2; fail=1; }
+
+if [ "$what" = golden ]; then
+    "$mkprofile" golden g.prof || exit 1
+    for fmt in text csv json; do
+        opt=; [ $fmt = text ] || opt=--$fmt
+        "$collsel" show g.prof $opt > out.$fmt 2> err.$fmt
+        rc=$?
+        [ $rc -eq 0 ] || bad "show $opt exit $rc: $(cat err.$fmt)"
+        [ -s err.$fmt ] && bad "show $opt wrote to stderr: $(cat err.$fmt)"
+        diff -u "$golden/show.$fmt" out.$fmt >&2 || bad "show $opt differs from $golden/show.$fmt"
+    done
+    if command -v python3 > /dev/null; then
+        python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["meta"]["complete"] is True; assert sum(c["rank_calls"] for c in d["cells"]) == 4488' out.json \
+            || bad "JSON does not parse or has wrong content"
+    fi
+    # two partial files, no main file: counts double, flagged incomplete
+    cp g.prof run.prof.partial.0 && cp g.prof run.prof.partial.5
+    "$collsel" show run.prof > part.txt 2>&1 || bad "show of partial files failed: $(cat part.txt)"
+    grep -q "INCOMPLETE: merged 2 partial files, the run did not reach MPI_Finalize" part.txt \
+        || bad "partial files not flagged: $(sed -n 2p part.txt)"
+    grep -q "^Allreduce  *800  *6400 " part.txt || bad "partial counts not merged: $(grep ^Allreduce part.txt)"
+    "$collsel" show run.prof --csv | grep -q "^# complete: 0" || bad "CSV complete flag"
+    "$collsel" show run.prof --json | grep -q '"partial_files": 2' || bad "JSON partial_files"
+    "$collsel" show g.prof --top 2 | grep -q "hottest cells (2 of 7)" || bad "--top 2"
+else
+    mkdir bad && "$mkprofile" bad bad || exit 1
+    n=0
+    for f in bad/* missing.prof; do
+        "$collsel" show "$f" > out 2> err
+        rc=$?
+        n=$((n + 1))
+        [ $rc -eq 2 ] || bad "$f: exit $rc, want 2"
+        [ -s out ] && bad "$f: wrote to stdout"
+        [ "$(wc -l < err)" -eq 1 ] || bad "$f: want one line on stderr, got: $(cat err)"
+        grep -q "^collsel show: .*$f" err || bad "$f: message does not name the file: $(cat err)"
+        echo "$f: $(cat err)"
+    done
+    [ $n -ge 12 ] || bad "only $n damaged files"
+    grep -q "written by a newer collsel (format v7, this reads up to v1)" \
+        <<EOF || bad "newer-version message"
+$("$collsel" show bad/newer.prof 2>&1)
+EOF
+    for args in "" "--bogus g.prof" "a.prof b.prof" "--top 0 a.prof" "--top"; do
+        # shellcheck disable=SC2086
+        "$collsel" show $args > /dev/null 2> err
+        rc=$?
+        [ $rc -eq 2 ] || bad "show $args: exit $rc, want 2"
+        grep -q "^collsel show: " err || bad "show $args: message $(cat err)"
+    done
+    "$collsel" show --help > out 2>&1 || bad "--help exit $?"
+    grep -q "usage: collsel show PROFILE" out || bad "--help text"
+fi
+[ $fail -eq 0 ] && echo "show_cli $what: ok"
+exit $fail

@@ -1,0 +1,63 @@
+#!/bin/sh
+# export_mpich_test.sh COLLSEL APP_SOURCE DIR: `collsel export --format
+# mpich-json` files are accepted by MPICH (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE).
+# MPICH parses the whole file at MPI_Init and aborts on anything it does not
+# understand (bad JSON, unknown keys or algorithms) and on calls no rule
+# matches; so: our files must run the test program to a correct end at 2
+# ranks, while a truncated file and one naming an unknown algorithm
+# (negative controls) must make it fail.  The program is built with
+# mpicc.mpich here, so the test runs from either build flavour.
+abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+collsel=$(abs "$1"); src=$(abs "$2"); here=$(cd "$(dirname "$0")" && pwd)
+dir=$3/export_mpich; rm -rf "$dir"; mkdir -p "$dir"; cd "$dir" || exit 1
+command -v mpicc.mpich > /dev/null && command -v mpirun.mpich > /dev/null ||
+    { echo "MPICH not installed: skipped"; exit 77; }
+fails=0
+fail() { echo "FAILED: $*"; fails=$((fails + 1)); }
+
+mpicc.mpich -o app "$src" || exit 1
+"$here/synth_perf.sh" perf.csv && "$here/native_perf.sh" native.csv || exit 1
+"$collsel" tune --perf perf.csv -o synth.tree > /dev/null &&
+"$collsel" tune --perf native.csv -o native.tree > /dev/null || exit 1
+for t in synth native; do
+    "$collsel" export $t.tree --format mpich-json -o $t.json > $t.out || fail "export $t"
+    cat $t.out
+    # valid JSON; every decision level that has comparisons ends with "=any"
+    python3 - $t.json <<'PY' || fail "$t.json: structure"
+import json, sys
+def walk(d, path):
+    keys = list(d)
+    cmp = [k for k in keys if "<=" in k or "<" in k]
+    if cmp and not keys[-1].endswith("=any"):
+        sys.exit("%s: %s does not end with an =any entry" % (sys.argv[1], path))
+    for k in keys:
+        walk(d[k], path + "/" + k)
+d = json.load(open(sys.argv[1]), object_pairs_hook=lambda p: dict(p))
+for c in ("bcast", "reduce", "barrier", "allreduce"):
+    assert "collective=" + c in d, c
+walk(d, "")
+PY
+done
+grep -q "bcast.native  *-> MPICH's default rules" native.out || fail "native not mapped to MPICH's rules"
+grep -q "reduce.rabenseifner  *-> MPIR_Reduce_intra_reduce_scatter_gather$" native.out ||
+    fail "rabenseifner not mapped to reduce_scatter_gather"
+
+# run FILE: exit status of the test program at 2 ranks with that file
+run() {
+    MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=$PWD/$1 MPIR_CVAR_BCAST_INTRA_ALGORITHM=auto \
+    MPIR_CVAR_REDUCE_INTRA_ALGORITHM=auto MPIR_CVAR_BARRIER_INTRA_ALGORITHM=auto \
+        timeout 120 mpirun.mpich -n 2 ./app > run.out 2>&1
+    rc=$?
+    [ $rc -eq 0 ] && grep -q "collectives ok" run.out && return 0
+    return 1
+}
+head -c 300 synth.json > truncated.json
+sed 's/MPIR_Bcast_intra_binomial/MPIR_Bcast_intra_nonexistent/' synth.json > unknown.json
+for f in synth.json native.json; do
+    run $f || fail "MPICH did not run with $f: $(head -3 run.out)"
+done
+for f in truncated.json unknown.json; do
+    run $f && fail "MPICH accepted the broken $f (negative control)"
+done
+[ $fails -eq 0 ] && echo "export mpich-json: all checks passed"
+exit $fails

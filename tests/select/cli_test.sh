@@ -1,0 +1,103 @@
+#!/bin/sh
+# Golden-output tests of collsel tune / tree show / penalty.
+# usage: cli_test.sh COLLSEL SEL_SYNTH SCRATCH_DIR
+abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+collsel=$(abs "$1"); synth=$(abs "$2"); dir=$3/cli
+rm -rf "$dir"; mkdir -p "$dir"; cd "$dir" || exit 1
+fails=0
+
+# expect EXIT_CODE EXPECTED_STDERR -- COMMAND...: run, compare exit code and
+# the whole of stderr.
+expect() {
+    want_rc=$1; want_err=$2; shift 3
+    "$@" > out.txt 2> err.txt; rc=$?
+    if [ "$rc" != "$want_rc" ] || [ "$(cat err.txt)" != "$want_err" ]; then
+        echo "FAILED: $*"; echo "  exit $rc (want $want_rc)"
+        echo "  stderr: $(cat err.txt)"; echo "  want:   $want_err"
+        fails=$((fails + 1))
+    fi
+}
+check() { # check DESCRIPTION COMMAND...: the command must succeed
+    desc=$1; shift
+    if ! "$@"; then echo "FAILED: $desc"; fails=$((fails + 1)); fi
+}
+
+H=collective,comm_size,msg_bytes,method,median_us,min_us,max_us,reps
+printf '%s\nbcast,4,8,bcast.binomial,1.5,1,2,10\nallreduce,4,8,allreduce.ring,1,1,1,1\n' "$H" > coll.csv
+printf '%s\nbcast,4,8,bcast.binomial,-1.5,1,2,10\n' "$H" > neg.csv
+printf '%s\n# comment\nbcast,4,8,bcast.binomial,fast,1,2,10\n' "$H" > nan.csv
+printf 'collective,comm_size,method,median_us\nbcast,4,bcast.binomial,1\n' > col.csv
+printf '%s\nbcast,4,8,reduce.binomial,1,1,2,10\n' "$H" > pfx.csv
+printf '%s\nbcast,4,8,bcast.binomial,1,1,2\n' "$H" > short.csv
+
+expect 2 "collsel tune: coll.csv:3: unknown collective 'allreduce' (accepted: bcast, reduce, barrier)" -- \
+    "$collsel" tune --perf coll.csv -o t.tree
+expect 2 "collsel tune: neg.csv:2: median_us '-1.5' is not a non-negative number" -- \
+    "$collsel" tune --perf neg.csv -o t.tree
+expect 2 "collsel tune: nan.csv:3: median_us 'fast' is not a non-negative number" -- \
+    "$collsel" tune --perf nan.csv -o t.tree
+expect 2 "collsel tune: col.csv:1: header lacks column 'msg_bytes' (expected $H)" -- \
+    "$collsel" tune --perf col.csv -o t.tree
+expect 2 "collsel tune: pfx.csv:2: method 'reduce.binomial' does not start with its collective 'bcast.'" -- \
+    "$collsel" tune --perf pfx.csv -o t.tree
+expect 2 "collsel penalty: short.csv:2: 7 fields, the header has 8" -- \
+    "$collsel" penalty --table --perf short.csv
+expect 2 "collsel tune: missing.csv: cannot open: No such file or directory" -- \
+    "$collsel" tune --perf missing.csv -o t.tree
+expect 2 "collsel tune: --perf PERF and -o TREE are required (collsel tune --help)" -- \
+    "$collsel" tune --perf coll.csv
+expect 2 "collsel tune: --threshold '0' (accepted: a percentage in (0, 100])" -- \
+    "$collsel" tune --perf coll.csv --threshold 0 -o t.tree
+expect 2 "collsel tune: --max-depth 'x' (accepted: 0..8)" -- \
+    "$collsel" tune --perf coll.csv --max-depth x -o t.tree
+expect 2 "collsel tune: unknown option '--bogus' (collsel tune --help)" -- \
+    "$collsel" tune --bogus
+expect 2 "collsel tree: usage: collsel tree show TREE" -- "$collsel" tree
+for cmd in tune tree penalty; do
+    expect 0 "" -- "$collsel" $cmd --help
+    check "$cmd --help prints usage" grep -q "usage: collsel $cmd" out.txt
+done
+check "no tree written on bad input" test ! -e t.tree
+
+# a real run: synthetic table, exact tree, show, penalty
+"$synth" perf synth.csv && "$synth" profile app.prof || exit 1
+expect 0 "" -- "$collsel" tune --perf synth.csv -o exact.tree
+check "tune prints bcast and reduce" grep -q "^reduce: 31 comm sizes (2..32) x 48 message sizes (1 B..16 MiB), 6 methods, grid 64 x 64" out.txt
+check "exact tree: no penalty" grep -q "penalty uniform    min 0.0%  max 0.0%  mean 0.00%" out.txt
+expect 0 "" -- "$collsel" tree show exact.tree
+check "tree show: header" grep -q "^bcast: [0-9]* leaves" out.txt
+check "tree show: first leaf starts at 1 rank, 0 B" grep -q "^  1-[0-9]* *0 B-" out.txt
+check "tree show: an open-ended last leaf" grep -q "^  [0-9]*+ *[0-9.]* [KM]*i*B+ " out.txt
+expect 0 "" -- "$collsel" penalty exact.tree --perf synth.csv --csv
+check "penalty --csv: 2 x 1488 points + header" test "$(wc -l < out.txt)" = 2977
+check "penalty --csv: all zero" test "$(awk -F, 'NR > 1 && $8 != 0' out.txt | wc -l)" = 0
+
+# papers' construction with a depth cap: a penalty appears, --table agrees
+expect 0 "" -- "$collsel" tune --perf synth.csv --max-depth 3 -o d3.tree
+mean_tune=$(awk '/^bcast/ {b = 1} b && /penalty uniform/ {print $8; exit}' out.txt)
+expect 0 "" -- "$collsel" penalty --table --perf synth.csv
+mean_table=$(awk '/^bcast/ {b = 1} b && $1 == "3" {printf "%.2f%%\n", $8; exit}' out.txt)
+check "depth 3 has a penalty ($mean_tune)" test "$mean_tune" != "0.00%"
+check "tune and --table agree at depth 3 ($mean_tune, $mean_table)" test "$mean_tune" = "$mean_table"
+
+# weighted tuning: lower weighted penalty than the papers' tree of the same size
+expect 0 "" -- "$collsel" tune --perf synth.csv --profile app.prof --max-leaves 16 -o w.tree
+w=$(awk '/^bcast/ {b = 1} b && /penalty weighted/ {sub("%", "", $8); print $8}' out.txt | head -1)
+p=$(awk '/^bcast/ {b = 1} b && /penalty weighted/ {sub("%", "", $8); print $8}' out.txt | sed -n 2p)
+check "weighted tree better where the app calls ($w% < $p%)" awk -v w="$w" -v p="$p" 'BEGIN {exit !(w + 0 < p + 0)}'
+check "16 leaves" grep -q "tree: 21 nodes, 16 leaves" out.txt
+expect 0 "" -- "$collsel" penalty w.tree --perf synth.csv --profile app.prof
+check "penalty repeats tune's weighted figure" grep -q "penalty weighted .* mean $w%" out.txt
+expect 0 "" -- "$collsel" tune --perf synth.csv --profile app.prof --json -o w2.tree
+check "json output" grep -q '^{"perf":"synth.csv","mode":"weighted","collectives":\[{"collective":"bcast"' out.txt
+check "same tree from --json run" cmp -s w.tree w2.tree
+
+# bad tree files
+head -c 30 exact.tree > trunc.tree
+expect 2 "collsel tree: trunc.tree: truncated (header says $(($(wc -c < exact.tree) - 20)) payload bytes, file has 10)" -- \
+    "$collsel" tree show trunc.tree
+expect 2 "collsel penalty: synth.csv: not a collsel tree file (bad magic)" -- \
+    "$collsel" penalty synth.csv --perf synth.csv
+
+if [ $fails -ne 0 ]; then echo "$fails failures"; exit 1; fi
+echo "cli_test: all passed"
