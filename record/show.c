@@ -416,7 +416,7 @@ int cs_cmd_show(int argc, char **argv)
             path = argv[i];
         }
     }
-    if (!path) {
+    if (!path || !*path) {
         fprintf(stderr, "collsel show: missing PROFILE (collsel show --help)\n");
         return 2;
     }

@@ -10,78 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "../select/perf.h"
 #include "op.h"
 #include "replay.h"
 #include "timing.h"
-
-static MPI_Comm *comms; /* comms[s]: first s world ranks; index 0 unused */
-static char *made;      /* made[s]: the split for size s was done */
-static int ncomms;
-
-MPI_Comm cs_replay_comm(int size)
-{
-    int wsize;
-    PMPI_Comm_size(MPI_COMM_WORLD, &wsize);
-    if (size < 1 || size > wsize)
-        return MPI_COMM_NULL;
-    if (!comms) {
-        comms = calloc((size_t)wsize + 1, sizeof *comms);
-        made = calloc((size_t)wsize + 1, 1);
-        if (!comms || !made)
-            PMPI_Abort(MPI_COMM_WORLD, 1); /* ranks would disagree on the splits */
-        for (int i = 0; i <= wsize; i++)
-            comms[i] = MPI_COMM_NULL;
-        ncomms = wsize + 1;
-    }
-    if (!made[size]) { /* every world rank gets here once per size */
-        int rank;
-        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-        if (PMPI_Comm_split(MPI_COMM_WORLD, rank < size ? 0 : MPI_UNDEFINED, rank,
-                            &comms[size]) != MPI_SUCCESS)
-            comms[size] = MPI_COMM_NULL;
-        made[size] = 1;
-    }
-    return comms[size];
-}
-
-void cs_replay_comms_free(void)
-{
-    for (int i = 0; i < ncomms; i++)
-        if (comms[i] != MPI_COMM_NULL)
-            PMPI_Comm_free(&comms[i]);
-    free(comms);
-    free(made);
-    comms = NULL;
-    made = NULL;
-    ncomms = 0;
-}
-
-int cs_replay_wait(MPI_Request *req, int idle)
-{
-    if (!idle)
-        return PMPI_Wait(req, MPI_STATUS_IGNORE);
-    int done = 0, rc;
-    while ((rc = PMPI_Test(req, &done, MPI_STATUS_IGNORE)) == MPI_SUCCESS && !done)
-        nanosleep(&(struct timespec){0, 200000}, NULL);
-    return rc;
-}
-
-const char *cs_fmt_secs(char *buf, size_t len, double s)
-{
-    if (s < 0)
-        s = 0;
-    if (s < 60)
-        snprintf(buf, len, "%.0fs", s);
-    else if (s < 3600)
-        snprintf(buf, len, "%dm%02ds", (int)(s / 60), (int)s % 60);
-    else
-        snprintf(buf, len, "%dh%02dm", (int)(s / 3600), (int)(s / 60) % 60);
-    return buf;
-}
 
 /* Methods of point p that get measured (native first), into idx[]. */
 static int point_methods(const cs_replay_opts *o, cs_rop *op, int *idx)
@@ -165,7 +98,14 @@ int cs_replay_measure(const cs_replay_opts *o, const cs_points *pts)
     if (o->rank == 0 && skipped)
         fprintf(stderr, "collsel-replay: %zu point(s) need more than %d ranks and are skipped "
                         "(run with more ranks to measure them)\n", skipped, o->size);
-    int tty = o->progress > 0 || (o->progress == 0 && (isatty(2) || isatty(1))), status = 0;
+    if (total == 0) {
+        if (o->rank == 0)
+            fprintf(stderr, "collsel-replay: no point to measure at %d ranks; nothing written\n",
+                    o->size);
+        return 1;
+    }
+    int tty = o->progress > 0 || (o->progress == 0 && o->rank == 0 && cs_replay_stderr_is_terminal());
+    int status = 0;
     double t0 = cs_now();
     for (size_t i = 0; i < pts->n && status == 0; i++) {
         const cs_point *p = &pts->p[i];

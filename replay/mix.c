@@ -154,6 +154,12 @@ int cs_replay_mix(const cs_replay_opts *o, const cs_points *pts, const cs_tree *
     if (o->rank == 0 && n < pts->n)
         fprintf(stderr, "collsel-replay: %zu point(s) need more than %d ranks and are skipped\n",
                 pts->n - n, o->size);
+    if (n == 0) {
+        if (o->rank == 0)
+            fprintf(stderr, "collsel-replay: --mix: nothing to replay at %d ranks\n", o->size);
+        status = 1;
+        goto out;
+    }
     /* Set up every point on its group (collective over the group). */
     for (size_t i = 0; i < n && rc == MPI_SUCCESS; i++) {
         const cs_point *p = it[i].p;
@@ -185,9 +191,9 @@ int cs_replay_mix(const cs_replay_opts *o, const cs_points *pts, const cs_tree *
     if (rc == MPI_SUCCESS)
         rc = pass(it, n, ops, 0, 0, 3);
     /* Scale on world rank 0 (in every group), then share the call counts. */
-    long *calls = malloc(sizeof *calls * (n ? n : 1));
+    long *calls = malloc(sizeof *calls * n);
     if (!calls)
-        goto out;
+        PMPI_Abort(MPI_COMM_WORLD, 1); /* the ranks would disagree */
     if (o->rank == 0) {
         double per_mix = 0;
         for (size_t i = 0; i < n; i++)

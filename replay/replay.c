@@ -47,8 +47,9 @@ static void usage(FILE *f)
         "  --quick             short run: 0.3 s per point, CI target 10 %%, --mix 2 s\n"
         "  -o, --output PERF   the perf table to write\n"
         "  --progress          a live progress line on stderr (point, method, points\n"
-        "                      done/total, time left); default: when rank 0's stdout or\n"
-        "                      stderr is a terminal, else one summary line at the end\n"
+        "                      done/total, time left); default: when the stderr of rank\n"
+        "                      0 or of its launcher (mpirun) is a terminal, else one\n"
+        "                      summary line at the end\n"
         "  --no-progress       only the summary line\n"
         "Points larger than the world are skipped; a smaller communicator is the first\n"
         "ranks of the world, the other ranks wait.  Segmented variants whose segment is\n"
@@ -172,6 +173,17 @@ static int parse_colls(cs_replay_opts *o, const char *v)
     return rc ? rc : any ? 0 : bad("--colls '%s': empty (accepted: bcast, reduce, barrier)", v ? v : "");
 }
 
+static int takes_value(const char *a)
+{
+    static const char *opts[] = {"--profile", "--mix",    "--tree",           "--grid",
+                                 "--methods", "-o",       "--output",         "--colls",
+                                 "--budget",  "--rounds", "--time-per-point"};
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+        if (!strcmp(a, opts[i]))
+            return 1;
+    return 0;
+}
+
 /* Returns -1 to go on, or an exit code. */
 static int parse_args(int argc, char **argv, cs_replay_opts *o, const char **mix)
 {
@@ -192,8 +204,10 @@ static int parse_args(int argc, char **argv, cs_replay_opts *o, const char **mix
         } else if (!strcmp(a, "--csv") || !strcmp(a, "--json")) {
             o->format = a[2] == 'c' ? CS_OUT_CSV : CS_OUT_JSON;
             takes = 0;
+        } else if (!takes_value(a)) {
+            return bad("unknown option '%s' (see --help)", a);
         } else if (!v) {
-            return bad("option '%s' needs a value or is unknown (see --help)", a);
+            return bad("option '%s' needs a value (see --help)", a);
         } else if (!strcmp(a, "--profile")) {
             o->profile = v;
         } else if (!strcmp(a, "--mix")) {
@@ -221,8 +235,6 @@ static int parse_args(int argc, char **argv, cs_replay_opts *o, const char **mix
             if (*end || r < 1 || r > 1000)
                 rc = bad("--rounds '%s': need an integer in 1..1000", v);
             o->rounds = (int)r;
-        } else {
-            return bad("unknown option '%s' (see --help)", a);
         }
         if (rc)
             return rc;

@@ -41,6 +41,10 @@ void cs_replay_comms_free(void);
  * measure (the machine may be oversubscribed).  Returns an MPI error code. */
 int cs_replay_wait(MPI_Request *req, int idle);
 
+/* Is the stderr of this process, or of the launcher that forwards it, a
+ * terminal?  (Linux /proc; decides the default of --progress.) */
+int cs_replay_stderr_is_terminal(void);
+
 /* "1m05s" style durations for progress lines. */
 const char *cs_fmt_secs(char *buf, size_t len, double s);
 

@@ -93,14 +93,17 @@ int cs_time_collective(MPI_Comm comm, cs_timed_fn fn, void *arg, const cs_timing
     long i = 0;
     double start = PMPI_Wtime();
 
-    /* Warm-up, timed as one round: it calibrates the round size. */
+    /* Warm-up (first calls pay for connections, caches, topologies), then
+     * up to 3 untimed rounds to size a round to >= round_seconds. */
     int rc = one_round(comm, fn, arg, &i, o.warmup, start, v);
     int r = 1;
-    if (rc == MPI_SUCCESS && v[0] > 0 && v[0] < o.round_seconds) {
-        double want = ceil(o.round_seconds / v[0]);
+    for (int cal = 0; cal < 3 && rc == MPI_SUCCESS; cal++) {
+        rc = one_round(comm, fn, arg, &i, r, start, v);
+        double per_round = v[0] * r;
+        if (rc != MPI_SUCCESS || per_round >= 0.5 * o.round_seconds || r >= o.max_round_calls)
+            break;
+        double want = per_round > 0 ? ceil(r * o.round_seconds / per_round) : 16.0 * r;
         r = want > o.max_round_calls ? o.max_round_calls : (int)want;
-    } else if (rc == MPI_SUCCESS && v[0] <= 0) {
-        r = o.max_round_calls; /* timer resolution: the calls are very fast */
     }
 
     int n = 0;

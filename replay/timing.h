@@ -4,7 +4,8 @@
  *   - a few warm-up calls (connections, caches, first-touch of buffers);
  *   - rounds separated by PMPI_Barrier; a round is r back-to-back calls and
  *     its time per call is the MAXIMUM over ranks of (elapsed / r)
- *     (PMPI_Allreduce MAX), r chosen once so a round lasts >= ~100 us;
+ *     (PMPI_Allreduce MAX), r chosen after the warm-up (up to 3 untimed
+ *     sizing rounds) so a round lasts >= ~100 us;
  *   - rounds repeat until the distribution-free 95 % confidence interval of
  *     the median is within +-rel_ci of the median, or a bound is hit (max
  *     rounds, max seconds for this measurement);

@@ -44,7 +44,8 @@ static void print_csv(const cs_tree *t, const cs_map *m, const double *pen, cons
         }
 }
 
-static int penalty_tree(const char *tree, const cs_perf *perf, const cs_profile *prof, int csv)
+static int penalty_tree(const char *tree, const char *perf_path, const cs_perf *perf,
+                        const cs_profile *prof, int csv)
 {
     cs_tree *t;
     cs_err e;
@@ -88,7 +89,8 @@ static int penalty_tree(const char *tree, const cs_perf *perf, const cs_profile 
         cs_map_free(&m);
     }
     if (!n)
-        fprintf(stderr, "collsel penalty: %s has no collective of %s\n", tree, "the perf table");
+        fprintf(stderr, "collsel penalty: %s and %s have no collective in common\n", tree,
+                perf_path);
     else
         rc = CS_EXIT_OK;
 done:
@@ -183,7 +185,7 @@ int cs_cmd_penalty(int argc, char **argv)
     if (cs_sel_load("penalty", perf_path, prof_path, &perf, &prof) < 0)
         return CS_EXIT_USAGE;
     int rc = table ? penalty_table(&perf, prof, thr)
-                   : penalty_tree(argv[optind], &perf, prof, csv);
+                   : penalty_tree(argv[optind], perf_path, &perf, prof, csv);
     cs_perf_free(&perf);
     cs_sel_free_profile(prof);
     return rc;

@@ -23,8 +23,10 @@ static void usage(FILE *f)
             "With --profile: refined where the application calls.  Leaves take the\n"
             "method with the lowest call-weighted time; the split that removes the most\n"
             "weighted penalty is taken first, up to --max-leaves (default 16) leaves per\n"
-            "collective.  The papers' tree with the same number of leaves is built for\n"
-            "comparison and both profile-weighted penalties are printed.\n\n"
+            "collective (leaves entirely in the padding of the 2^k x 2^k grid are not\n"
+            "counted).  The papers' tree (--threshold, --max-depth) with the same number\n"
+            "of leaves is built for comparison and both profile-weighted penalties are\n"
+            "printed.\n\n"
             "Penalty of a point = (t_chosen - t_best) / t_best over the measured points;\n"
             "weighted by the time the application spent at the point.\n"
             "  --json   statistics as JSON on stdout\n"
@@ -96,7 +98,8 @@ static int parse(int argc, char **argv, tune_args *a)
         return -1;
     }
     if (!a->perf || !a->out) {
-        fprintf(stderr, "collsel tune: --perf PERF and -o TREE are required (collsel tune --help)\n");
+        fprintf(stderr,
+                "collsel tune: --perf PERF and -o TREE are required (collsel tune --help)\n");
         return -1;
     }
     a->o.mode = a->profile ? CS_TUNE_WEIGHTED : a->leaves_given ? CS_TUNE_BUDGET : CS_TUNE_PAPERS;
@@ -131,7 +134,7 @@ static int tune_one(const tune_args *a, const cs_perf *perf, const cs_profile *p
     if (prof) { /* the papers' criterion with the same number of leaves */
         cs_tune_opts o = a->o;
         o.mode = CS_TUNE_BUDGET;
-        o.max_leaves = (int)st.leaves;
+        o.max_leaves = (int)st.answering;
         if (!(cmp = cs_tree_new())) {
             cs_fail(&e, "out of memory");
             goto fail;
@@ -143,15 +146,16 @@ static int tune_one(const tune_args *a, const cs_perf *perf, const cs_profile *p
     char b1[32], b2[32];
     if (a->json) {
         printf("%s{\"collective\":\"%s\",\"comm_sizes\":%d,\"msg_sizes\":%d,\"methods\":%d,"
-               "\"grid\":%d,\"nodes\":%u,\"leaves\":%u,\"min_depth\":%u,\"max_depth\":%u,"
+               "\"grid\":%d,\"nodes\":%u,\"leaves\":%u,\"answering\":%u,\"min_depth\":%u,"
+               "\"max_depth\":%u,"
                "\"mean_depth\":%.4g,\"bytes\":%zu,",
                first ? "" : ",", cn, m.ncs, m.nms, m.nmethods, 1 << st.k, st.nodes, st.leaves,
-               st.min_depth, st.max_depth, st.mean_depth, st.bytes);
+               st.answering, st.min_depth, st.max_depth, st.mean_depth, st.bytes);
         json_pen(stdout, "penalty", &ps, 0);
         if (prof) {
             putchar(',');
             json_pen(stdout, "weighted_penalty", &ps, 1);
-            printf(",\"papers_same_leaves\":{\"leaves\":%d,", (int)st.leaves);
+            printf(",\"papers_same_leaves\":{\"leaves\":%u,", st.answering);
             json_pen(stdout, "penalty", &pc, 0);
             putchar(',');
             json_pen(stdout, "weighted_penalty", &pc, 1);
@@ -162,14 +166,14 @@ static int tune_one(const tune_args *a, const cs_perf *perf, const cs_profile *p
         printf("%s: %d comm sizes (%u..%u) x %d message sizes (%s..%s), %d methods, grid %d x %d\n",
                cn, m.ncs, m.cs[0], m.cs[m.ncs - 1], m.nms, cs_sel_size(b1, 32, m.ms[0]),
                cs_sel_size(b2, 32, m.ms[m.nms - 1]), m.nmethods, 1 << st.k, 1 << st.k);
-        printf("  tree: %u nodes, %u leaves, depth min %u max %u mean %.2f, %zu bytes encoded "
-               "(%zu in nodes)\n",
-               st.nodes, st.leaves, st.min_depth, st.max_depth, st.mean_depth, st.bytes,
-               st.bytes_nodes);
+        printf("  tree: %u nodes, %u leaves (%u answering), depth min %u max %u mean %.2f, "
+               "%zu bytes encoded (%zu in nodes)\n",
+               st.nodes, st.leaves, st.answering, st.min_depth, st.max_depth, st.mean_depth,
+               st.bytes, st.bytes_nodes);
         cs_sel_print_pen(stdout, "penalty uniform", &ps, 0);
         if (prof) {
             cs_sel_print_pen(stdout, "penalty weighted", &ps, 1);
-            printf("  papers' tree, same %u leaves (no profile):\n", st.leaves);
+            printf("  papers' tree, same %u answering leaves (no profile):\n", st.answering);
             cs_sel_print_pen(stdout, "penalty uniform", &pc, 0);
             cs_sel_print_pen(stdout, "penalty weighted", &pc, 1);
         }

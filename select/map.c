@@ -108,7 +108,8 @@ static void add_weights(cs_map *m, const cs_profile *prof)
             kept += cell->sizes[s].rank_calls;
         }
         if (kept < cell->rank_calls) {
-            double mid = sqrt((double)cs_bin_lo((int)cell->bin) * (double)cs_bin_hi((int)cell->bin));
+            int bin = (int)cell->bin;
+            double mid = sqrt((double)cs_bin_lo(bin) * (double)cs_bin_hi(bin));
             int j = nearest_u64(m->ms, m->nms, mid);
             m->w[i * m->nms + j] += per_call * (double)(cell->rank_calls - kept);
         }
@@ -152,10 +153,12 @@ int cs_map_build(cs_map *m, const cs_perf *perf, int coll, const cs_profile *pro
         const cs_perf_row *row = &perf->rows[r];
         if (row->coll != coll)
             continue;
-        int i = find_u32(m->cs, m->ncs, row->comm_size), j = find_u64(m->ms, m->nms, row->msg_bytes);
+        int i = find_u32(m->cs, m->ncs, row->comm_size);
+        int j = find_u64(m->ms, m->nms, row->msg_bytes);
         char key[64];
         snprintf(key, sizeof key, "%s", row->method);
-        char(*mp)[64] = bsearch(key, m->methods, (size_t)m->nmethods, sizeof *m->methods, cmp_method);
+        char(*mp)[64] =
+            bsearch(key, m->methods, (size_t)m->nmethods, sizeof *m->methods, cmp_method);
         m->t[((size_t)i * m->nms + j) * m->nmethods + (mp - m->methods)] = row->median_us;
     }
     if (prof) {

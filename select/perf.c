@@ -135,7 +135,8 @@ static int parse_row(perf_ctx *c, char *line, int lineno, cs_perf_row *r, cs_err
     r->comm_size = (uint32_t)v;
     s = f[c->col[COL_MS]];
     if (parse_u64(s, UINT64_MAX, &r->msg_bytes) < 0)
-        return cs_fail(e, "%s:%d: msg_bytes '%s' is not a non-negative integer", c->path, lineno, s);
+        return cs_fail(e, "%s:%d: msg_bytes '%s' is not a non-negative integer", c->path, lineno,
+                       s);
     s = f[c->col[COL_METHOD]];
     size_t cl = strlen(cname);
     if (strncmp(s, cname, cl) != 0 || s[cl] != '.' || !s[cl + 1])

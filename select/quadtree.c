@@ -8,7 +8,9 @@
  * four quadrants.  The leaf answers the majority method.  They report that
  * 3 levels kept the mean penalty under 10 % and 6 levels reproduced their
  * measured map exactly.  As in the papers the share counts every point of
- * the completed 2^k x 2^k map, padding included.
+ * the completed 2^k x 2^k map, padding included; but a block entirely in the
+ * padding answers no input and is never split (same answers, fewer nodes
+ * when the map is far from square).
  *
  * Extension (CS_TUNE_WEIGHTED): with an application profile, every point
  * carries a weight w (time the application spent in calls that fall on it).
@@ -19,7 +21,8 @@
  * taken best first (a priority queue, here a scan of the leaves): the leaf
  * whose refinement can remove the most weighted cost (its cost minus the
  * cost of its block refined down to the depth cap) is split next, while the
- * leaf budget allows (each split adds 3 leaves).  One-step gains would be
+ * leaf budget allows (a split adds up to 3 leaves; blocks entirely in the
+ * padding answer nothing and are not counted).  One-step gains would be
  * myopic: a 2 x 2 checkerboard inside a block only shows after 3 splits.
  * Blocks without weight have no weighted cost, so regions the application
  * does not call stay coarse: only budget left once no weighted cost can be
@@ -57,22 +60,69 @@ void cs_grid_free(cs_grid *g)
     memset(g, 0, sizeof *g);
 }
 
-/* Time of method m at real point (i, j) from the nearest point where m was
- * measured. */
-static double nearest_time(const cs_map *m, int i, int j, int meth)
+/* Completion: a method not measured at a measured point is no candidate
+ * there (it takes CS_UNMEASURED x the best time: a large finite penalty); a
+ * point where nothing was measured takes the times of the nearest measured
+ * point (grid distance, ties to the smaller x, then y); the padding
+ * replicates the last column/row. */
+#define CS_UNMEASURED 100.0
+
+static void fill_measured(cs_grid *g, const cs_map *m, int i, int j, int best)
 {
-    double best = NAN;
+    double *t = &g->t[((size_t)i * g->n + j) * g->nm], tb = cs_map_time(m, i, j, best);
+    for (int k = 0; k < m->nmethods; k++) {
+        t[k] = cs_map_time(m, i, j, k);
+        if (isnan(t[k]))
+            t[k] = CS_UNMEASURED * (tb > 1e-9 ? tb : 1e-9);
+    }
+    g->measured[i * g->n + j] = 1;
+}
+
+static void fill_nearest(cs_grid *g, const int *list, int nlist, int i, int j)
+{
     long bd = -1;
-    for (int a = 0; a < m->ncs; a++)
-        for (int b = 0; b < m->nms; b++) {
-            double t = cs_map_time(m, a, b, meth);
-            long d = (long)(a - i) * (a - i) + (long)(b - j) * (b - j);
-            if (!isnan(t) && (bd < 0 || d < bd)) {
-                bd = d;
-                best = t;
+    int src = 0;
+    for (int q = 0; q < nlist; q++) { /* list is in (x, y) order: ties keep the first */
+        int a = list[q] / g->n, b = list[q] % g->n;
+        long d = (long)(a - i) * (a - i) + (long)(b - j) * (b - j);
+        if (bd < 0 || d < bd) {
+            bd = d;
+            src = list[q];
+        }
+    }
+    memcpy(&g->t[((size_t)i * g->n + j) * g->nm], &g->t[(size_t)src * g->nm],
+           (size_t)g->nm * sizeof *g->t);
+}
+
+static void complete(cs_grid *g, const cs_map *m, int *list)
+{
+    int n = g->n, nlist = 0;
+    for (int i = 0; i < m->ncs; i++)
+        for (int j = 0; j < m->nms; j++) {
+            int best = cs_map_best(m, i, j);
+            if (best >= 0) {
+                fill_measured(g, m, i, j, best);
+                list[nlist++] = i * n + j;
             }
         }
-    return best;
+    for (int i = 0; i < m->ncs; i++)
+        for (int j = 0; j < m->nms; j++)
+            if (!g->measured[i * n + j])
+                fill_nearest(g, list, nlist, i, j);
+    for (int x = 0; x < n; x++)
+        for (int y = 0; y < n; y++) {
+            int i = x < m->ncs ? x : m->ncs - 1, j = y < m->nms ? y : m->nms - 1;
+            double *t = &g->t[((size_t)x * n + y) * g->nm];
+            if (x != i || y != j)
+                memcpy(t, &g->t[((size_t)i * n + j) * g->nm], g->nm * sizeof *t);
+            else if (g->w)
+                g->w[x * n + y] = m->w[i * m->nms + j];
+            int b = 0;
+            for (int k = 1; k < g->nm; k++)
+                if (t[k] < t[b])
+                    b = k;
+            g->best[x * n + y] = b;
+        }
 }
 
 int cs_grid_build(cs_grid *g, const cs_map *m, cs_err *e)
@@ -93,32 +143,14 @@ int cs_grid_build(cs_grid *g, const cs_map *m, cs_err *e)
     g->best = malloc(np * sizeof *g->best);
     g->measured = calloc(np, 1);
     g->w = m->w ? calloc(np, sizeof *g->w) : NULL;
-    if (!g->t || !g->best || !g->measured || (m->w && !g->w)) {
+    int *list = malloc(np * sizeof *list);
+    if (!g->t || !g->best || !g->measured || (m->w && !g->w) || !list) {
+        free(list);
         cs_grid_free(g);
         return cs_fail(e, "out of memory completing the %s map", cs_coll_name(m->coll));
     }
-    for (int x = 0; x < n; x++)
-        for (int y = 0; y < n; y++) {
-            int i = x < m->ncs ? x : m->ncs - 1, j = y < m->nms ? y : m->nms - 1;
-            double *t = &g->t[((size_t)x * n + y) * g->nm];
-            if (x != i || y != j) { /* padding: replicate (already filled) */
-                memcpy(t, &g->t[((size_t)i * n + j) * g->nm], g->nm * sizeof *t);
-            } else {
-                for (int k = 0; k < g->nm; k++) {
-                    t[k] = cs_map_time(m, i, j, k);
-                    g->measured[x * n + y] |= !isnan(t[k]);
-                    if (isnan(t[k]))
-                        t[k] = nearest_time(m, i, j, k);
-                }
-                if (g->w)
-                    g->w[x * n + y] = m->w[i * m->nms + j];
-            }
-            int b = 0;
-            for (int k = 1; k < g->nm; k++)
-                if (t[k] < t[b])
-                    b = k;
-            g->best[x * n + y] = b;
-        }
+    complete(g, m, list);
+    free(list);
     return 0;
 }
 
@@ -141,6 +173,7 @@ typedef struct qbuild {
     int weighted;
     qnode *v;
     int n, cap, nleaves;
+    int nanswer;     /* leaves not entirely in the padding: what the budget counts */
     double *key1, *key2; /* scratch, nm: ranking keys (ascending) */
     int *rank;           /* scratch, nm */
 } qbuild;
@@ -203,9 +236,11 @@ static double block_eval(qbuild *b, int x0, int y0, int size)
     return cost;
 }
 
+/* A block lying entirely in the padding answers no input: never split. */
 static int can_split(const qbuild *b, const qnode *q)
 {
-    return q->size > 1 && (b->o->max_depth < 0 || q->depth < b->o->max_depth);
+    return q->size > 1 && (b->o->max_depth < 0 || q->depth < b->o->max_depth) &&
+           q->x0 < b->g->ncs && q->y0 < b->g->nms;
 }
 
 static int pure_enough(qbuild *b, const qnode *q)
@@ -246,6 +281,15 @@ static void split_gain(qbuild *b, qnode *q)
     q->ugain -= u;
 }
 
+/* Children of q that answer inputs (not entirely in the padding). */
+static int answering_children(const qbuild *b, const qnode *q)
+{
+    int h = q->size / 2, n = 0;
+    for (int c = 0; c < 4; c++)
+        n += q->x0 + (c >> 1) * h < b->g->ncs && q->y0 + (c & 1) * h < b->g->nms;
+    return n;
+}
+
 static int split(qbuild *b, int i)
 {
     if (b->n + 4 > b->cap) {
@@ -266,6 +310,7 @@ static int split(qbuild *b, int i)
             split_gain(b, k);
     }
     b->nleaves += 3;
+    b->nanswer += answering_children(b, &q) - 1;
     return 0;
 }
 
@@ -278,7 +323,8 @@ static int pick(qbuild *b)
     double bk = 0, bk2 = 0;
     for (int i = 0; i < b->n; i++) {
         qnode *q = &b->v[i];
-        if (q->child >= 0 || !can_split(b, q))
+        if (q->child >= 0 || !can_split(b, q) ||
+            b->nanswer + answering_children(b, q) - 1 > b->o->max_leaves)
             continue;
         if (b->weighted) {
             int wg = q->gain > 1e-9 * b->wsum;
@@ -311,7 +357,7 @@ static int grow(qbuild *b)
     }
     if (b->weighted)
         split_gain(b, &b->v[0]);
-    while (b->nleaves + 3 <= b->o->max_leaves) {
+    for (;;) { /* pick() only offers splits that fit the budget */
         int i = pick(b);
         if (i < 0)
             break;
@@ -408,7 +454,7 @@ int cs_tree_build(cs_tree *t, const cs_map *m, const cs_tune_opts *o, cs_err *e)
         goto fail;
     }
     b.v[0] = (qnode){0, 0, g.n, 0, -1, 0, 0};
-    b.n = b.nleaves = 1;
+    b.n = b.nleaves = b.nanswer = 1;
     if (grow(&b) < 0) {
         cs_fail(e, "out of memory building the %s tree", cs_coll_name(m->coll));
         goto fail;

@@ -13,9 +13,11 @@
 
 /* A decision map made complete: 2^k x 2^k points (x: comm sizes, y:
  * message sizes).  The axes are padded to 2^k by replicating the last
- * column/row; a method not measured at a point takes its time from the
- * nearest point where it was measured (grid distance, ties to the smaller
- * x then y).  Weights are those of the map on real points, 0 on padding. */
+ * column/row; a point where nothing was measured takes the times of the
+ * nearest measured point (grid distance, ties to the smaller x then y); a
+ * method not measured at a measured point is no candidate there (it gets
+ * 100 x the best time of the point).  Weights are those of the map on real
+ * points, 0 on padding. */
 typedef struct cs_grid {
     int k, n;          /* n = 2^k */
     int ncs, nms;      /* real extent: x < ncs, y < nms */
@@ -41,7 +43,8 @@ typedef struct cs_tune_opts {
     int max_depth;     /* -1 = no cap */
     double threshold;  /* percent in (0, 100]: a block is a leaf when at least this
                           share of its points has one best method */
-    int max_leaves;    /* leaf budget (BUDGET, WEIGHTED) */
+    int max_leaves;    /* leaf budget (BUDGET, WEIGHTED), counting the leaves that answer
+                          inputs (blocks entirely in the padding are free) */
     int nchoices;      /* methods ranked per leaf before native is appended (<= 7) */
 } cs_tune_opts;
 

@@ -403,6 +403,12 @@ int cs_tree_stats_get(const cs_tree *t, int coll, cs_tree_stats *s)
         lists += 1 + 2 * (size_t)d->leaf_n_own[l];
     }
     s->mean_depth = sum / d->nleaves;
+    cs_leaf *lv;
+    size_t nl;
+    if (cs_tree_leaves(t, coll, &lv, &nl) == 0) {
+        s->answering = (uint32_t)nl;
+        free(lv);
+    }
     s->bytes_nodes = 4 * (size_t)d->nnodes;
     size_t names = 0;
     for (int m = 0; m < d->nmethods; m++)

@@ -105,40 +105,48 @@ static void bad_method(int coll, const char *name)
     cs_buf_free(&b);
 }
 
-/* One "COLL=NAME" item of COLLSEL_FORCE (len bytes at s). */
+/* s without leading and trailing blanks (in place). */
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        s[--n] = 0;
+    return s;
+}
+
+/* One "COLL=NAME" item of COLLSEL_FORCE (len bytes at s; blanks around
+ * COLL and NAME are ignored). */
 static void force_item(const char *s, size_t len)
 {
-    char item[256];
-    while (len && (*s == ' ' || *s == '\t'))
-        s++, len--;
-    while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
-        len--;
-    if (len == 0)
-        return;
-    if (len >= sizeof item) {
+    char buf[256];
+    if (len >= sizeof buf) {
         cs_log(0, 1, "COLLSEL_FORCE: item '%.40s...' too long; ignored", s);
         return;
     }
-    memcpy(item, s, len);
-    item[len] = 0;
-    char *eq = strchr(item, '=');
+    memcpy(buf, s, len);
+    buf[len] = 0;
+    char *item = trim(buf), *eq = strchr(item, '=');
+    if (!*item)
+        return;
     if (!eq) {
         cs_log(0, 1, "COLLSEL_FORCE='%s': '%s' is not COLL=METHOD (accepted: "
                      "bcast=NAME,reduce=NAME,barrier=NAME); ignored", cs_cfg.force, item);
         return;
     }
     *eq = 0;
-    const char *name = eq + 1;
-    int coll = cs_coll_from_name(item);
+    const char *cname = trim(item), *name = trim(eq + 1);
+    int coll = cs_coll_from_name(cname);
     if (coll < 0) {
         cs_log(0, 1, "COLLSEL_FORCE='%s': unknown collective '%s' (accepted: bcast, reduce, "
-                     "barrier); ignored", cs_cfg.force, item);
+                     "barrier); ignored", cs_cfg.force, cname);
         return;
     }
     int idx = cs_method_index((enum cs_coll)coll, name);
     if (idx < 0) { /* short form: "binomial" for "bcast.binomial" */
         char full[300];
-        snprintf(full, sizeof full, "%s.%s", item, name);
+        snprintf(full, sizeof full, "%s.%s", cname, name);
         idx = cs_method_index((enum cs_coll)coll, full);
     }
     if (idx < 0) {

@@ -39,13 +39,16 @@ static void usage(FILE *f)
     fprintf(f, "usage: collsel exec [OPTIONS] [--] APP [ARGS...]\n\n"
                "Run APP with the collsel preload library (libcollsel.so), e.g.\n"
                "  mpirun -n 8 collsel exec --record app.prof -- ./app\n\noptions:\n");
-    for (size_t i = 0; i < NOPTS; i++)
-        fprintf(f, "  %s %-5s %s (sets %s)\n", opts[i].opt, opts[i].arg, opts[i].doc,
-                opts[i].var);
-    fprintf(f, "  --help       this text\n\n"
-               "The library is $COLLSEL_LIB if set, else found next to the collsel\n"
-               "executable (../shim/libcollsel.so in the build tree, ../%s/libcollsel.so\n"
-               "installed).\n",
+    for (size_t i = 0; i < NOPTS; i++) {
+        char flag[32];
+        snprintf(flag, sizeof flag, "%s %s", opts[i].opt, opts[i].arg);
+        fprintf(f, "  %-15s %s (sets %s)\n", flag, opts[i].doc, opts[i].var);
+    }
+    fprintf(f, "  %-15s this text\n\n", "--help");
+    fprintf(f, "Options may also be written --record=FILE.  "
+               "The library is $COLLSEL_LIB if set, else\n"
+               "found next to the collsel executable (../shim/libcollsel.so in the build\n"
+               "tree, ../%s/libcollsel.so installed).\n",
             COLLSEL_LIBDIR);
 }
 

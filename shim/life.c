@@ -122,6 +122,50 @@ static void fill_meta(void)
     meta.start_time = (int64_t)time(NULL);
 }
 
+/* Write p to path (temporary file + rename) without fsync: an incomplete
+ * run is being killed (mpirun sends SIGKILL soon after SIGTERM), and on a
+ * busy machine fsync can take longer than that. */
+static int write_fast(const cs_profile *p, const char *path, cs_err *e)
+{
+    cs_buf b = {0};
+    char tmp[4200];
+    int fd = -1;
+    if (cs_profile_encode(p, &b, e) < 0)
+        goto fail;
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0) {
+        cs_fail(e, "%s: %s", tmp, strerror(errno));
+        goto fail;
+    }
+    for (size_t off = 0; off < b.n;) {
+        ssize_t w = write(fd, b.p + off, b.n - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            cs_fail(e, "%s: %s", tmp, strerror(errno));
+            goto fail_unlink;
+        }
+        off += (size_t)w;
+    }
+    if (close(fd) != 0 || rename(tmp, path) != 0) {
+        fd = -1;
+        cs_fail(e, "%s: %s", path, strerror(errno));
+        goto fail_unlink;
+    }
+    cs_buf_free(&b);
+    return 0;
+fail_unlink:
+    if (fd >= 0)
+        close(fd);
+    fd = -1;
+    unlink(tmp);
+fail:
+    if (fd >= 0)
+        close(fd);
+    cs_buf_free(&b);
+    return -1;
+}
+
 static void write_partial(void)
 {
     if (__atomic_exchange_n(&done, 1, __ATOMIC_SEQ_CST))
@@ -131,11 +175,11 @@ static void write_partial(void)
     cs_err e;
     char path[4096];
     build_local(&p, 0);
-    if (cs_profile_partial_path(path, sizeof path, cs_cfg.record, cs_world_rank) < 0 ||
-        cs_profile_write(&p, path, &e) < 0)
-        cs_log(0, 0, "rank %d: cannot write the partial profile: %s", cs_world_rank,
-               cs_profile_partial_path(path, sizeof path, cs_cfg.record, cs_world_rank) < 0
-                   ? "path too long" : e.msg);
+    if (cs_profile_partial_path(path, sizeof path, cs_cfg.record, cs_world_rank) < 0)
+        cs_log(0, 0, "rank %d: cannot write the partial profile: path %s too long",
+               cs_world_rank, cs_cfg.record);
+    else if (write_fast(&p, path, &e) < 0)
+        cs_log(0, 0, "rank %d: cannot write the partial profile: %s", cs_world_rank, e.msg);
     else
         cs_log(1, 0, "rank %d: run incomplete, partial profile in %s", cs_world_rank, path);
     cs_profile_free(&p);
@@ -212,7 +256,7 @@ static void record_init(void)
             sigaction(sigs[i], &sa, NULL);
     }
     cs_rec_on = 1;
-    cs_log(1, 1, "recording into %s (%u ranks on %u nodes)", cs_cfg.record, meta.world_size,
+    cs_log(1, 1, "recording into %s (%u ranks on %u node(s))", cs_cfg.record, meta.world_size,
            meta.nnodes);
 }
 

@@ -13,8 +13,13 @@
  * slot is summed into the thread's "other" site of its collective.  So no
  * count is ever lost (short of running out of memory).
  *
- * Times are kept in clock ticks (cs_ticks()) and converted to seconds once,
- * by cs_rec_build().
+ * Time: reading the clock twice costs more than everything else here, so
+ * after the first CS_TIME_FIRST timed calls of a cell (per thread) only a
+ * random 1 in CS_TIME_EVERY calls is timed (xorshift, so no aliasing with
+ * periodic call patterns).  Counts, sizes and roots stay exact; a cell's
+ * t_total is estimated as the timed total x calls / timed calls; t_min and
+ * t_max are over the timed calls.  Times are kept in clock ticks
+ * (cs_ticks()) and converted to seconds once, by cs_rec_build().
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -22,24 +27,8 @@
 
 #include "rec.h"
 
-#define CS_TAB_CELLS 512 /* power of two */
-#define CS_TAB_SITES 256 /* power of two */
 #define CS_PROBE 16
 
-typedef struct cs_hsite {
-    void *ra;
-    uint32_t coll;
-    uint64_t calls;
-    double ticks;
-} cs_hsite;
-
-typedef struct cs_rtab {
-    struct cs_rtab *next;
-    cs_cell cells[CS_TAB_CELLS];
-    cs_hsite sites[CS_TAB_SITES];
-    uint64_t other_calls[CS_R_N]; /* call sites that found no slot */
-    double other_ticks[CS_R_N];
-} cs_rtab;
 
 int cs_rec_on;
 int cs_hook_on;
@@ -47,7 +36,7 @@ unsigned cs_handle_gen = 1;
 __thread cs_hc cs_tl_comm[CS_HC_N] __attribute__((tls_model("initial-exec")));
 __thread cs_hc cs_tl_type[CS_HC_N] __attribute__((tls_model("initial-exec")));
 
-static __thread cs_rtab *tl_tab __attribute__((tls_model("initial-exec")));
+__thread cs_rtab *cs_tl_tab __attribute__((tls_model("initial-exec")));
 static cs_rtab *all_tabs;        /* under tabs_mu */
 static cs_profile spill;         /* under tabs_mu; times in ticks */
 static int spill_ready;          /* under tabs_mu */
@@ -66,11 +55,12 @@ static cs_rtab *tab_new(void)
     cs_rtab *t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
+    t->rng = (uint32_t)((uintptr_t)t >> 4) | 1u;
     pthread_mutex_lock(&tabs_mu);
     t->next = all_tabs;
     all_tabs = t;
     pthread_mutex_unlock(&tabs_mu);
-    tl_tab = t;
+    cs_tl_tab = t;
     return t;
 }
 
@@ -97,53 +87,81 @@ static inline uint32_t hash3(uint32_t a, uint32_t b, uint32_t c)
     return h ^ (h >> 15);
 }
 
-void cs_rec_call(int coll, MPI_Comm comm, uint64_t bytes, int root, uint64_t t0, uint64_t t1,
-                 void *ra)
+int cs_rec_begin_slow(cs_rslot *s, MPI_Comm comm)
 {
-    double t = (double)(t1 - t0);
-    uint32_t comm_size = cs_comm_procs(comm);
-    uint32_t bin = (uint32_t)cs_bin_of(bytes);
-    cs_rtab *tab = tl_tab;
-    if (__builtin_expect(!tab, 0) && !(tab = tab_new())) {
-        spill_cell(coll, comm_size, bin, bytes, root, t);
-        return;
-    }
-
-    uint32_t h = hash3((uint32_t)coll, comm_size, bin);
-    cs_cell *c = NULL;
+    int coll = (int)s->coll;
+    uint64_t bytes = s->bytes;
+    cs_rtab *tab = cs_tl_tab;
+    s->comm_size = cs_comm_procs(comm);
+    s->bin = (uint32_t)cs_bin_of(bytes);
+    s->cell = NULL;
+    if (!tab && !(tab = tab_new()))
+        return 1; /* spill: always timed */
+    uint32_t h = hash3(s->coll, s->comm_size, s->bin);
     for (uint32_t i = 0; i < CS_PROBE; i++) {
-        cs_cell *s = &tab->cells[(h + i) & (CS_TAB_CELLS - 1)];
-        if (s->rank_calls == 0) {
-            cell_first(s, coll, comm_size, bin);
-            c = s;
-            break;
-        }
-        if (s->coll == (uint32_t)coll && s->comm_size == comm_size && s->bin == bin) {
-            c = s;
-            break;
-        }
-    }
-    if (c)
-        cs_cell_record(c, bytes, root, t);
-    else
-        spill_cell(coll, comm_size, bin, bytes, root, t);
-
-    uintptr_t a = (uintptr_t)ra;
-    h = hash3((uint32_t)coll, (uint32_t)a, (uint32_t)(a >> 32));
-    for (uint32_t i = 0; i < CS_PROBE; i++) {
-        cs_hsite *s = &tab->sites[(h + i) & (CS_TAB_SITES - 1)];
-        if (s->calls == 0) {
-            s->ra = ra;
-            s->coll = (uint32_t)coll;
-        } else if (s->ra != ra || s->coll != (uint32_t)coll) {
+        uint32_t k = (h + i) & (CS_TAB_CELLS - 1);
+        cs_cell *c = &tab->cells[k];
+        if (c->rank_calls == 0) {
+            cell_first(c, coll, s->comm_size, s->bin);
+            tab->ntimed[k] = 0;
+        } else if (c->coll != s->coll || c->comm_size != s->comm_size || c->bin != s->bin) {
             continue;
         }
-        s->calls++;
-        s->ticks += t;
+        s->cell = c;
+        s->ntimed = &tab->ntimed[k];
+        return cs_timed_call(tab, s->ntimed);
+    }
+    return 1; /* spill */
+}
+
+static cs_hsite *site_find(cs_rtab *tab, uint32_t coll, void *ra)
+{
+    uintptr_t a = (uintptr_t)ra;
+    uint32_t h = hash3(coll, (uint32_t)a, (uint32_t)(a >> 32));
+    for (uint32_t i = 0; i < CS_PROBE; i++) {
+        cs_hsite *e = &tab->sites[(h + i) & (CS_TAB_SITES - 1)];
+        if (e->calls == 0) {
+            e->ra = ra;
+            e->coll = coll;
+            return e;
+        }
+        if (e->ra == ra && e->coll == coll)
+            return e;
+    }
+    return NULL;
+}
+
+void cs_rec_site_slow(cs_rtab *tab, uint32_t coll, int timed, double t, void *ra)
+{
+    cs_hsite *e = site_find(tab, coll, ra);
+    if (!e) {
+        tab->other_calls[coll]++;
+        if (timed) {
+            tab->other_timed[coll]++;
+            tab->other_ticks[coll] += t;
+        }
         return;
     }
-    tab->other_calls[coll]++;
-    tab->other_ticks[coll] += t;
+    tab->memo[coll].ra = ra;
+    tab->memo[coll].site = e;
+    e->calls++;
+    if (timed) {
+        e->ntimed++;
+        e->ticks += t;
+    }
+}
+
+void cs_rec_end_slow(const cs_rslot *s, int timed, uint64_t ticks, void *ra)
+{
+    spill_cell((int)s->coll, s->comm_size, s->bin, s->bytes, s->root, (double)ticks);
+    if (cs_tl_tab)
+        cs_rec_site_slow(cs_tl_tab, s->coll, timed, (double)ticks, ra);
+}
+
+/* Estimated total of `calls` calls from the `timed` ones that were timed. */
+static double estimate(double ticks, uint64_t calls, uint64_t timed, double spt)
+{
+    return timed ? ticks * spt * ((double)calls / (double)timed) : 0;
 }
 
 static void scale(cs_cell *c, double spt)
@@ -164,6 +182,7 @@ int cs_rec_build(cs_profile *p, double spt)
                 continue;
             cs_cell c = t->cells[i];
             scale(&c, spt);
+            c.t_total = estimate(t->cells[i].t_total, c.rank_calls, t->ntimed[i], spt);
             if (cs_profile_add_cell(p, &c) < 0)
                 rc = -1;
         }
@@ -172,13 +191,15 @@ int cs_rec_build(cs_profile *p, double spt)
             if (s->calls == 0)
                 continue;
             cs_site_name(s->ra, where, sizeof where);
-            if (cs_profile_add_site(p, s->coll, where, s->calls, s->ticks * spt) < 0)
+            if (cs_profile_add_site(p, s->coll, where, s->calls,
+                                    estimate(s->ticks, s->calls, s->ntimed, spt)) < 0)
                 rc = -1;
         }
         for (int k = 0; k < CS_R_N; k++)
             if (t->other_calls[k] &&
                 cs_profile_add_site(p, (uint32_t)k, "other", t->other_calls[k],
-                                    t->other_ticks[k] * spt) < 0)
+                                    estimate(t->other_ticks[k], t->other_calls[k],
+                                             t->other_timed[k], spt)) < 0)
                 rc = -1;
     }
     for (size_t i = 0; spill_ready && i < spill.ncells; i++) {

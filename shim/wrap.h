@@ -28,48 +28,48 @@
 #define CS_UNPAREN(...) __VA_ARGS__
 
 /* Parameter lists shared by blocking and non-blocking variants. */
-#define CS_P_GATHER                                                                       \
+#define CS_P_GATHER                                                                        \
     const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,              \
         MPI_Datatype rtype, int root, MPI_Comm comm
 #define CS_A_GATHER sbuf, scount, stype, rbuf, rcount, rtype, root, comm
-#define CS_P_GATHERV                                                                      \
+#define CS_P_GATHERV                                                                       \
     const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],     \
         const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm
 #define CS_A_GATHERV sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm
-#define CS_P_SCATTERV                                                                     \
+#define CS_P_SCATTERV                                                                      \
     const void *sbuf, const int scounts[], const int displs[], MPI_Datatype stype,         \
         void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm
 #define CS_A_SCATTERV sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm
-#define CS_P_ALLGATHER                                                                    \
+#define CS_P_ALLGATHER                                                                     \
     const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,              \
         MPI_Datatype rtype, MPI_Comm comm
 #define CS_A_ALLGATHER sbuf, scount, stype, rbuf, rcount, rtype, comm
-#define CS_P_ALLGATHERV                                                                   \
+#define CS_P_ALLGATHERV                                                                    \
     const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],     \
         const int displs[], MPI_Datatype rtype, MPI_Comm comm
 #define CS_A_ALLGATHERV sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm
-#define CS_P_ALLTOALLV                                                                    \
+#define CS_P_ALLTOALLV                                                                     \
     const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,        \
-        void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,           \
+        void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,          \
         MPI_Comm comm
 #define CS_A_ALLTOALLV sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm
-#define CS_P_ALLTOALLW                                                                    \
+#define CS_P_ALLTOALLW                                                                     \
     const void *sbuf, const int scounts[], const int sdispls[],                            \
-        const MPI_Datatype stypes[], void *rbuf, const int rcounts[], const int rdispls[],  \
+        const MPI_Datatype stypes[], void *rbuf, const int rcounts[], const int rdispls[], \
         const MPI_Datatype rtypes[], MPI_Comm comm
 #define CS_A_ALLTOALLW sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm
-#define CS_P_REDUCE                                                                       \
+#define CS_P_REDUCE                                                                        \
     const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,         \
         MPI_Comm comm
 #define CS_A_REDUCE sbuf, rbuf, count, dt, op, root, comm
-#define CS_P_ALLREDUCE                                                                    \
+#define CS_P_ALLREDUCE                                                                     \
     const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm
 #define CS_A_ALLREDUCE sbuf, rbuf, count, dt, op, comm
-#define CS_P_RSCAT                                                                        \
+#define CS_P_RSCAT                                                                         \
     const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt, MPI_Op op,         \
         MPI_Comm comm
 #define CS_A_RSCAT sbuf, rbuf, rcounts, dt, op, comm
-#define CS_P_RSCATB                                                                       \
+#define CS_P_RSCATB                                                                        \
     const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt, MPI_Op op, MPI_Comm comm
 #define CS_A_RSCATB sbuf, rbuf, rcount, dt, op, comm
 
@@ -80,9 +80,9 @@
 #define CS_BY_SCATTERV RB(comm, root, VM(NP(comm), scounts, stype), B(rcount, rtype))
 #define CS_BY_ALLGATHER (IP(sbuf) ? B(rcount, rtype) : B(scount, stype))
 #define CS_BY_ALLGATHERV VM(NP(comm), rcounts, rtype)
-#define CS_BY_ALLTOALLV                                                                   \
+#define CS_BY_ALLTOALLV                                                                    \
     (IP(sbuf) ? VM(NP(comm), rcounts, rtype) : VM(NP(comm), scounts, stype))
-#define CS_BY_ALLTOALLW                                                                   \
+#define CS_BY_ALLTOALLW                                                                    \
     (IP(sbuf) ? WM(NP(comm), rcounts, rtypes) : WM(NP(comm), scounts, stypes))
 
 #define CS_RQ , MPI_Request *req
@@ -91,62 +91,78 @@
 /* X(NAME, ID, PARAMS, ARGS, ROOT, BYTES, SEL, FN): SEL is the enum cs_coll of a
  * collective that dispatch may replace and FN its dispatch function, or -1
  * and the PMPI function. */
-#define CS_WRAP_LIST(X)                                                                   \
-    X(Barrier, BARRIER, (MPI_Comm comm), (comm), CS_NOROOT, 0, CS_BARRIER, cs_dispatch_barrier)                \
-    X(Bcast, BCAST, (void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm),     \
-      (buf, count, dt, root, comm), root, B(count, dt), CS_BCAST, cs_dispatch_bcast)                         \
-    X(Reduce, REDUCE, (CS_P_REDUCE), (CS_A_REDUCE), root, B(count, dt), CS_REDUCE, cs_dispatch_reduce)        \
-    X(Allreduce, ALLREDUCE, (CS_P_ALLREDUCE), (CS_A_ALLREDUCE), CS_NOROOT, B(count, dt), -1, PMPI_Allreduce) \
-    X(Gather, GATHER, (CS_P_GATHER), (CS_A_GATHER), root, CS_BY_GATHER, -1, PMPI_Gather)               \
-    X(Gatherv, GATHERV, (CS_P_GATHERV), (CS_A_GATHERV), root, CS_BY_GATHERV, -1, PMPI_Gatherv)          \
-    X(Scatter, SCATTER, (CS_P_GATHER), (CS_A_GATHER), root, CS_BY_SCATTER, -1, PMPI_Scatter)            \
-    X(Scatterv, SCATTERV, (CS_P_SCATTERV), (CS_A_SCATTERV), root, CS_BY_SCATTERV, -1, PMPI_Scatterv)     \
-    X(Allgather, ALLGATHER, (CS_P_ALLGATHER), (CS_A_ALLGATHER), CS_NOROOT, CS_BY_ALLGATHER, -1, PMPI_Allgather) \
-    X(Allgatherv, ALLGATHERV, (CS_P_ALLGATHERV), (CS_A_ALLGATHERV), CS_NOROOT,            \
-      CS_BY_ALLGATHERV, -1, PMPI_Allgatherv)                                                               \
-    X(Alltoall, ALLTOALL, (CS_P_ALLGATHER), (CS_A_ALLGATHER), CS_NOROOT, CS_BY_ALLGATHER, -1, PMPI_Alltoall) \
-    X(Alltoallv, ALLTOALLV, (CS_P_ALLTOALLV), (CS_A_ALLTOALLV), CS_NOROOT, CS_BY_ALLTOALLV, -1, PMPI_Alltoallv) \
-    X(Alltoallw, ALLTOALLW, (CS_P_ALLTOALLW), (CS_A_ALLTOALLW), CS_NOROOT, CS_BY_ALLTOALLW, -1, PMPI_Alltoallw) \
-    X(Reduce_scatter, REDUCE_SCATTER, (CS_P_RSCAT), (CS_A_RSCAT), CS_NOROOT,              \
-      VM(NL(comm), rcounts, dt), -1, PMPI_Reduce_scatter)                                                      \
-    X(Reduce_scatter_block, REDUCE_SCATTER_BLOCK, (CS_P_RSCATB), (CS_A_RSCATB), CS_NOROOT, \
-      B(rcount, dt), -1, PMPI_Reduce_scatter_block)                                                                  \
-    X(Scan, SCAN, (CS_P_ALLREDUCE), (CS_A_ALLREDUCE), CS_NOROOT, B(count, dt), -1, PMPI_Scan)        \
-    X(Exscan, EXSCAN, (CS_P_ALLREDUCE), (CS_A_ALLREDUCE), CS_NOROOT, B(count, dt), -1, PMPI_Exscan)    \
-    X(Ibarrier, IBARRIER, (MPI_Comm comm CS_RQ), (comm CS_RQA), CS_NOROOT, 0, -1, PMPI_Ibarrier)         \
-    X(Ibcast, IBCAST, (void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm CS_RQ), \
-      (buf, count, dt, root, comm CS_RQA), root, B(count, dt), -1, PMPI_Ibcast)                        \
-    X(Ireduce, IREDUCE, (CS_P_REDUCE CS_RQ), (CS_A_REDUCE CS_RQA), root, B(count, dt), -1, PMPI_Ireduce) \
-    X(Iallreduce, IALLREDUCE, (CS_P_ALLREDUCE CS_RQ), (CS_A_ALLREDUCE CS_RQA), CS_NOROOT,  \
-      B(count, dt), -1, PMPI_Iallreduce)                                                                   \
-    X(Igather, IGATHER, (CS_P_GATHER CS_RQ), (CS_A_GATHER CS_RQA), root, CS_BY_GATHER, -1, PMPI_Igather) \
-    X(Igatherv, IGATHERV, (CS_P_GATHERV CS_RQ), (CS_A_GATHERV CS_RQA), root, CS_BY_GATHERV, \
-      -1, PMPI_Igatherv)                                                                                 \
-    X(Iscatter, ISCATTER, (CS_P_GATHER CS_RQ), (CS_A_GATHER CS_RQA), root, CS_BY_SCATTER, \
-      -1, PMPI_Iscatter)                                                                                 \
-    X(Iscatterv, ISCATTERV, (CS_P_SCATTERV CS_RQ), (CS_A_SCATTERV CS_RQA), root,          \
-      CS_BY_SCATTERV, -1, PMPI_Iscatterv)                                                                 \
-    X(Iallgather, IALLGATHER, (CS_P_ALLGATHER CS_RQ), (CS_A_ALLGATHER CS_RQA), CS_NOROOT, \
-      CS_BY_ALLGATHER, -1, PMPI_Iallgather)                                                                \
-    X(Iallgatherv, IALLGATHERV, (CS_P_ALLGATHERV CS_RQ), (CS_A_ALLGATHERV CS_RQA),        \
-      CS_NOROOT, CS_BY_ALLGATHERV, -1, PMPI_Iallgatherv)                                                    \
-    X(Ialltoall, IALLTOALL, (CS_P_ALLGATHER CS_RQ), (CS_A_ALLGATHER CS_RQA), CS_NOROOT,   \
-      CS_BY_ALLGATHER, -1, PMPI_Ialltoall)                                                                \
-    X(Ialltoallv, IALLTOALLV, (CS_P_ALLTOALLV CS_RQ), (CS_A_ALLTOALLV CS_RQA), CS_NOROOT, \
-      CS_BY_ALLTOALLV, -1, PMPI_Ialltoallv)                                                                \
-    X(Ialltoallw, IALLTOALLW, (CS_P_ALLTOALLW CS_RQ), (CS_A_ALLTOALLW CS_RQA), CS_NOROOT, \
-      CS_BY_ALLTOALLW, -1, PMPI_Ialltoallw)                                                                \
-    X(Ireduce_scatter, IREDUCE_SCATTER, (CS_P_RSCAT CS_RQ), (CS_A_RSCAT CS_RQA),          \
-      CS_NOROOT, VM(NL(comm), rcounts, dt), -1, PMPI_Ireduce_scatter)                                           \
-    X(Ireduce_scatter_block, IREDUCE_SCATTER_BLOCK, (CS_P_RSCATB CS_RQ),                  \
-      (CS_A_RSCATB CS_RQA), CS_NOROOT, B(rcount, dt), -1, PMPI_Ireduce_scatter_block)                                 \
-    X(Iscan, ISCAN, (CS_P_ALLREDUCE CS_RQ), (CS_A_ALLREDUCE CS_RQA), CS_NOROOT,           \
-      B(count, dt), -1, PMPI_Iscan)                                                                   \
-    X(Iexscan, IEXSCAN, (CS_P_ALLREDUCE CS_RQ), (CS_A_ALLREDUCE CS_RQA), CS_NOROOT,       \
-      B(count, dt), -1, PMPI_Iexscan)
+#define CS_WRAP_LIST(X)                                                                    \
+    X(Barrier, BARRIER, (MPI_Comm comm),                                                   \
+      (comm), CS_NOROOT, 0, CS_BARRIER, cs_dispatch_barrier)                               \
+    X(Bcast, BCAST, (void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm),      \
+      (buf, count, dt, root, comm), root, B(count, dt), CS_BCAST, cs_dispatch_bcast)       \
+    X(Reduce, REDUCE, (CS_P_REDUCE),                                                       \
+      (CS_A_REDUCE), root, B(count, dt), CS_REDUCE, cs_dispatch_reduce)                    \
+    X(Allreduce, ALLREDUCE, (CS_P_ALLREDUCE),                                              \
+      (CS_A_ALLREDUCE), CS_NOROOT, B(count, dt), -1, PMPI_Allreduce)                       \
+    X(Gather, GATHER, (CS_P_GATHER),                                                       \
+      (CS_A_GATHER), root, CS_BY_GATHER, -1, PMPI_Gather)                                  \
+    X(Gatherv, GATHERV, (CS_P_GATHERV),                                                    \
+      (CS_A_GATHERV), root, CS_BY_GATHERV, -1, PMPI_Gatherv)                               \
+    X(Scatter, SCATTER, (CS_P_GATHER),                                                     \
+      (CS_A_GATHER), root, CS_BY_SCATTER, -1, PMPI_Scatter)                                \
+    X(Scatterv, SCATTERV, (CS_P_SCATTERV),                                                 \
+      (CS_A_SCATTERV), root, CS_BY_SCATTERV, -1, PMPI_Scatterv)                            \
+    X(Allgather, ALLGATHER, (CS_P_ALLGATHER),                                              \
+      (CS_A_ALLGATHER), CS_NOROOT, CS_BY_ALLGATHER, -1, PMPI_Allgather)                    \
+    X(Allgatherv, ALLGATHERV, (CS_P_ALLGATHERV),                                           \
+      (CS_A_ALLGATHERV), CS_NOROOT, CS_BY_ALLGATHERV, -1, PMPI_Allgatherv)                 \
+    X(Alltoall, ALLTOALL, (CS_P_ALLGATHER),                                                \
+      (CS_A_ALLGATHER), CS_NOROOT, CS_BY_ALLGATHER, -1, PMPI_Alltoall)                     \
+    X(Alltoallv, ALLTOALLV, (CS_P_ALLTOALLV),                                              \
+      (CS_A_ALLTOALLV), CS_NOROOT, CS_BY_ALLTOALLV, -1, PMPI_Alltoallv)                    \
+    X(Alltoallw, ALLTOALLW, (CS_P_ALLTOALLW),                                              \
+      (CS_A_ALLTOALLW), CS_NOROOT, CS_BY_ALLTOALLW, -1, PMPI_Alltoallw)                    \
+    X(Reduce_scatter, REDUCE_SCATTER, (CS_P_RSCAT),                                        \
+      (CS_A_RSCAT), CS_NOROOT, VM(NL(comm), rcounts, dt), -1, PMPI_Reduce_scatter)         \
+    X(Reduce_scatter_block, REDUCE_SCATTER_BLOCK, (CS_P_RSCATB),                           \
+      (CS_A_RSCATB), CS_NOROOT, B(rcount, dt), -1, PMPI_Reduce_scatter_block)              \
+    X(Scan, SCAN, (CS_P_ALLREDUCE),                                                        \
+      (CS_A_ALLREDUCE), CS_NOROOT, B(count, dt), -1, PMPI_Scan)                            \
+    X(Exscan, EXSCAN, (CS_P_ALLREDUCE),                                                    \
+      (CS_A_ALLREDUCE), CS_NOROOT, B(count, dt), -1, PMPI_Exscan)                          \
+    X(Ibarrier, IBARRIER, (MPI_Comm comm CS_RQ),                                           \
+      (comm CS_RQA), CS_NOROOT, 0, -1, PMPI_Ibarrier)                                      \
+    X(Ibcast, IBCAST, (void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm CS_RQ),\
+      (buf, count, dt, root, comm CS_RQA), root, B(count, dt), -1, PMPI_Ibcast)            \
+    X(Ireduce, IREDUCE, (CS_P_REDUCE CS_RQ),                                               \
+      (CS_A_REDUCE CS_RQA), root, B(count, dt), -1, PMPI_Ireduce)                          \
+    X(Iallreduce, IALLREDUCE, (CS_P_ALLREDUCE CS_RQ),                                      \
+      (CS_A_ALLREDUCE CS_RQA), CS_NOROOT, B(count, dt), -1, PMPI_Iallreduce)               \
+    X(Igather, IGATHER, (CS_P_GATHER CS_RQ),                                               \
+      (CS_A_GATHER CS_RQA), root, CS_BY_GATHER, -1, PMPI_Igather)                          \
+    X(Igatherv, IGATHERV, (CS_P_GATHERV CS_RQ),                                            \
+      (CS_A_GATHERV CS_RQA), root, CS_BY_GATHERV, -1, PMPI_Igatherv)                       \
+    X(Iscatter, ISCATTER, (CS_P_GATHER CS_RQ),                                             \
+      (CS_A_GATHER CS_RQA), root, CS_BY_SCATTER, -1, PMPI_Iscatter)                        \
+    X(Iscatterv, ISCATTERV, (CS_P_SCATTERV CS_RQ),                                         \
+      (CS_A_SCATTERV CS_RQA), root, CS_BY_SCATTERV, -1, PMPI_Iscatterv)                    \
+    X(Iallgather, IALLGATHER, (CS_P_ALLGATHER CS_RQ),                                      \
+      (CS_A_ALLGATHER CS_RQA), CS_NOROOT, CS_BY_ALLGATHER, -1, PMPI_Iallgather)            \
+    X(Iallgatherv, IALLGATHERV, (CS_P_ALLGATHERV CS_RQ),                                   \
+      (CS_A_ALLGATHERV CS_RQA), CS_NOROOT, CS_BY_ALLGATHERV, -1, PMPI_Iallgatherv)         \
+    X(Ialltoall, IALLTOALL, (CS_P_ALLGATHER CS_RQ),                                        \
+      (CS_A_ALLGATHER CS_RQA), CS_NOROOT, CS_BY_ALLGATHER, -1, PMPI_Ialltoall)             \
+    X(Ialltoallv, IALLTOALLV, (CS_P_ALLTOALLV CS_RQ),                                      \
+      (CS_A_ALLTOALLV CS_RQA), CS_NOROOT, CS_BY_ALLTOALLV, -1, PMPI_Ialltoallv)            \
+    X(Ialltoallw, IALLTOALLW, (CS_P_ALLTOALLW CS_RQ),                                      \
+      (CS_A_ALLTOALLW CS_RQA), CS_NOROOT, CS_BY_ALLTOALLW, -1, PMPI_Ialltoallw)            \
+    X(Ireduce_scatter, IREDUCE_SCATTER, (CS_P_RSCAT CS_RQ),                                \
+      (CS_A_RSCAT CS_RQA), CS_NOROOT, VM(NL(comm), rcounts, dt), -1, PMPI_Ireduce_scatter) \
+    X(Ireduce_scatter_block, IREDUCE_SCATTER_BLOCK, (CS_P_RSCATB CS_RQ),                   \
+      (CS_A_RSCATB CS_RQA), CS_NOROOT, B(rcount, dt), -1, PMPI_Ireduce_scatter_block)      \
+    X(Iscan, ISCAN, (CS_P_ALLREDUCE CS_RQ),                                                \
+      (CS_A_ALLREDUCE CS_RQA), CS_NOROOT, B(count, dt), -1, PMPI_Iscan)                    \
+    X(Iexscan, IEXSCAN, (CS_P_ALLREDUCE CS_RQ),                                            \
+      (CS_A_ALLREDUCE CS_RQA), CS_NOROOT, B(count, dt), -1, PMPI_Iexscan)
 
 /* The internal implementations (wrap_c.c). */
-#define CS_W_PROTO(NAME, ID, PARAMS, ARGS, ROOT, BYTES, SEL, FN) \
+#define CS_W_PROTO(NAME, ID, PARAMS, ARGS, ROOT, BYTES, SEL, FN)                           \
     int cs_w_##NAME(void *ra, CS_UNPAREN PARAMS) CS_HIDDEN;
 CS_WRAP_LIST(CS_W_PROTO)
 #undef CS_W_PROTO

@@ -3,9 +3,9 @@
  * initiation), MPI_Init, MPI_Init_thread, MPI_Finalize, MPI_Abort.
  *
  * Per call, with nothing configured: one branch, then the PMPI call.
- * Recording: two clock reads around the call, then cs_rec_call() with the
- * communicator, the bytes this rank contributes (wrap.h), the root and the
- * application's return address.  MPI_Bcast/Reduce/Barrier go to
+ * Recording: cs_rec_begin() with the communicator, the bytes this rank
+ * contributes (wrap.h) and the root; clock reads around the call when it is
+ * to be timed; cs_rec_end() with the application's return address.  MPI_Bcast/Reduce/Barrier go to
  * cs_dispatch_*() when selection is active for them; the time recorded
  * covers whichever ran.  Failed calls (rc != MPI_SUCCESS) are not recorded.
  */
@@ -73,21 +73,23 @@ static uint64_t WM(int n, const int counts[], const MPI_Datatype types[])
 
 #define IP(buf) ((const void *)(buf) == MPI_IN_PLACE)
 
-#define CS_DEFINE(NAME, ID, PARAMS, ARGS, ROOT, BYTES, SEL, FN)                        \
-    int cs_w_##NAME(void *ra, CS_UNPAREN PARAMS)                                     \
-    {                                                                                \
-        if (__builtin_expect(!cs_hook_on, 1))                                        \
-            return PMPI_##NAME ARGS;                                                 \
-        int sel = SEL >= 0 && cs_sel_active[SEL >= 0 ? SEL : 0];                     \
-        if (!cs_rec_on)                                                              \
-            return sel ? FN ARGS : PMPI_##NAME ARGS;                 \
-        uint64_t t0 = cs_ticks();                                                    \
-        int rc = sel ? FN ARGS : PMPI_##NAME ARGS;                   \
-        uint64_t t1 = cs_ticks();                                                    \
-        if (rc == MPI_SUCCESS)                                                       \
-            cs_rec_call(CS_R_##ID, comm, (BYTES), (ROOT), t0, t1, ra);               \
-        return rc;                                                                   \
-    }                                                                                \
+#define CS_DEFINE(NAME, ID, PARAMS, ARGS, ROOT, BYTES, SEL, FN)                            \
+    int cs_w_##NAME(void *ra, CS_UNPAREN PARAMS)                                           \
+    {                                                                                      \
+        if (__builtin_expect(!cs_hook_on, 1))                                              \
+            return PMPI_##NAME ARGS;                                                       \
+        int sel = SEL >= 0 && cs_sel_active[SEL >= 0 ? SEL : 0];                           \
+        if (!cs_rec_on)                                                                    \
+            return sel ? FN ARGS : PMPI_##NAME ARGS;                                       \
+        cs_rslot s_;                                                                       \
+        int timed = cs_rec_begin(&s_, CS_R_##ID, comm, (BYTES), (ROOT));                   \
+        uint64_t t0 = timed ? cs_ticks() : 0;                                              \
+        int rc = sel ? FN ARGS : PMPI_##NAME ARGS;                                         \
+        uint64_t t1 = timed ? cs_ticks() : 0;                                              \
+        if (rc == MPI_SUCCESS)                                                             \
+            cs_rec_end(&s_, timed, t1 - t0, ra);                                           \
+        return rc;                                                                         \
+    }                                                                                      \
     CS_EXPORT int MPI_##NAME PARAMS { return cs_w_##NAME(CS_RA, CS_UNPAREN ARGS); }
 
 CS_WRAP_LIST(CS_DEFINE)

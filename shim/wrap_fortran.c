@@ -26,9 +26,9 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER arrays are pass
 #define CS_EXPORT __attribute__((visibility("default")))
 #define CS_RA __builtin_return_address(0)
 
-#define CS_SENTINEL(x)                                                            \
-    extern int x __attribute__((weak));                                           \
-    extern int x##_ __attribute__((weak));                                        \
+#define CS_SENTINEL(x)                                                                     \
+    extern int x __attribute__((weak));                                                    \
+    extern int x##_ __attribute__((weak));                                                 \
     extern int x##__ __attribute__((weak));
 CS_SENTINEL(mpi_fortran_in_place)
 CS_SENTINEL(mpi_fortran_bottom)
@@ -59,45 +59,45 @@ static inline void *FB(const void *p)
 #define F MPI_Fint *
 
 /* Every Fortran spelling of one routine, as aliases of fn. */
-#define CS_FNAMES(lower, UPPER, Camel, fn, PARAMS)                                  \
-    CS_EXPORT void lower PARAMS __attribute__((alias(#fn)));                        \
-    CS_EXPORT void lower##_ PARAMS __attribute__((alias(#fn)));                     \
-    CS_EXPORT void lower##__ PARAMS __attribute__((alias(#fn)));                    \
-    CS_EXPORT void UPPER PARAMS __attribute__((alias(#fn)));                        \
-    CS_EXPORT void MPI_##Camel##_f08 PARAMS __attribute__((alias(#fn)));            \
+#define CS_FNAMES(lower, UPPER, Camel, fn, PARAMS)                                         \
+    CS_EXPORT void lower PARAMS __attribute__((alias(#fn)));                               \
+    CS_EXPORT void lower##_ PARAMS __attribute__((alias(#fn)));                            \
+    CS_EXPORT void lower##__ PARAMS __attribute__((alias(#fn)));                           \
+    CS_EXPORT void UPPER PARAMS __attribute__((alias(#fn)));                               \
+    CS_EXPORT void MPI_##Camel##_f08 PARAMS __attribute__((alias(#fn)));                   \
     CS_EXPORT void lower##_f08_ PARAMS __attribute__((alias(#fn)));
 
 /* A blocking collective: FPARAMS without ierr; CARGS the C arguments. */
-#define CS_FWRAP(lower, UPPER, Camel, FPARAMS, CARGS)                               \
-    static void cs_f_##lower(CS_UNPAREN FPARAMS, F ierr)                            \
-    {                                                                               \
-        int rc = cs_w_##Camel(CS_RA, CS_UNPAREN CARGS);                             \
-        if (ierr)                                                                   \
-            *ierr = rc;                                                             \
-    }                                                                               \
+#define CS_FWRAP(lower, UPPER, Camel, FPARAMS, CARGS)                                      \
+    static void cs_f_##lower(CS_UNPAREN FPARAMS, F ierr)                                   \
+    {                                                                                      \
+        int rc = cs_w_##Camel(CS_RA, CS_UNPAREN CARGS);                                    \
+        if (ierr)                                                                          \
+            *ierr = rc;                                                                    \
+    }                                                                                      \
     CS_FNAMES(lower, UPPER, Camel, cs_f_##lower, (CS_UNPAREN FPARAMS, F ierr))
 
 /* A non-blocking one: the request goes back through MPI_Request_c2f. */
-#define CS_FWRAP_RQ(lower, UPPER, Camel, FPARAMS, CARGS)                            \
-    static void cs_f_##lower(CS_UNPAREN FPARAMS, F freq, F ierr)                    \
-    {                                                                               \
-        MPI_Request req = MPI_REQUEST_NULL;                                         \
-        int rc = cs_w_##Camel(CS_RA, CS_UNPAREN CARGS, &req);                       \
-        if (rc == MPI_SUCCESS)                                                      \
-            *freq = PMPI_Request_c2f(req);                                          \
-        if (ierr)                                                                   \
-            *ierr = rc;                                                             \
-    }                                                                               \
+#define CS_FWRAP_RQ(lower, UPPER, Camel, FPARAMS, CARGS)                                   \
+    static void cs_f_##lower(CS_UNPAREN FPARAMS, F freq, F ierr)                           \
+    {                                                                                      \
+        MPI_Request req = MPI_REQUEST_NULL;                                                \
+        int rc = cs_w_##Camel(CS_RA, CS_UNPAREN CARGS, &req);                              \
+        if (rc == MPI_SUCCESS)                                                             \
+            *freq = PMPI_Request_c2f(req);                                                 \
+        if (ierr)                                                                          \
+            *ierr = rc;                                                                    \
+    }                                                                                      \
     CS_FNAMES(lower, UPPER, Camel, cs_f_##lower, (CS_UNPAREN FPARAMS, F freq, F ierr))
 
 /* Parameter / argument shapes shared by several routines. */
-#define FP_GATHER                                                                    \
+#define FP_GATHER                                                                          \
     (void *sb, F sc, F st, void *rb, F rc_, F rt, F root, F comm)
 #define FA_GATHER (FB(sb), *sc, TY(st), FB(rb), *rc_, TY(rt), *root, CM(comm))
-#define FP_GATHERV                                                                   \
+#define FP_GATHERV                                                                         \
     (void *sb, F sc, F st, void *rb, F rcs, F dis, F rt, F root, F comm)
 #define FA_GATHERV (FB(sb), *sc, TY(st), FB(rb), rcs, dis, TY(rt), *root, CM(comm))
-#define FP_SCATTERV                                                                  \
+#define FP_SCATTERV                                                                        \
     (void *sb, F scs, F dis, F st, void *rb, F rc_, F rt, F root, F comm)
 #define FA_SCATTERV (FB(sb), scs, dis, TY(st), FB(rb), *rc_, TY(rt), *root, CM(comm))
 #define FP_ALLGATHER (void *sb, F sc, F st, void *rb, F rc_, F rt, F comm)
@@ -115,40 +115,40 @@ static inline void *FB(const void *p)
 #define FP_BCAST (void *buf, F count, F dt, F root, F comm)
 #define FA_BCAST (FB(buf), *count, TY(dt), *root, CM(comm))
 
-#define CS_FORTRAN_LIST(W)                                                            \
-    W(mpi_bcast, MPI_BCAST, Bcast, FP_BCAST, FA_BCAST)                                 \
-    W(mpi_reduce, MPI_REDUCE, Reduce, FP_REDUCE, FA_REDUCE)                            \
-    W(mpi_allreduce, MPI_ALLREDUCE, Allreduce, FP_ALLREDUCE, FA_ALLREDUCE)             \
-    W(mpi_gather, MPI_GATHER, Gather, FP_GATHER, FA_GATHER)                            \
-    W(mpi_gatherv, MPI_GATHERV, Gatherv, FP_GATHERV, FA_GATHERV)                       \
-    W(mpi_scatter, MPI_SCATTER, Scatter, FP_GATHER, FA_GATHER)                         \
-    W(mpi_scatterv, MPI_SCATTERV, Scatterv, FP_SCATTERV, FA_SCATTERV)                  \
-    W(mpi_allgather, MPI_ALLGATHER, Allgather, FP_ALLGATHER, FA_ALLGATHER)             \
-    W(mpi_allgatherv, MPI_ALLGATHERV, Allgatherv, FP_ALLGATHERV, FA_ALLGATHERV)        \
-    W(mpi_alltoall, MPI_ALLTOALL, Alltoall, FP_ALLGATHER, FA_ALLGATHER)                \
-    W(mpi_alltoallv, MPI_ALLTOALLV, Alltoallv, FP_ALLTOALLV, FA_ALLTOALLV)             \
-    W(mpi_reduce_scatter, MPI_REDUCE_SCATTER, Reduce_scatter, FP_RSCAT, FA_RSCAT)      \
-    W(mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK, Reduce_scatter_block,        \
-      FP_ALLREDUCE, FA_ALLREDUCE)                                                      \
-    W(mpi_scan, MPI_SCAN, Scan, FP_ALLREDUCE, FA_ALLREDUCE)                            \
+#define CS_FORTRAN_LIST(W)                                                                 \
+    W(mpi_bcast, MPI_BCAST, Bcast, FP_BCAST, FA_BCAST)                                     \
+    W(mpi_reduce, MPI_REDUCE, Reduce, FP_REDUCE, FA_REDUCE)                                \
+    W(mpi_allreduce, MPI_ALLREDUCE, Allreduce, FP_ALLREDUCE, FA_ALLREDUCE)                 \
+    W(mpi_gather, MPI_GATHER, Gather, FP_GATHER, FA_GATHER)                                \
+    W(mpi_gatherv, MPI_GATHERV, Gatherv, FP_GATHERV, FA_GATHERV)                           \
+    W(mpi_scatter, MPI_SCATTER, Scatter, FP_GATHER, FA_GATHER)                             \
+    W(mpi_scatterv, MPI_SCATTERV, Scatterv, FP_SCATTERV, FA_SCATTERV)                      \
+    W(mpi_allgather, MPI_ALLGATHER, Allgather, FP_ALLGATHER, FA_ALLGATHER)                 \
+    W(mpi_allgatherv, MPI_ALLGATHERV, Allgatherv, FP_ALLGATHERV, FA_ALLGATHERV)            \
+    W(mpi_alltoall, MPI_ALLTOALL, Alltoall, FP_ALLGATHER, FA_ALLGATHER)                    \
+    W(mpi_alltoallv, MPI_ALLTOALLV, Alltoallv, FP_ALLTOALLV, FA_ALLTOALLV)                 \
+    W(mpi_reduce_scatter, MPI_REDUCE_SCATTER, Reduce_scatter, FP_RSCAT, FA_RSCAT)          \
+    W(mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK, Reduce_scatter_block,            \
+      FP_ALLREDUCE, FA_ALLREDUCE)                                                          \
+    W(mpi_scan, MPI_SCAN, Scan, FP_ALLREDUCE, FA_ALLREDUCE)                                \
     W(mpi_exscan, MPI_EXSCAN, Exscan, FP_ALLREDUCE, FA_ALLREDUCE)
 
-#define CS_FORTRAN_LIST_RQ(W)                                                         \
-    W(mpi_ibcast, MPI_IBCAST, Ibcast, FP_BCAST, FA_BCAST)                              \
-    W(mpi_ireduce, MPI_IREDUCE, Ireduce, FP_REDUCE, FA_REDUCE)                         \
-    W(mpi_iallreduce, MPI_IALLREDUCE, Iallreduce, FP_ALLREDUCE, FA_ALLREDUCE)          \
-    W(mpi_igather, MPI_IGATHER, Igather, FP_GATHER, FA_GATHER)                         \
-    W(mpi_igatherv, MPI_IGATHERV, Igatherv, FP_GATHERV, FA_GATHERV)                    \
-    W(mpi_iscatter, MPI_ISCATTER, Iscatter, FP_GATHER, FA_GATHER)                      \
-    W(mpi_iscatterv, MPI_ISCATTERV, Iscatterv, FP_SCATTERV, FA_SCATTERV)               \
-    W(mpi_iallgather, MPI_IALLGATHER, Iallgather, FP_ALLGATHER, FA_ALLGATHER)          \
-    W(mpi_iallgatherv, MPI_IALLGATHERV, Iallgatherv, FP_ALLGATHERV, FA_ALLGATHERV)     \
-    W(mpi_ialltoall, MPI_IALLTOALL, Ialltoall, FP_ALLGATHER, FA_ALLGATHER)             \
-    W(mpi_ialltoallv, MPI_IALLTOALLV, Ialltoallv, FP_ALLTOALLV, FA_ALLTOALLV)          \
-    W(mpi_ireduce_scatter, MPI_IREDUCE_SCATTER, Ireduce_scatter, FP_RSCAT, FA_RSCAT)   \
-    W(mpi_ireduce_scatter_block, MPI_IREDUCE_SCATTER_BLOCK, Ireduce_scatter_block,     \
-      FP_ALLREDUCE, FA_ALLREDUCE)                                                      \
-    W(mpi_iscan, MPI_ISCAN, Iscan, FP_ALLREDUCE, FA_ALLREDUCE)                         \
+#define CS_FORTRAN_LIST_RQ(W)                                                              \
+    W(mpi_ibcast, MPI_IBCAST, Ibcast, FP_BCAST, FA_BCAST)                                  \
+    W(mpi_ireduce, MPI_IREDUCE, Ireduce, FP_REDUCE, FA_REDUCE)                             \
+    W(mpi_iallreduce, MPI_IALLREDUCE, Iallreduce, FP_ALLREDUCE, FA_ALLREDUCE)              \
+    W(mpi_igather, MPI_IGATHER, Igather, FP_GATHER, FA_GATHER)                             \
+    W(mpi_igatherv, MPI_IGATHERV, Igatherv, FP_GATHERV, FA_GATHERV)                        \
+    W(mpi_iscatter, MPI_ISCATTER, Iscatter, FP_GATHER, FA_GATHER)                          \
+    W(mpi_iscatterv, MPI_ISCATTERV, Iscatterv, FP_SCATTERV, FA_SCATTERV)                   \
+    W(mpi_iallgather, MPI_IALLGATHER, Iallgather, FP_ALLGATHER, FA_ALLGATHER)              \
+    W(mpi_iallgatherv, MPI_IALLGATHERV, Iallgatherv, FP_ALLGATHERV, FA_ALLGATHERV)         \
+    W(mpi_ialltoall, MPI_IALLTOALL, Ialltoall, FP_ALLGATHER, FA_ALLGATHER)                 \
+    W(mpi_ialltoallv, MPI_IALLTOALLV, Ialltoallv, FP_ALLTOALLV, FA_ALLTOALLV)              \
+    W(mpi_ireduce_scatter, MPI_IREDUCE_SCATTER, Ireduce_scatter, FP_RSCAT, FA_RSCAT)       \
+    W(mpi_ireduce_scatter_block, MPI_IREDUCE_SCATTER_BLOCK, Ireduce_scatter_block,         \
+      FP_ALLREDUCE, FA_ALLREDUCE)                                                          \
+    W(mpi_iscan, MPI_ISCAN, Iscan, FP_ALLREDUCE, FA_ALLREDUCE)                             \
     W(mpi_iexscan, MPI_IEXSCAN, Iexscan, FP_ALLREDUCE, FA_ALLREDUCE)
 
 CS_FORTRAN_LIST(CS_FWRAP)
@@ -262,17 +262,17 @@ static void cs_f_mpi_finalize(F ierr)
 }
 CS_FNAMES(mpi_finalize, MPI_FINALIZE, Finalize, cs_f_mpi_finalize, (F ierr))
 
-#define CS_FFREE(lower, UPPER, Camel, CT, f2c, c2f)                                    \
-    static void cs_f_##lower(F h, F ierr)                                             \
-    {                                                                                 \
-        CT c = f2c(*h);                                                               \
-        cs_handle_freed();                                                            \
-        int rc = PMPI_##Camel(&c);                                                    \
-        if (rc == MPI_SUCCESS)                                                        \
-            *h = c2f(c);                                                              \
-        if (ierr)                                                                     \
-            *ierr = rc;                                                               \
-    }                                                                                 \
+#define CS_FFREE(lower, UPPER, Camel, CT, f2c, c2f)                                        \
+    static void cs_f_##lower(F h, F ierr)                                                  \
+    {                                                                                      \
+        CT c = f2c(*h);                                                                    \
+        cs_handle_freed();                                                                 \
+        int rc = PMPI_##Camel(&c);                                                         \
+        if (rc == MPI_SUCCESS)                                                             \
+            *h = c2f(c);                                                                   \
+        if (ierr)                                                                          \
+            *ierr = rc;                                                                    \
+    }                                                                                      \
     CS_FNAMES(lower, UPPER, Camel, cs_f_##lower, (F h, F ierr))
 CS_FFREE(mpi_comm_free, MPI_COMM_FREE, Comm_free, MPI_Comm, PMPI_Comm_f2c, PMPI_Comm_c2f)
 CS_FFREE(mpi_comm_disconnect, MPI_COMM_DISCONNECT, Comm_disconnect, MPI_Comm, PMPI_Comm_f2c,

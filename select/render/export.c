@@ -143,9 +143,9 @@ static int translate(const cs_tree *t, const cs_bands *bs, int ompi, xband *xb, 
                 seen[b->runs[r].id] = 1;
                 const char *why = x->ompi_exact == 2 ? why_knomial : x->why;
                 if (ompi)
-                    printf("  %-28s -> algorithm %d fan-in/out %d segsize %d%s%s%s\n", name,
+                    printf("  %-28s -> algorithm %d fan-in/out %d segsize %d%s%s\n", name,
                            xr.alg, xr.fan, xr.seg, exact ? "" : "\n      no exact counterpart: ",
-                           exact ? "" : why, exact ? "" : "");
+                           exact ? "" : why);
                 else
                     printf("  %-28s -> %s%s\n", name, xr.mpich ? xr.mpich : "MPICH's default rules",
                            exact ? "" : "\n      no exact counterpart: MPICH 4.0 has no such "

@@ -61,7 +61,7 @@ typedef struct cs_comm_state {
     unsigned long long logged_bins[3]; /* dispatch: per collective, bit b set once
                                           the decision for a log2 byte bin b was
                                           printed (COLLSEL_VERBOSE=2) */
-    int dup_rc;        /* MPI error of the PMPI_Comm_dup that failed, or 0 */
+    int dup_rc;        /* MPI error of a failed creation of pcomm (not retried), or 0 */
 } cs_comm_state;
 
 /* Internal tags on the private duplicate c->pcomm.  Our traffic never meets
@@ -115,8 +115,9 @@ int cs_call_reduce(cs_call *c, const void *sendbuf, void *recvbuf, int count,
                    MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm);
 int cs_call_barrier(cs_call *c, MPI_Comm comm);
 
-/* The same without the private duplicate: local (never collective), fills
- * everything but leaves c->pcomm = MPI_COMM_NULL (c->st is set).  The
+/* The same without creating the private duplicate: local (never
+ * collective); c->pcomm is MPI_COMM_NULL until the communicator has one
+ * (c->st is always set).  The
  * dispatcher decides on these values and calls cs_call_attach() only when it
  * runs one of our methods, so that communicators that only ever see native
  * calls are never duplicated.  Intercommunicators: c->st->is_inter is set. */

@@ -52,6 +52,13 @@ profile)
         fail "--mix --csv header"
     [ "$(grep -c '^[a-z]*,2,' "$T/mix.csv")" = 4 ] || fail "--mix --csv: not 4 points"
     grep -Eq '^total,.*,[0-9]+\.[0-9]+,[01]$' "$T/mix.csv" || fail "--mix --csv: no total ratio"
+    # the tuned side ran the tree's choice: every chosen method is the first
+    # candidate of some leaf of the tree (the tree's test points are all
+    # measured, so the first candidate applies)
+    "$collsel" tree show "$T/app.tree" >"$T/tree.txt" || fail "collsel tree show"
+    for m in $(grep '^[a-z]*,2,' "$T/mix.csv" | cut -d, -f9 | cut -d' ' -f1); do
+        grep -Eq "[0-9] +$m( \(then|\$)" "$T/tree.txt" || { cat "$T/tree.txt"; fail "--mix chose $m, not in the tree"; }
+    done
     ;;
 args)
     expect2() { # expect2 PATTERN CMD...: exit status 2 and PATTERN on stderr
@@ -71,6 +78,7 @@ args)
     expect2 "unknown option '--frobnicate'" "$replay" --frobnicate -o "$T/x.csv"
     expect2 "time-per-point '-1'" "$replay" --time-per-point -1 -o "$T/x.csv"
     expect2 'rounds' "$replay" --mix a --tree b --rounds 0
+    expect2 "option '-o' needs a value" "$replay" --grid cs=2 -o
     # input errors found under MPI: the file is named
     expect2 "$T/nonexistent.prof" run 2 "$replay" --profile "$T/nonexistent.prof" -o "$T/x.csv"
     echo "not a profile" >"$T/bad.prof"

@@ -85,7 +85,8 @@ expect 0 "" -- "$collsel" tune --perf synth.csv --profile app.prof --max-leaves 
 w=$(awk '/^bcast/ {b = 1} b && /penalty weighted/ {sub("%", "", $8); print $8}' out.txt | head -1)
 p=$(awk '/^bcast/ {b = 1} b && /penalty weighted/ {sub("%", "", $8); print $8}' out.txt | sed -n 2p)
 check "weighted tree better where the app calls ($w% < $p%)" awk -v w="$w" -v p="$p" 'BEGIN {exit !(w + 0 < p + 0)}'
-check "16 leaves" grep -q "tree: 21 nodes, 16 leaves" out.txt
+ans=$(sed -n 's/.*leaves (\([0-9]*\) answering).*/\1/p' out.txt | head -1)
+check "leaf budget 16 used ($ans answering leaves)" test "$ans" -ge 13 -a "$ans" -le 16
 expect 0 "" -- "$collsel" penalty w.tree --perf synth.csv --profile app.prof
 check "penalty repeats tune's weighted figure" grep -q "penalty weighted .* mean $w%" out.txt
 expect 0 "" -- "$collsel" tune --perf synth.csv --profile app.prof --json -o w2.tree

@@ -56,7 +56,8 @@ static void synth_perf(cs_perf *p)
             for (int i = 0; i <= 48; i++) {
                 uint64_t m = (uint64_t)llround(pow(2, i / 2.0));
                 for (int k = 0; k < 6; k++) {
-                    double t = synth_time(c, k, P, (double)m) * synth_noise(P, (unsigned)i, (unsigned)(k + 7 * c));
+                    double t = synth_time(c, k, P, (double)m) *
+                               synth_noise(P, (unsigned)i, (unsigned)(k + 7 * c));
                     cs_perf_row r = {.coll = c, .comm_size = P, .msg_bytes = m, .median_us = t,
                                      .min_us = 0.97 * t, .max_us = 1.2 * t, .reps = 20};
                     snprintf(r.method, sizeof r.method, "%s", names[c][k]);

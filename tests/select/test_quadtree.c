@@ -45,10 +45,13 @@ static void test_completion(void)
     MUST(cs_grid_build(&g, &m, &e), e);
     CHECK(g.k == 2 && g.n == 4, "k %d", g.k);
 #define GT(x, y, meth) g.t[((x) * g.n + (y)) * g.nm + (meth)]
-    CHECK(GT(1, 1, 0) == 11, "native at (1,1) from nearest (0,1): %g", GT(1, 1, 0));
-    CHECK(GT(0, 1, 1) == 1, "a at (0,1) from (0,0): %g", GT(0, 1, 1));
-    CHECK(GT(2, 1, 1) == 100, "a at (2,1) from (2,2): %g", GT(2, 1, 1));
-    CHECK(GT(1, 1, 1) == 1, "a at (1,1): tie goes to smaller x: %g", GT(1, 1, 1));
+    /* unmeasured point (1,1): all four neighbours at distance 1, the tie
+     * goes to the smaller x: (0,1), where a is no candidate (100 x best) */
+    CHECK(GT(1, 1, 0) == 11 && GT(1, 1, 1) == 1100, "(1,1) from (0,1): %g %g", GT(1, 1, 0),
+          GT(1, 1, 1));
+    CHECK(GT(0, 1, 1) == 1100, "a unmeasured at (0,1): 100 x best: %g", GT(0, 1, 1));
+    CHECK(GT(2, 1, 1) == 1700, "a unmeasured at (2,1): 100 x best: %g", GT(2, 1, 1));
+    CHECK(GT(0, 0, 1) == 1 && GT(2, 2, 1) == 100, "measured times kept");
     CHECK(GT(3, 3, 0) == 18 && GT(3, 3, 1) == 100, "padding replicates (2,2)");
     CHECK(GT(3, 0, 0) == GT(2, 0, 0) && GT(0, 3, 0) == GT(0, 2, 0), "padding replicates rows/cols");
     CHECK(!g.measured[1 * 4 + 1] && g.measured[0] && !g.measured[3 * 4 + 0], "measured flags");
@@ -92,6 +95,17 @@ static void test_threshold_depth(void)
               "case %zu: threshold %g depth %d: %u leaves, max depth %u", c, cases[c].thr,
               cases[c].depth, st.leaves, st.max_depth);
         CHECK(st.nodes == (st.leaves - 1) / 3 * 4 + 1, "case %zu: nodes %u", c, st.nodes);
+        /* not exact: a answers the 4 points where b takes 10 us and a 30 us */
+        cs_pen_stats ps;
+        cs_err e;
+        double pp[16];
+        MUST(cs_penalty_eval(t, &m, &ps, pp, NULL, &e), e);
+        double want_mean = cases[c].exact ? 0 : 4 * 2.0 / 16;
+        CHECK(ps.npoints == 16 && ps.min == 0 && ps.median == 0 &&
+                  ps.max == (cases[c].exact ? 0 : 2.0) && fabs(ps.mean - want_mean) < 1e-12 &&
+                  ps.nweighted == 0 && pp[0] == (cases[c].exact ? 0 : 2.0) && pp[1] == 0,
+              "case %zu: penalty min %g max %g mean %g median %g", c, ps.min, ps.max, ps.mean,
+              ps.median);
         for (int i = 0; i < 4; i++)
             for (int j = 0; j < 4; j++) {
                 int want = cases[c].exact ? best_4x4(i, j) : 1;
@@ -214,8 +228,18 @@ static void test_exact_and_lookup(void)
         if (f == 1) {
             cs_tree_stats st;
             cs_tree_stats_get(t, CS_BCAST, &st);
-            CHECK(nl == 48 && st.leaves == 64 && st.min_depth == 3,
+            CHECK(nl == 48 && st.leaves == 52 && st.min_depth == 2, /* 4 padding blocks */
                   "checkerboard: %zu leaves listed, %u in all", nl, st.leaves);
+            /* a leaf budget counts the answering leaves only */
+            cs_tree *tb = cs_tree_new();
+            o.mode = CS_TUNE_BUDGET;
+            o.max_leaves = 12;
+            cs_err e;
+            MUST(cs_tree_build(tb, &m, &o, &e), e);
+            cs_tree_stats_get(tb, CS_BCAST, &st);
+            CHECK(st.answering == 12 && st.leaves > 12, "budget 12: %u answering, %u in all",
+                  st.answering, st.leaves);
+            cs_tree_free(tb);
         }
         free(lv);
         cs_tree_free(t);
@@ -313,6 +337,46 @@ static void test_weighted(void)
     cs_perf_free(&p);
 }
 
+/* ---- profile weights: nearest point on log scales, bins without sizes ---- */
+static void test_weights(void)
+{
+    cs_perf p;
+    cs_perf_init(&p);
+    perf_from(&p, 4, 4, names4, 2, best_4x4); /* cs 2 4 8 16, ms 1 4 16 64 */
+    cs_cell c[3];
+    memset(c, 0, sizeof c);
+    /* 12 ranks, 40 ops in the bin of 20 B, 30 of them kept as exactly 20 B;
+     * 12 s over all ranks: weight t_total / comm_size = 1 */
+    c[0] = (cs_cell){.coll = CS_R_BCAST, .comm_size = 12, .bin = (uint32_t)cs_bin_of(20),
+                     .rank_calls = 40 * 12, .t_total = 12.0, .nsizes = 1};
+    c[0].sizes[0].bytes = 20;
+    c[0].sizes[0].rank_calls = 30 * 12;
+    /* no exact size kept: the middle of the bin of 1 MiB */
+    c[1] = (cs_cell){.coll = CS_R_BCAST, .comm_size = 3, .bin = (uint32_t)cs_bin_of(1 << 20),
+                     .rank_calls = 3, .t_total = 0.3};
+    c[2] = (cs_cell){.coll = CS_R_REDUCE, .comm_size = 4, .bin = 1, .rank_calls = 4,
+                     .t_total = 9}; /* another collective: ignored */
+    cs_profile prof;
+    memset(&prof, 0, sizeof prof);
+    prof.cells = c;
+    prof.ncells = 3;
+    cs_map m;
+    cs_err e;
+    MUST(cs_map_build(&m, &p, CS_BCAST, &prof, &e), e);
+    /* log2 12 = 3.58: nearer to 16 than to 8 -> i = 3; 20 B (and the rest of
+     * its bin, 20..23 B) -> 16 B, j = 2.  3 ranks: log2 3 = 1.58 -> 4, i = 1;
+     * ~1 MiB -> 64 B, j = 3. */
+    double sum = 0;
+    for (int k = 0; k < 16; k++)
+        sum += m.w[k];
+    CHECK(fabs(m.w[3 * 4 + 2] - 1.0) < 1e-9, "20 B at 12 ranks: %g", m.w[3 * 4 + 2]);
+    CHECK(fabs(m.w[1 * 4 + 3] - 0.1) < 1e-9, "no sizes kept: 1 MiB at 3 ranks: %g",
+          m.w[1 * 4 + 3]);
+    CHECK(fabs(sum - 1.1) < 1e-9, "total weight %g (reduce ignored)", sum);
+    cs_map_free(&m);
+    cs_perf_free(&p);
+}
+
 /* ---- ranked lists: best first, native always present ---- */
 static void test_choices(void)
 {
@@ -347,6 +411,7 @@ int main(void)
     test_exact_and_lookup();
     test_weighted();
     test_choices();
+    test_weights();
     if (sel_failures)
         fprintf(stderr, "%d checks failed\n", sel_failures);
     else

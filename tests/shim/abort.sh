@@ -16,7 +16,7 @@ for mode in abort exit; do
     echo "$mode: mpirun exit status $rc"
     if [ "$rc" = 0 ]; then echo "FAIL $mode: the run should have failed"; fail=1; fi
     if [ -e "$prof" ]; then echo "FAIL $mode: $prof written by an incomplete run"; fail=1; fi
-    n=$(ls "$prof".partial.* 2>/dev/null | wc -l)
+    n=$(ls "$prof".partial.* 2>/dev/null | grep -v '\.tmp\.' | wc -l)
     if [ "$n" != "$np" ]; then
         echo "FAIL $mode: $n partial files, expected $np"; ls "$out"; cat "$out/$mode.log"; fail=1
         continue

@@ -1,5 +1,6 @@
 /* MPI test of every bcast method of the registry table (bcast/registry.c)
- * on MPI_COMM_WORLD (run at several sizes): every root, counts 0 .. ~300 KB
+ * on MPI_COMM_WORLD (run at several sizes): every root (messages > 64 KiB
+ * at P > 3: roots 0, P/2, P-1), counts 0 .. ~300 KB
  * (several 64 KiB segments plus a remainder), dense and non-dense
  * datatypes (vector with gaps, struct with a hole, struct in reverse memory
  * order, resized, long double, pair type), and ranks passing different
@@ -141,11 +142,19 @@ int main(int argc, char **argv)
             continue;
         for (int root = 0; root < size; root++)
             for (int ci = 0; ci < ncases; ci++) {
-                /* a message of at most one segment takes exactly the
-                 * unsegmented path, tested with the unsegmented method */
+                /* segmented methods: only messages of 2..64 segments (one
+                 * segment is the unsegmented path, tested with the
+                 * unsegmented method; beyond a few segments the engine
+                 * repeats itself, and time on 2 shared cores is short) */
                 int tsize;
                 MPI_Type_size(cases[ci].dt, &tsize);
-                if (m->segsize && (size_t)tsize * (size_t)cases[ci].count <= (size_t)m->segsize)
+                size_t bytes = (size_t)tsize * (size_t)cases[ci].count;
+                if (m->segsize && (bytes <= (size_t)m->segsize || bytes > 64 * (size_t)m->segsize))
+                    continue;
+                /* large messages at P > 3: roots 0, P/2, P-1 only (every
+                 * root with every case at P <= 3) */
+                if (size > 3 && bytes > 65536 && root != 0 && root != size / 2 &&
+                    root != size - 1)
                     continue;
                 run(m, &cases[ci], root, mi * 1000 + root * 37 + ci);
                 nrun++;

@@ -8,9 +8,12 @@
  * payload); the collective's result must be right.
  *
  * Default: every method of the registry, run directly (cs_call +
- * cs_method_run) on MPI_COMM_WORLD and on a 2-rank sub-communicator.
+ * cs_method_run) on MPI_COMM_WORLD, a 2-rank sub-communicator and
+ * MPI_COMM_SELF.
  * --mpi: call MPI_Bcast / MPI_Reduce / MPI_Barrier instead (under
  * LD_PRELOAD=libcollsel.so with COLLSEL_FORCE, the forced methods run).
+ * Both modes end with the three collectives on an intercommunicator, which
+ * dispatch must leave to MPI.
  * Exit 0 if everything held, 1 otherwise.
  */
 #include <stdio.h>
@@ -119,6 +122,42 @@ static void one(int coll, const cs_method *m, MPI_Comm comm)
             }
 }
 
+/* Intercommunicators are never ours (dispatch runs them native): bcast,
+ * reduce and barrier between the two halves of the world still work. */
+static void intercomm(void)
+{
+    int wsize;
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    if (wsize < 2)
+        return;
+    int half = wsize / 2, low = wrank < half, v[N], r[N];
+    MPI_Comm local, inter;
+    MPI_Comm_split(MPI_COMM_WORLD, low, wrank, &local);
+    MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, low ? half : 0, 7, &inter);
+    int lrank;
+    MPI_Comm_rank(local, &lrank);
+    /* bcast from low rank 0 to the high group */
+    for (int i = 0; i < N; i++)
+        v[i] = low && lrank == 0 ? 5 * i + 1 : -1;
+    int root = low ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+    if (MPI_Bcast(v, N, MPI_INT, root, inter) != MPI_SUCCESS)
+        fail("intercommunicator bcast returned an error", "native", wsize);
+    if (!low && v[N - 1] != 5 * (N - 1) + 1)
+        fail("wrong intercommunicator bcast result", "native", wsize);
+    /* reduce of the high group's ranks to low rank 0 */
+    for (int i = 0; i < N; i++)
+        v[i] = lrank + i, r[i] = -1;
+    if (MPI_Reduce(v, r, N, MPI_INT, MPI_SUM, root, inter) != MPI_SUCCESS)
+        fail("intercommunicator reduce returned an error", "native", wsize);
+    int nhigh = wsize - half;
+    if (low && lrank == 0 && r[1] != nhigh * (nhigh - 1) / 2 + nhigh)
+        fail("wrong intercommunicator reduce result", "native", wsize);
+    if (MPI_Barrier(inter) != MPI_SUCCESS)
+        fail("intercommunicator barrier returned an error", "native", wsize);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&local);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -127,8 +166,10 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
     MPI_Comm pair;
     MPI_Comm_split(MPI_COMM_WORLD, wrank < 2 ? 0 : MPI_UNDEFINED, wrank, &pair);
-    MPI_Comm comms[2] = {MPI_COMM_WORLD, pair};
-    for (int k = 0; k < 2; k++) {
+    /* MPI_COMM_SELF too: its state is freed at MPI_Finalize, together with
+     * the hook that frees every private communicator. */
+    MPI_Comm comms[3] = {MPI_COMM_WORLD, pair, MPI_COMM_SELF};
+    for (int k = 0; k < 3; k++) {
         if (comms[k] == MPI_COMM_NULL || (k == 1 && wsize == 2))
             continue;
         for (int coll = 0; coll < CS_NCOLL; coll++) {
@@ -145,6 +186,7 @@ int main(int argc, char **argv)
     }
     if (pair != MPI_COMM_NULL)
         MPI_Comm_free(&pair);
+    intercomm();
     int total;
     MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (wrank == 0)

@@ -1,15 +1,21 @@
 /* Every method of the reduce table against PMPI_Reduce, in one run:
- * all roots, counts {0,1,2,3,5,7,13} and a large count spanning several
- * segments, predefined ops on basic, pair and derived datatypes, a user
+ * all roots, counts {0,1,2,3,5,7,13,1031} and a large count spanning
+ * several segments of every size (~70000 ints; --big-roots limits its
+ * roots), predefined ops on basic, pair and derived datatypes, a user
  * commutative op, a user non-commutative op (2x2 matrix product, also
  * checked against the rank-ordered product computed locally) and
  * MPI_IN_PLACE at the root.  The root also checks that gaps of derived
  * types are untouched, every rank that its send buffer is unchanged;
  * non-roots pass recvbuf = NULL.  A method that does not apply is skipped
- * (and counted).
+ * (and counted); so is a segmented variant when the message fits in one
+ * segment, as it then runs exactly the unsegmented variant's code.
  *
  * Usage: mpirun -n P test_reduce [--only NAME-PREFIX] [--big-roots N]
- * (--big-roots: number of roots tried with the large count, default all).
+ *        [--op-roots N]
+ * --big-roots: number of roots tried with the large count; --op-roots: with
+ * the cases that only vary the predefined op on a basic type (int.prod ..
+ * uchar.bxor); default all.  One root is the middle one; more are spread
+ * evenly from 0 to P-1.
  * Exit 0 when every comparison holds, 1 otherwise. */
 #include <mpi.h>
 #include <stdint.h>
@@ -41,7 +47,7 @@ typedef struct tcase {
     MPI_Op op;
 } tcase;
 
-static int size, rank, nfail, nrun, nskip;
+static int size, rank, nfail, nrun, nskip, nsame;
 
 static uint32_t hash(int r, long i, int salt)
 {
@@ -123,6 +129,34 @@ static void op_modsum(void *in, void *inout, int *len, MPI_Datatype *dt)
         ((int *)inout)[i] = (int)(((long)((int *)in)[i] + ((int *)inout)[i]) % 1000003);
 }
 
+/* SUM of the int slots of a derived type with gaps, for an MPI that
+ * refuses predefined ops on derived datatypes (Open MPI 4.1). */
+static MPI_Datatype g_vec;
+static const layout *g_vec_L, *g_st_L;
+static void op_layout_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    const layout *L = *dt == g_vec ? g_vec_L : g_st_L;
+    for (long i = 0; i < *len; i++)
+        for (int j = 0; j < L->n; j++) {
+            long o = i * L->ext + L->off[j];
+            *(int *)((char *)inout + o) += *(const int *)((const char *)in + o);
+        }
+}
+
+/* MPI_SUM on dt if this MPI accepts a predefined op on a derived type
+ * made of one basic type, else a user commutative sum. */
+static MPI_Op sum_op_for(MPI_Datatype dt, MPI_Op usersum)
+{
+    int a[64] = {0}, b[64] = {0};
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int rc = MPI_Reduce_local(a, b, 1, dt, MPI_SUM);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    if (rank == 0 && rc != MPI_SUCCESS)
+        printf("test_reduce: this MPI rejects MPI_SUM on a derived datatype: "
+               "using a user commutative sum instead\n");
+    return rc == MPI_SUCCESS ? MPI_SUM : usersum;
+}
+
 /* Checks at the root: result against the reference, gaps, the matrix
  * product in rank order. */
 static void check_root(const tcase *t, const char *m, const char *res, const char *ref,
@@ -171,10 +205,12 @@ static void init_recv(const tcase *t, char *rbuf, size_t bytes, int count)
         fill(t, rank, rbuf, count);
 }
 
-static void run_case(const tcase *t, const char *only, int big_roots)
+static void run_case(const tcase *t, const char *only, int big_roots, int op_roots)
 {
-    int counts[] = {0, 1, 2, 3, 5, 7, 13, t->big};
-    int ncounts = t->big ? 8 : 7;
+    int counts[] = {0, 1, 2, 3, 5, 7, 13, 1031, t->big};
+    int ncounts = t->big ? 9 : 8;
+    int tsize;
+    MPI_Type_size(t->dt, &tsize);
     for (int ci = 0; ci < ncounts; ci++) {
         const int count = counts[ci];
         const size_t bytes = (size_t)count * (size_t)t->L.ext + 16;
@@ -187,9 +223,17 @@ static void run_case(const tcase *t, const char *only, int big_roots)
         memset(sbuf, 0xee, bytes);
         fill(t, rank, sbuf, count);
         memcpy(sorig, sbuf, bytes);
-        const int nroots = ci == 7 && big_roots < size ? big_roots : size;
+        /* op-only cases (int.sum but another predefined op or basic type)
+         * exercise nothing root-dependent beyond what int.sum does */
+        const int oponly = t->gen == G_PROD || t->gen == G_WIDE || t->gen == G_BITS ||
+                           t->gen == G_LOGIC;
+        int nroots = ci == 8 && big_roots < size ? big_roots : size;
+        if (oponly && op_roots < nroots)
+            nroots = op_roots;
         for (int ri = 0; ri < nroots; ri++) {
-            const int root = nroots == size ? ri : (int)((long)ri * (size - 1) / (nroots > 1 ? nroots - 1 : 1));
+            const int root = nroots == size ? ri
+                             : nroots == 1 ? size / 2
+                                           : (int)((long)ri * (size - 1) / (nroots - 1));
             const int me_root = rank == root;
             const void *sb = t->inplace && me_root ? MPI_IN_PLACE : sbuf;
             if (me_root)
@@ -199,6 +243,10 @@ static void run_case(const tcase *t, const char *only, int big_roots)
                 const cs_method *m = &cs_reduce_methods[mi];
                 if (only && strncmp(m->name, only, strlen(only)) != 0)
                     continue;
+                if (m->segsize > 0 && (long)count * tsize <= m->segsize) {
+                    nsame++; /* one segment: runs exactly as the unsegmented variant */
+                    continue;
+                }
                 cs_call c;
                 int rc = cs_call_reduce(&c, sb, me_root ? rbuf : NULL, count, t->dt, t->op,
                                         root, MPI_COMM_WORLD);
@@ -231,7 +279,7 @@ static void run_case(const tcase *t, const char *only, int big_roots)
 int main(int argc, char **argv)
 {
     const char *only = NULL;
-    int big_roots = 1 << 30;
+    int big_roots = 1 << 30, op_roots = 1 << 30;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -240,6 +288,8 @@ int main(int argc, char **argv)
             only = argv[i + 1];
         else if (!strcmp(argv[i], "--big-roots"))
             big_roots = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--op-roots"))
+            op_roots = atoi(argv[i + 1]);
     }
 
     MPI_Datatype vec, st0, st, contig3, mat;
@@ -253,15 +303,19 @@ int main(int argc, char **argv)
     MPI_Type_commit(&contig3);
     MPI_Type_contiguous(4, MPI_UNSIGNED, &mat);
     MPI_Type_commit(&mat);
-    MPI_Op modsum, matop;
+    MPI_Op modsum, matop, lsum;
     MPI_Op_create(op_modsum, 1, &modsum);
     MPI_Op_create(op_matmul, 0, &matop);
+    MPI_Op_create(op_layout_sum, 1, &lsum);
+    const layout VEC = {6, {0, 4, 12, 16, 24, 28}, {S_INT, S_INT, S_INT, S_INT, S_INT, S_INT}, 32, 1};
+    const layout ST = {2, {4, 12}, {S_INT, S_INT}, 16, 1};
+    g_vec = vec, g_vec_L = &VEC, g_st_L = &ST;
 
     const layout INT1 = {1, {0}, {S_INT}, 4, 0};
     const int LD = (int)sizeof(long double);
     tcase cases[] = {
         {"int.sum", INT1, G_SUM, 70001, 0, MPI_INT, MPI_SUM},
-        {"int.sum.inplace", INT1, G_SUM, 70001, 1, MPI_INT, MPI_SUM},
+        {"int.sum.inplace", INT1, G_SUM, 0, 1, MPI_INT, MPI_SUM},
         {"int.prod", INT1, G_PROD, 0, 0, MPI_INT, MPI_PROD},
         {"int.max", INT1, G_WIDE, 0, 0, MPI_INT, MPI_MAX},
         {"int.min", INT1, G_WIDE, 0, 0, MPI_INT, MPI_MIN},
@@ -273,16 +327,15 @@ int main(int argc, char **argv)
         {"int.lxor", INT1, G_LOGIC, 0, 0, MPI_INT, MPI_LXOR},
         {"schar.max", {1, {0}, {S_SCHAR}, 1, 0}, G_WIDE, 0, 0, MPI_SIGNED_CHAR, MPI_MAX},
         {"uchar.bxor", {1, {0}, {S_UCHAR}, 1, 0}, G_BITS, 0, 0, MPI_UNSIGNED_CHAR, MPI_BXOR},
-        {"double.sum", {1, {0}, {S_DBL}, 8, 0}, G_SUM, 35001, 0, MPI_DOUBLE, MPI_SUM},
+        {"double.sum", {1, {0}, {S_DBL}, 8, 0}, G_SUM, 0, 0, MPI_DOUBLE, MPI_SUM},
         {"longdouble.sum", {1, {0}, {S_LDBL}, LD, 0}, G_SUM, 0, 0, MPI_LONG_DOUBLE, MPI_SUM},
         {"double_int.maxloc", {2, {0, 8}, {S_DBL, S_INT}, 16, 0}, G_LOC, 0, 0, MPI_DOUBLE_INT,
          MPI_MAXLOC},
         {"double_int.minloc", {2, {0, 8}, {S_DBL, S_INT}, 16, 0}, G_LOC, 0, 0, MPI_DOUBLE_INT,
          MPI_MINLOC},
         {"2int.maxloc", {2, {0, 4}, {S_INT, S_INT}, 8, 0}, G_LOC, 0, 0, MPI_2INT, MPI_MAXLOC},
-        {"vector.sum", {6, {0, 4, 12, 16, 24, 28}, {S_INT, S_INT, S_INT, S_INT, S_INT, S_INT}, 32, 1},
-         G_SUM, 11701, 0, vec, MPI_SUM},
-        {"struct.sum", {2, {4, 12}, {S_INT, S_INT}, 16, 1}, G_SUM, 0, 0, st, MPI_SUM},
+        {"vector.sum", VEC, G_SUM, 11701, 0, vec, sum_op_for(vec, lsum)},
+        {"struct.sum", ST, G_SUM, 0, 0, st, sum_op_for(st, lsum)},
         {"contig.user_commutative", {3, {0, 4, 8}, {S_INT, S_INT, S_INT}, 12, 0}, G_MOD, 0, 0,
          contig3, modsum},
         {"matrix.user_noncommutative", {4, {0, 4, 8, 12}, {S_UINT, S_UINT, S_UINT, S_UINT}, 16, 0},
@@ -293,16 +346,18 @@ int main(int argc, char **argv)
     const int ncases = (int)(sizeof cases / sizeof cases[0]);
     double t0 = MPI_Wtime();
     for (int i = 0; i < ncases; i++)
-        run_case(&cases[i], only, big_roots);
+        run_case(&cases[i], only, big_roots, op_roots);
 
     int failed;
     MPI_Allreduce(&nfail, &failed, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
         printf("test_reduce: size %d: %d methods x %d cases: %d method calls checked, "
-               "%d skipped as not applicable, %d failures, %.1f s\n",
-               size, cs_reduce_nmethods, ncases, nrun, nskip, failed, MPI_Wtime() - t0);
+               "%d skipped as not applicable, %d segmented calls skipped as one segment "
+               "(= unsegmented), %d failures, %.1f s\n",
+               size, cs_reduce_nmethods, ncases, nrun, nskip, nsame, failed, MPI_Wtime() - t0);
     MPI_Op_free(&modsum);
     MPI_Op_free(&matop);
+    MPI_Op_free(&lsum);
     MPI_Type_free(&vec);
     MPI_Type_free(&st0);
     MPI_Type_free(&st);

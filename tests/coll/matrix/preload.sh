@@ -1,0 +1,113 @@
+#!/bin/sh
+# Selection through the preload library, end to end: example_app's stdout
+# (bit-exact checksums of every reduction) must be identical to its native
+# run when COLLSEL_FORCE forces our methods, when COLLSEL_TREE selects them
+# from a tree built by `collsel tune`, and when the configuration is bad
+# (unknown method or collective, corrupt tree file: one clear line from
+# rank 0, the rest of the run native).  COLLSEL_VERBOSE=2 shows that the
+# methods really ran.  Finally the ANY_SOURCE isolation test runs through
+# MPI_* with every collective forced.
+#   usage: preload.sh MPIEXEC_SH FLAVOUR NP LIBCOLLSEL COLLSEL EXAMPLE_APP ANYSOURCE
+mpiexec=$1 flavour=$2 np=$3 lib=$4 collsel=$5 app=$6 anysource=$7
+tmp=${TMPDIR:-/tmp}/cs-preload-$$
+mkdir -p "$tmp" && trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# The environment goes to the ranks only (not to mpirun) through
+# MPIEXEC_EXTRA: "-x VAR=VALUE" (Open MPI) or "-genv VAR VALUE" (MPICH).
+ranks_env() { # ranks_env VAR=VALUE...: the MPIEXEC_EXTRA for them
+    for kv in "$@"; do
+        if [ "$flavour" = openmpi ]; then printf ' -x %s' "$kv"
+        else printf ' -genv %s %s' "${kv%%=*}" "${kv#*=}"; fi
+    done
+}
+run() { # run NAME [VAR=VALUE...]: example_app under the preload library
+    name=$1; shift
+    MPIEXEC_EXTRA="$(ranks_env LD_PRELOAD="$lib" "$@")" "$mpiexec" "$flavour" "$np" "$app" \
+        --quick > "$tmp/$name.out" 2> "$tmp/$name.err" ||
+        { cat "$tmp/$name.err" >&2; fail "$name: example_app exited non-zero"; }
+    cmp -s "$tmp/ref.out" "$tmp/$name.out" ||
+        { diff "$tmp/ref.out" "$tmp/$name.out" >&2; fail "$name: output differs from native"; }
+}
+expect() { # expect NAME PATTERN: stderr of run NAME has a line matching PATTERN
+    grep -q -- "$2" "$tmp/$1.err" || { cat "$tmp/$1.err" >&2; fail "$1: no stderr line like '$2'"; }
+}
+
+"$mpiexec" "$flavour" "$np" "$app" --quick > "$tmp/ref.out" 2> "$tmp/ref.err" ||
+    fail "native example_app failed"
+
+# 1. Forced methods, all three collectives at once; every run must match.
+i=0
+for spec in "bcast=binomial,reduce=inorder_binary.seg1k,barrier=dissemination" \
+            "bcast=bcast.pipeline.seg8k,reduce=knomial.k4,barrier=tree.k3" \
+            "bcast=scatter_ringallgather,reduce=reduce.linear,barrier=bruck" \
+            "bcast=splitbinary.seg16k,reduce=chain.k2.seg8k,barrier=recursive_doubling"; do
+    i=$((i + 1))
+    run force$i COLLSEL_VERBOSE=2 COLLSEL_FORCE="$spec"
+    for item in $(echo "$spec" | tr ',' ' '); do
+        coll=${item%%=*} m=${item#*=}
+        case "$m" in "$coll".*) ;; *) m="$coll.$m" ;; esac
+        expect force$i "^collsel: comm .* $coll.* -> $m (forced)"
+    done
+done
+
+# 2. Unknown method: one line (rank 0 only) naming it and the valid names;
+#    the other collective stays forced.
+run badmethod COLLSEL_VERBOSE=2 COLLSEL_FORCE=bcast=nosuch,barrier=double_ring
+n=$(grep -c "unknown bcast method 'nosuch'" "$tmp/badmethod.err")
+[ "$n" -eq 1 ] || fail "badmethod: $n lines about 'nosuch', expected 1"
+expect badmethod "unknown bcast method 'nosuch'.*bcast.binomial.*bcast.scatter_ringallgather"
+expect badmethod "barrier -> barrier.double_ring (forced)"
+if grep -q -- "-> bcast\.[a-z]" "$tmp/badmethod.err" &&
+   grep -- "-> bcast\." "$tmp/badmethod.err" | grep -qv -- "-> bcast.native"; then
+    fail "badmethod: bcast ran one of our methods"
+fi
+
+# 3. Unknown collective.
+run badcoll COLLSEL_FORCE=allreduce=linear
+expect badcoll "unknown collective 'allreduce' (accepted: bcast, reduce, barrier)"
+
+# 4. A tree from a synthetic performance table: binomial below 64 KiB,
+#    pipeline with 8 KiB segments above (bcast); binomial / Rabenseifner
+#    (reduce: Rabenseifner does not apply to short counts, dispatch falls
+#    back to the next candidate); dissemination (barrier).
+{
+    echo "collective,comm_size,msg_bytes,method,median_us"
+    for p in 2 4; do
+        for b in 4 64 1024 65536 1048576 4194304; do
+            small=$([ "$b" -lt 65536 ] && echo 1 || echo 0)
+            echo "bcast,$p,$b,bcast.native,100"
+            echo "bcast,$p,$b,bcast.binomial,$([ $small = 1 ] && echo 10 || echo 200)"
+            echo "bcast,$p,$b,bcast.pipeline.seg8k,$([ $small = 1 ] && echo 50 || echo 20)"
+            echo "reduce,$p,$b,reduce.native,100"
+            echo "reduce,$p,$b,reduce.binomial,$([ $small = 1 ] && echo 20 || echo 200)"
+            echo "reduce,$p,$b,reduce.rabenseifner,$([ $small = 1 ] && echo 10 || echo 30)"
+        done
+        echo "barrier,$p,0,barrier.native,10"
+        echo "barrier,$p,0,barrier.dissemination,5"
+    done
+} > "$tmp/perf.csv"
+"$collsel" tune --perf "$tmp/perf.csv" -o "$tmp/app.tree" > "$tmp/tune.out" 2>&1 ||
+    { cat "$tmp/tune.out" >&2; fail "collsel tune failed"; }
+run tree COLLSEL_VERBOSE=2 COLLSEL_TREE="$tmp/app.tree"
+expect tree "bcast [0-9]* B -> bcast.binomial (tree)"
+expect tree "bcast 1048576 B -> bcast.pipeline.seg8k (tree)"
+expect tree "reduce [0-9]* B -> reduce.binomial (tree, next best applicable)"
+expect tree "barrier -> barrier.dissemination (tree)"
+
+# 5. A corrupt tree file: one line naming the file; everything native.
+printf 'not a tree\n' > "$tmp/bad.tree"
+run badtree COLLSEL_VERBOSE=2 COLLSEL_TREE="$tmp/bad.tree"
+n=$(grep -c "COLLSEL_TREE=$tmp/bad.tree" "$tmp/badtree.err")
+[ "$n" -eq 1 ] || { cat "$tmp/badtree.err" >&2; fail "badtree: $n lines naming the file, expected 1"; }
+if grep -q -- "-> bcast\.[a-z]" "$tmp/badtree.err"; then
+    fail "badtree: a method was selected from a corrupt tree"
+fi
+
+# 6. The application's ANY_SOURCE receives while forced collectives run.
+MPIEXEC_EXTRA="$(ranks_env LD_PRELOAD="$lib" \
+    COLLSEL_FORCE=bcast=knomial.k3,reduce=binary.seg1k,barrier=linear)" \
+    "$mpiexec" "$flavour" "$np" "$anysource" --mpi > "$tmp/any.out" 2>&1 ||
+    { cat "$tmp/any.out" >&2; fail "anysource --mpi under preload"; }
+
+echo "preload: forced, tree-selected and misconfigured runs all matched native"
