@@ -5,7 +5,8 @@
  *
  * Each point (a cell's exact size) gets calls in proportion to its recorded
  * operations, scaled so that the whole replay fits the time budget (a short
- * native probe of every point gives the scale; at least one call per point).
+ * native probe of every point gives the scale, rescaled after every round
+ * when the machine turns out slower or faster; at least one call per point).
  * Rounds alternate native and tuned passes over the whole mix, in the order
  * N T T N N T ... (each side first in half of the rounds, so a drift of the
  * machine cancels), so that a noisy machine hurts both sides alike.  A
@@ -27,8 +28,10 @@
 
 typedef struct item {
     const cs_point *p;
-    long calls;              /* per round and side */
-    double *t[2];            /* seconds per round: [0] native, [1] tuned */
+    long calls;              /* in the current round, per side */
+    long total;              /* calls per side, all rounds */
+    double *t[2];            /* seconds per call in each round: [0] native, [1] tuned */
+    double rep[2];           /* seconds replayed, all rounds */
     double med[2];           /* median over rounds, seconds per call */
     char method[96];         /* the tree's choice (first root) */
 } item;
@@ -73,10 +76,12 @@ static int pass(item *it, size_t n, cs_rop *ops, int side, int r, long probe_cal
             double sec = 0;
             long calls = probe_calls ? probe_calls : it[i].calls;
             rc = timed(comm, &ops[i], side ? cs_rop_run_tree : cs_rop_run, calls, &sec);
-            if (probe_calls)
+            if (probe_calls) {
                 it[i].med[0] = sec / calls;
-            else
-                it[i].t[side][r] = sec;
+            } else {
+                it[i].t[side][r] = sec / calls;
+                it[i].rep[side] += sec;
+            }
         }
         MPI_Request req; /* the other ranks wait here, asleep */
         if (rc == MPI_SUCCESS)
@@ -108,19 +113,19 @@ static void print_table(const cs_replay_opts *o, item *it, size_t n, double tot[
         const char *coll = cs_coll_name(p->coll), *rm = cs_root_mode_name(p->root_mode);
         if (o->format == CS_OUT_CSV)
             printf("%s,%u,%llu,%s,%.6g,%ld,%.3f,%.3f,%s,%.4f,%d\n", coll, p->comm_size,
-                   (unsigned long long)p->bytes, rm, p->ops, it[i].calls * o->rounds, nu, tu,
+                   (unsigned long long)p->bytes, rm, p->ops, it[i].total, nu, tu,
                    it[i].method, r, slow);
         else if (o->format == CS_OUT_JSON)
             printf("    {\"collective\": \"%s\", \"comm_size\": %u, \"msg_bytes\": %llu, "
                    "\"root_mode\": \"%s\", \"ops\": %.6g, \"calls\": %ld, \"native_us\": %.3f, "
                    "\"tuned_us\": %.3f, \"method\": \"%s\", \"ratio\": %.4f, \"slower\": %s}%s\n",
                    coll, p->comm_size, (unsigned long long)p->bytes, rm, p->ops,
-                   it[i].calls * o->rounds, nu, tu, it[i].method, r, slow ? "true" : "false",
+                   it[i].total, nu, tu, it[i].method, r, slow ? "true" : "false",
                    i + 1 < n ? "," : "");
         else
             printf("%-8s %5u %10s %8s %10.4g %8ld %11.2f %11.2f %7.3f  %s%s\n", coll,
                    p->comm_size, p->coll == CS_BARRIER ? "-" : cs_fmt_bytes(b, sizeof b, (double)p->bytes),
-                   rm, p->ops, it[i].calls * o->rounds, nu, tu, r, it[i].method,
+                   rm, p->ops, it[i].total, nu, tu, r, it[i].method,
                    slow ? "  <-- SLOWER than native by > 5 %" : "");
     }
     if (o->format == CS_OUT_CSV)
@@ -190,35 +195,42 @@ int cs_replay_mix(const cs_replay_opts *o, const cs_points *pts, const cs_tree *
         rc = pass(it, n, ops, 0, 0, 2);
     if (rc == MPI_SUCCESS)
         rc = pass(it, n, ops, 0, 0, 3);
-    /* Scale on world rank 0 (in every group), then share the call counts. */
+    /* Scale on world rank 0 (in every group: it has every point's times),
+     * then share the call counts; again after every round. */
     long *calls = malloc(sizeof *calls * n);
     if (!calls)
         PMPI_Abort(MPI_COMM_WORLD, 1); /* the ranks would disagree */
-    if (o->rank == 0) {
-        double per_mix = 0;
-        for (size_t i = 0; i < n; i++)
-            per_mix += it[i].p->ops * it[i].med[0];
-        double scale = per_mix > 0 ? o->budget / (2.0 * o->rounds) / per_mix : 1;
-        for (size_t i = 0; i < n; i++) {
+    double round_budget = o->budget / o->rounds, per_mix = 0;
+    for (size_t i = 0; o->rank == 0 && i < n; i++)
+        per_mix += it[i].p->ops * it[i].med[0];
+    double scale = per_mix > 0 ? round_budget / 2 / per_mix : 1;
+    for (int r = 0; r < o->rounds && rc == MPI_SUCCESS; r++) {
+        if (o->rank == 0 && r > 0) { /* rescale to what round r - 1 took */
+            double took = 0;
+            for (size_t i = 0; i < n; i++)
+                took += (it[i].t[0][r - 1] + it[i].t[1][r - 1]) * (double)it[i].calls;
+            double f = took > 0 ? round_budget / took : 1;
+            scale *= f > 4 ? 4 : f;
+        }
+        for (size_t i = 0; o->rank == 0 && i < n; i++) {
             double c = floor(it[i].p->ops * scale + 0.5);
             calls[i] = c < 1 ? 1 : c > 1e7 ? 10000000 : (long)c;
         }
-    }
-    if (rc == MPI_SUCCESS)
         rc = PMPI_Bcast(calls, (int)n, MPI_LONG, 0, MPI_COMM_WORLD);
-    for (size_t i = 0; i < n; i++)
-        it[i].calls = calls[i];
-    free(calls);
-    for (int r = 0; r < o->rounds && rc == MPI_SUCCESS; r++)
+        for (size_t i = 0; i < n; i++) {
+            it[i].calls = calls[i];
+            it[i].total += calls[i];
+        }
         for (int k = 0; k < 2 && rc == MPI_SUCCESS; k++)
             rc = pass(it, n, ops, (r % 2) ^ k, r, 0); /* N T, T N, N T, ... */
+    }
+    free(calls);
     if (rc == MPI_SUCCESS && o->rank == 0) {
         double tot[2] = {0, 0}, rep[2] = {0, 0};
         for (size_t i = 0; i < n; i++)
             for (int s = 0; s < 2; s++) {
-                for (int r = 0; r < o->rounds; r++)
-                    rep[s] += it[i].t[s][r];
-                it[i].med[s] = cs_median_sorted(it[i].t[s], o->rounds) / (double)it[i].calls;
+                rep[s] += it[i].rep[s];
+                it[i].med[s] = cs_median_sorted(it[i].t[s], o->rounds);
                 tot[s] += it[i].p->ops * it[i].med[s];
             }
         print_table(o, it, n, tot, rep);

@@ -62,7 +62,10 @@ static void usage(FILE *f)
         "rounds, and prints per point the native and tuned time per call, the chosen\n"
         "method and the ratio (flagging points > 5 %% slower), and the totals.\n"
         "  --rounds N          alternating rounds per side (default 6)\n"
-        "  --csv, --json       print the table as CSV or JSON instead of text\n");
+        "  --csv, --json       print the table as CSV or JSON instead of text (CSV: a\n"
+        "                      last row 'total' with the profile-weighted times in us)\n"
+        "Times per call are medians over the rounds; the call counts are rescaled after\n"
+        "every round to keep the replay within the budget.\n");
 }
 
 static int is_rank0_env(void)

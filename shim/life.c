@@ -129,41 +129,37 @@ static int write_fast(const cs_profile *p, const char *path, cs_err *e)
 {
     cs_buf b = {0};
     char tmp[4200];
-    int fd = -1;
+    int rc = -1, fd = -1;
+    size_t off = 0;
     if (cs_profile_encode(p, &b, e) < 0)
-        goto fail;
+        goto out;
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0) {
         cs_fail(e, "%s: %s", tmp, strerror(errno));
-        goto fail;
+        goto out;
     }
-    for (size_t off = 0; off < b.n;) {
+    while (off < b.n) {
         ssize_t w = write(fd, b.p + off, b.n - off);
         if (w < 0 && errno == EINTR)
             continue;
-        if (w <= 0) {
-            cs_fail(e, "%s: %s", tmp, strerror(errno));
-            goto fail_unlink;
-        }
+        if (w <= 0)
+            break;
         off += (size_t)w;
     }
-    if (close(fd) != 0 || rename(tmp, path) != 0) {
-        fd = -1;
-        cs_fail(e, "%s: %s", path, strerror(errno));
-        goto fail_unlink;
+    int err = off < b.n ? (errno ? errno : EIO) : 0;
+    if (close(fd) != 0 && !err)
+        err = errno;
+    if (!err && rename(tmp, path) != 0)
+        err = errno;
+    if (err) {
+        unlink(tmp);
+        cs_fail(e, "%s: %s", path, strerror(err));
+        goto out;
     }
+    rc = 0;
+out:
     cs_buf_free(&b);
-    return 0;
-fail_unlink:
-    if (fd >= 0)
-        close(fd);
-    fd = -1;
-    unlink(tmp);
-fail:
-    if (fd >= 0)
-        close(fd);
-    cs_buf_free(&b);
-    return -1;
+    return rc;
 }
 
 static void write_partial(void)

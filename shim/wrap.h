@@ -9,7 +9,8 @@
  * (profile.h).  The helpers used in BYTES live in wrap_c.c:
  *   B(count, type)            count x type size
  *   RB(comm, root, a, b)      a at the root (MPI_ROOT on an intercomm), 0 on
- *                             MPI_PROC_NULL, b elsewhere
+ *                             MPI_PROC_NULL, b elsewhere (lazily: only the
+ *                             significant arguments are read)
  *   VM(n, counts, type)       mean over n ranks of counts x type size
  *                             (rounded to nearest)
  *   WM(n, counts, types)      the same with one type per rank

@@ -5,9 +5,9 @@
  * Per call, with nothing configured: one branch, then the PMPI call.
  * Recording: cs_rec_begin() with the communicator, the bytes this rank
  * contributes (wrap.h) and the root; clock reads around the call when it is
- * to be timed; cs_rec_end() with the application's return address.  MPI_Bcast/Reduce/Barrier go to
- * cs_dispatch_*() when selection is active for them; the time recorded
- * covers whichever ran.  Failed calls (rc != MPI_SUCCESS) are not recorded.
+ * to be timed; cs_rec_end() with the application's return address.
+ * MPI_Bcast/Reduce/Barrier go to cs_dispatch_*() when selection is active
+ * for them; the time recorded covers whichever ran.  Failed calls (rc != MPI_SUCCESS) are not recorded.
  */
 #include "wrap.h"
 
@@ -43,17 +43,25 @@ static inline int NP(MPI_Comm comm)
     return n;
 }
 
-static inline uint64_t RB(MPI_Comm comm, int root, uint64_t at_root, uint64_t elsewhere)
+/* 1 at the root of a rooted collective (MPI_ROOT on an intercommunicator),
+ * 0 elsewhere, -1 for MPI_PROC_NULL (an intercommunicator rank that takes no
+ * part). */
+static inline int rootness(MPI_Comm comm, int root)
 {
     if (root == MPI_PROC_NULL)
-        return 0;
+        return -1;
     if (root == MPI_ROOT)
-        return at_root;
+        return 1;
     int r = -1;
     if (!inter(comm))
         PMPI_Comm_rank(comm, &r);
-    return r == root ? at_root : elsewhere;
+    return r == root;
 }
+
+/* Only the significant arguments are read: a and b are evaluated lazily
+ * (e.g. Gatherv's recvcounts may be NULL away from the root). */
+#define RB(comm, root, a, b) \
+    (rootness(comm, root) > 0 ? (a) : rootness(comm, root) == 0 ? (b) : 0)
 
 static uint64_t VM(int n, const int counts[], MPI_Datatype t)
 {

@@ -62,6 +62,11 @@ typedef struct cs_comm_state {
                                           the decision for a log2 byte bin b was
                                           printed (COLLSEL_VERBOSE=2) */
     int dup_rc;        /* MPI error of a failed creation of pcomm (not retried), or 0 */
+    struct cs_decision { /* dispatch: the last decision per collective, keyed
+                            by all a decision depends on besides the size */
+        int valid, root, count, commute, idx;
+        size_t bytes;
+    } last[3];
 } cs_comm_state;
 
 /* Internal tags on the private duplicate c->pcomm.  Our traffic never meets

@@ -5,6 +5,8 @@
 #   grid     tiny grids at 2 and 3 ranks -> valid perf tables (check_perf)
 #   profile  a small profile -> exactly its cells; tune a tree; --mix prints
 #            a ratio (text and CSV)
+#   checkpoint  a run stopped in the middle keeps a valid table of the
+#            points measured so far
 #   args     bad arguments exit 2 with a clear message
 set -u
 case_=$1 mpiexec=$2 flavour=$3 replay=$4 check=$5 mkprof=$6 collsel=$7
@@ -59,6 +61,24 @@ profile)
     for m in $(grep '^[a-z]*,2,' "$T/mix.csv" | cut -d, -f9 | cut -d' ' -f1); do
         grep -Eq "[0-9] +$m( \(then|\$)" "$T/tree.txt" || { cat "$T/tree.txt"; fail "--mix chose $m, not in the tree"; }
     done
+    ;;
+checkpoint)
+    # an interrupted run keeps the points it measured: stop the run once the
+    # first (fast) point is in the table, during the long second one
+    "$mpiexec" "$flavour" 2 "$replay" --grid cs=2,ms=8,4M --colls bcast --time-per-point 60 \
+        --no-progress -o "$T/c.csv" 2>"$T/err" &
+    pid=$! # mpiexec.sh execs mpirun: this is mpirun, which passes the signal on
+    for i in $(seq 1 600); do
+        [ -s "$T/c.csv" ] && break
+        kill -0 $pid 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -TERM $pid 2>/dev/null; wait $pid
+    [ -s "$T/c.csv" ] || { cat "$T/err" >&2; fail "no perf table after the first point"; }
+    grep -q '^bcast,2,8,bcast.native,' "$T/c.csv" || fail "first point missing"
+    grep -q '^bcast,2,4194304,' "$T/c.csv" && fail "the stopped point was written (not a test of interruption)"
+    "$collsel" tune --perf "$T/c.csv" -o "$T/c.tree" >/dev/null || fail "the kept table is not a valid perf table"
+    ls "$T" | grep -q 'tmp' && fail "a temporary file was left behind"
     ;;
 args)
     expect2() { # expect2 PATTERN CMD...: exit status 2 and PATTERN on stderr

@@ -5,6 +5,11 @@
 # partial files hold exactly what the ranks called, and `collsel show` (when
 # built) says the run is incomplete.
 mpiexec=$1 flavour=$2 np=$3 collsel=$4 prog=$5 check=$6 out=$7
+# Open MPI sends SIGKILL 1 s after SIGTERM by default; on a loaded machine a
+# rank may not get to run its handler in that time: give it 3 s.
+if [ "$flavour" = openmpi ]; then
+    export MPIEXEC_EXTRA="${MPIEXEC_EXTRA:-} --mca odls_base_sigkill_timeout 3"
+fi
 mkdir -p "$out"
 fail=0
 for mode in abort exit; do

@@ -147,14 +147,16 @@ static __attribute__((noinline)) void run_mix(MPI_Comm comm, int nb, char *s, ch
             for (int i = 0; i < n; i++)
                 c2[i] = c + i;
             prefix(c2, d2, n);
-            if (nb) MPI_Igatherv(s, c + me, t, r, c2, d2, t, root, comm, &rq);
-            else MPI_Gatherv(s, c + me, t, r, c2, d2, t, root, comm);
+            /* arrays significant only at the root: NULL elsewhere */
+            int *rc2 = me == root ? c2 : NULL, *rd2 = me == root ? d2 : NULL;
+            if (nb) MPI_Igatherv(s, c + me, t, r, rc2, rd2, t, root, comm, &rq);
+            else MPI_Gatherv(s, c + me, t, r, rc2, rd2, t, root, comm);
             fin(nb, &rq);
             ex(nb ? CS_R_IGATHERV : CS_R_GATHERV, comm,
                me == root ? mean(c2, n, ts) : (uint64_t)(c + me) * ts, root);
 
-            if (nb) MPI_Iscatterv(s, c2, d2, t, r, c + me, t, root, comm, &rq);
-            else MPI_Scatterv(s, c2, d2, t, r, c + me, t, root, comm);
+            if (nb) MPI_Iscatterv(s, rc2, rd2, t, r, c + me, t, root, comm, &rq);
+            else MPI_Scatterv(s, rc2, rd2, t, r, c + me, t, root, comm);
             fin(nb, &rq);
             ex(nb ? CS_R_ISCATTERV : CS_R_SCATTERV, comm,
                me == root ? mean(c2, n, ts) : (uint64_t)(c + me) * ts, root);

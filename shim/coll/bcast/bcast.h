@@ -64,6 +64,20 @@ int cs_bcast_scatter(const cs_call *c, char *p);
 /* applies(): the scatter-allgather methods (c->bytes <= INT_MAX). */
 int cs_bcast_applies_int_bytes(const cs_call *c, const cs_method *m);
 
+/* Complete n requests (MPI_REQUEST_NULL ones are skipped), stopping at the
+ * first error, which is returned.  Not PMPI_Waitall(.., MPI_STATUSES_IGNORE):
+ * with MPICH's prototype (MPI_Status array_of_statuses[]) gcc 12 rejects
+ * the (MPI_Status *)1 under -Werror=stringop-overflow. */
+static inline int cs_bcast_waitall(int n, MPI_Request *r)
+{
+    for (int i = 0; i < n; i++) {
+        int rc = PMPI_Wait(&r[i], MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
 /* The algorithms (cs_algo_fn). */
 int cs_bcast_native(const cs_call *c, const cs_method *m);
 int cs_bcast_linear(const cs_call *c, const cs_method *m);

@@ -61,12 +61,12 @@ int cs_bcast_tree_bytes(MPI_Comm comm, int parent, const int *children, int nchi
         if (nchildren == 0)
             continue;
         MPI_Request *bank = sreq + (i & 1) * nchildren;
-        TRY(PMPI_Waitall(nchildren, bank, MPI_STATUSES_IGNORE)); /* segment i-2 */
+        TRY(cs_bcast_waitall(nchildren, bank)); /* segment i-2 */
         for (int c = 0; c < nchildren; c++)
             TRY(PMPI_Isend(SEGP(i), SEGN(i), MPI_BYTE, children[c], CS_TAG_BCAST, comm,
                            &bank[c]));
     }
-    TRY(PMPI_Waitall(2 * nchildren, sreq, MPI_STATUSES_IGNORE));
+    TRY(cs_bcast_waitall(2 * nchildren, sreq));
 out:
     if (rc != MPI_SUCCESS) {
         for (int i = 0; i < 2; i++)
@@ -74,7 +74,7 @@ out:
                 PMPI_Cancel(&rreq[i]);
                 PMPI_Wait(&rreq[i], MPI_STATUS_IGNORE);
             }
-        PMPI_Waitall(2 * nchildren, sreq, MPI_STATUSES_IGNORE);
+        cs_bcast_waitall(2 * nchildren, sreq);
     }
     if (sreq != stack)
         free(sreq);

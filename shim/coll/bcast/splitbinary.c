@@ -67,7 +67,7 @@ static int root_send(MPI_Comm comm, char *p, const size_t *off, const size_t *le
     int rc = MPI_SUCCESS;
     for (size_t i = 0; i < nseg; i++) {
         MPI_Request *bank = req + (i & 1) * 2;
-        TRY(PMPI_Waitall(2, bank, MPI_STATUSES_IGNORE)); /* segment i-2 */
+        TRY(cs_bcast_waitall(2, bank)); /* segment i-2 */
         for (int h = 0; h < 2; h++) {
             size_t o = i * seg, n = len[h] > o ? len[h] - o : 0;
             if (child[h] >= 0 && n > 0)
@@ -77,8 +77,8 @@ static int root_send(MPI_Comm comm, char *p, const size_t *off, const size_t *le
     }
 out:
     if (rc == MPI_SUCCESS)
-        return PMPI_Waitall(4, req, MPI_STATUSES_IGNORE);
-    PMPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+        return cs_bcast_waitall(4, req);
+    cs_bcast_waitall(4, req);
     return rc;
 }
 

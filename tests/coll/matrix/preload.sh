@@ -13,17 +13,21 @@ tmp=${TMPDIR:-/tmp}/cs-preload-$$
 mkdir -p "$tmp" && trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# The environment goes to the ranks only (not to mpirun) through
-# MPIEXEC_EXTRA: "-x VAR=VALUE" (Open MPI) or "-genv VAR VALUE" (MPICH).
-ranks_env() { # ranks_env VAR=VALUE...: the MPIEXEC_EXTRA for them
-    for kv in "$@"; do
-        if [ "$flavour" = openmpi ]; then printf ' -x %s' "$kv"
-        else printf ' -genv %s %s' "${kv%%=*}" "${kv#*=}"; fi
-    done
+# LD_PRELOAD goes to the ranks only (not to mpirun) through MPIEXEC_EXTRA:
+# "-x VAR=VALUE" (Open MPI) or "-genv VAR VALUE" (MPICH); COLLSEL_* values
+# (which may hold blanks) are set in mpirun's environment and forwarded
+# (Open MPI: "-x VAR"; MPICH's hydra forwards the environment by default).
+preload_env() { # preload_env VAR=VALUE...: MPIEXEC_EXTRA for LD_PRELOAD + VARs
+    if [ "$flavour" = openmpi ]; then
+        printf -- '-x LD_PRELOAD=%s' "$lib"
+        for kv in "$@"; do printf ' -x %s' "${kv%%=*}"; done
+    else
+        printf -- '-genv LD_PRELOAD %s' "$lib"
+    fi
 }
 run() { # run NAME [VAR=VALUE...]: example_app under the preload library
     name=$1; shift
-    MPIEXEC_EXTRA="$(ranks_env LD_PRELOAD="$lib" "$@")" "$mpiexec" "$flavour" "$np" "$app" \
+    env "$@" MPIEXEC_EXTRA="$(preload_env "$@")" "$mpiexec" "$flavour" "$np" "$app" \
         --quick > "$tmp/$name.out" 2> "$tmp/$name.err" ||
         { cat "$tmp/$name.err" >&2; fail "$name: example_app exited non-zero"; }
     cmp -s "$tmp/ref.out" "$tmp/$name.out" ||
@@ -63,9 +67,12 @@ if grep -q -- "-> bcast\.[a-z]" "$tmp/badmethod.err" &&
     fail "badmethod: bcast ran one of our methods"
 fi
 
-# 3. Unknown collective.
-run badcoll COLLSEL_FORCE=allreduce=linear
+# 3. Unknown collective, an item that is not COLL=NAME, blanks: the valid
+#    item still counts.
+run badcoll COLLSEL_VERBOSE=2 "COLLSEL_FORCE=allreduce=linear, junk , reduce = binary"
 expect badcoll "unknown collective 'allreduce' (accepted: bcast, reduce, barrier)"
+expect badcoll "'junk' is not COLL=METHOD"
+expect badcoll "reduce [0-9]* B -> reduce.binary (forced)"
 
 # 4. A tree from a synthetic performance table: binomial below 64 KiB,
 #    pipeline with 8 KiB segments above (bcast); binomial / Rabenseifner
@@ -105,8 +112,8 @@ if grep -q -- "-> bcast\.[a-z]" "$tmp/badtree.err"; then
 fi
 
 # 6. The application's ANY_SOURCE receives while forced collectives run.
-MPIEXEC_EXTRA="$(ranks_env LD_PRELOAD="$lib" \
-    COLLSEL_FORCE=bcast=knomial.k3,reduce=binary.seg1k,barrier=linear)" \
+force=COLLSEL_FORCE=bcast=knomial.k3,reduce=binary.seg1k,barrier=linear
+env "$force" MPIEXEC_EXTRA="$(preload_env "$force")" \
     "$mpiexec" "$flavour" "$np" "$anysource" --mpi > "$tmp/any.out" 2>&1 ||
     { cat "$tmp/any.out" >&2; fail "anysource --mpi under preload"; }
 
