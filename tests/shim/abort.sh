@@ -7,8 +7,14 @@
 mpiexec=$1 flavour=$2 np=$3 collsel=$4 prog=$5 check=$6 out=$7
 # Open MPI sends SIGKILL 1 s after SIGTERM by default; on a loaded machine a
 # rank may not get to run its handler in that time: give it 3 s.
+# MPICH's launcher (hydra) kills the other ranks with SIGKILL, which no
+# handler sees: there only the last rank (the one that aborts or exits)
+# leaves a partial file.
+writers=$np
 if [ "$flavour" = openmpi ]; then
     export MPIEXEC_EXTRA="${MPIEXEC_EXTRA:-} --mca odls_base_sigkill_timeout 3"
+else
+    writers=1
 fi
 mkdir -p "$out"
 fail=0
@@ -22,12 +28,16 @@ for mode in abort exit; do
     if [ "$rc" = 0 ]; then echo "FAIL $mode: the run should have failed"; fail=1; fi
     if [ -e "$prof" ]; then echo "FAIL $mode: $prof written by an incomplete run"; fail=1; fi
     n=$(ls "$prof".partial.* 2>/dev/null | grep -v '\.tmp\.' | wc -l)
-    if [ "$n" != "$np" ]; then
-        echo "FAIL $mode: $n partial files, expected $np"; ls "$out"; cat "$out/$mode.log"; fail=1
+    if [ "$n" != "$writers" ]; then
+        echo "FAIL $mode: $n partial files, expected $writers"; ls "$out"; cat "$out/$mode.log"; fail=1
         continue
     fi
-    cat "$out/$mode.expect".* >"$out/$mode.expect"
-    "$check" "$prof" "$out/$mode.expect" --partial --ranks "$np" --site main || fail=1
+    if [ "$writers" = "$np" ]; then
+        cat "$out/$mode.expect".* >"$out/$mode.expect"
+    else
+        cat "$out/$mode.expect.$((np - 1))" >"$out/$mode.expect"
+    fi
+    "$check" "$prof" "$out/$mode.expect" --partial --ranks "$writers" --site main || fail=1
     "$collsel" show "$prof" >"$out/$mode.show" 2>&1
     src=$?
     if [ "$src" = 2 ] && grep -q 'not built' "$out/$mode.show"; then
