@@ -205,6 +205,42 @@ static void map_tree(int coll)
     cs_buf_free(&unknown);
 }
 
+/* Every rank must select alike, or our methods would meet native calls
+ * and hang: compare a signature of each collective's selection (forced
+ * method, or CRC of the tree file) over MPI_COMM_WORLD; where the ranks
+ * differ (environment or tree files differing between nodes), that
+ * collective stays native everywhere. */
+static void agree(void)
+{
+    uint32_t tree_crc = 0, sig[2 * CS_NCOLL], all[2 * CS_NCOLL];
+    void *data;
+    size_t n;
+    cs_err e;
+    if (tree && cs_read_file(cs_cfg.tree, &data, &n, &e) == 0) {
+        tree_crc = cs_crc32(0, data, n) | 1;
+        free(data);
+    }
+    for (int c = 0; c < CS_NCOLL; c++) {
+        uint32_t v = 0;
+        if (sel[c].force >= 0)
+            v = 0x80000000u | (uint32_t)sel[c].force;
+        else if (cs_sel_active[c])
+            v = tree_crc ^ (uint32_t)c;
+        sig[c] = v;                 /* max of v */
+        sig[CS_NCOLL + c] = ~v;     /* max of ~v = ~(min of v) */
+    }
+    if (PMPI_Allreduce(sig, all, 2 * CS_NCOLL, MPI_UINT32_T, MPI_MAX, MPI_COMM_WORLD) !=
+        MPI_SUCCESS)
+        memcpy(all, sig, sizeof all);
+    for (int c = 0; c < CS_NCOLL; c++) {
+        if (all[c] == ~all[CS_NCOLL + c])
+            continue;
+        cs_sel_active[c] = 0;
+        cs_log(0, 1, "COLLSEL_FORCE/COLLSEL_TREE: the ranks disagree about %s (different "
+                     "values or tree files); %s stays native", cs_coll_name(c), cs_coll_name(c));
+    }
+}
+
 int cs_dispatch_init(void)
 {
     for (int c = 0; c < CS_NCOLL; c++)
@@ -222,9 +258,12 @@ int cs_dispatch_init(void)
                 map_tree(c);
         }
     }
-    for (int c = 0; c < CS_NCOLL; c++) {
+    for (int c = 0; c < CS_NCOLL; c++)
         cs_sel_active[c] = sel[c].force > 0 || (sel[c].force < 0 && sel[c].nmap > 0);
-        if (sel[c].force > 0) {
+    if (cs_cfg.force || cs_cfg.tree)
+        agree();
+    for (int c = 0; c < CS_NCOLL; c++) {
+        if (sel[c].force > 0 && cs_sel_active[c]) {
             int n;
             cs_log(1, 1, "%s forced to %s", cs_coll_name(c),
                    cs_methods((enum cs_coll)c, &n)[sel[c].force].name);

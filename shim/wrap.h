@@ -11,6 +11,7 @@
  *   RB(comm, root, a, b)      a at the root (MPI_ROOT on an intercomm), 0 on
  *                             MPI_PROC_NULL, b elsewhere (lazily: only the
  *                             significant arguments are read)
+ *   NR(root, x)               0 on MPI_PROC_NULL, else x (Bcast, Reduce)
  *   VM(n, counts, type)       mean over n ranks of counts x type size
  *                             (rounded to nearest)
  *   WM(n, counts, types)      the same with one type per rank
@@ -96,9 +97,10 @@
     X(Barrier, BARRIER, (MPI_Comm comm),                                                   \
       (comm), CS_NOROOT, 0, CS_BARRIER, cs_dispatch_barrier)                               \
     X(Bcast, BCAST, (void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm),      \
-      (buf, count, dt, root, comm), root, B(count, dt), CS_BCAST, cs_dispatch_bcast)       \
+      (buf, count, dt, root, comm), root,                                                  \
+      NR(root, B(count, dt)), CS_BCAST, cs_dispatch_bcast)                                 \
     X(Reduce, REDUCE, (CS_P_REDUCE),                                                       \
-      (CS_A_REDUCE), root, B(count, dt), CS_REDUCE, cs_dispatch_reduce)                    \
+      (CS_A_REDUCE), root, NR(root, B(count, dt)), CS_REDUCE, cs_dispatch_reduce)          \
     X(Allreduce, ALLREDUCE, (CS_P_ALLREDUCE),                                              \
       (CS_A_ALLREDUCE), CS_NOROOT, B(count, dt), -1, PMPI_Allreduce)                       \
     X(Gather, GATHER, (CS_P_GATHER),                                                       \
@@ -130,9 +132,10 @@
     X(Ibarrier, IBARRIER, (MPI_Comm comm CS_RQ),                                           \
       (comm CS_RQA), CS_NOROOT, 0, -1, PMPI_Ibarrier)                                      \
     X(Ibcast, IBCAST, (void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm CS_RQ),\
-      (buf, count, dt, root, comm CS_RQA), root, B(count, dt), -1, PMPI_Ibcast)            \
+      (buf, count, dt, root, comm CS_RQA), root,                                           \
+      NR(root, B(count, dt)), -1, PMPI_Ibcast)                                             \
     X(Ireduce, IREDUCE, (CS_P_REDUCE CS_RQ),                                               \
-      (CS_A_REDUCE CS_RQA), root, B(count, dt), -1, PMPI_Ireduce)                          \
+      (CS_A_REDUCE CS_RQA), root, NR(root, B(count, dt)), -1, PMPI_Ireduce)                \
     X(Iallreduce, IALLREDUCE, (CS_P_ALLREDUCE CS_RQ),                                      \
       (CS_A_ALLREDUCE CS_RQA), CS_NOROOT, B(count, dt), -1, PMPI_Iallreduce)               \
     X(Igather, IGATHER, (CS_P_GATHER CS_RQ),                                               \
@@ -154,7 +157,8 @@
     X(Ialltoallw, IALLTOALLW, (CS_P_ALLTOALLW CS_RQ),                                      \
       (CS_A_ALLTOALLW CS_RQA), CS_NOROOT, CS_BY_ALLTOALLW, -1, PMPI_Ialltoallw)            \
     X(Ireduce_scatter, IREDUCE_SCATTER, (CS_P_RSCAT CS_RQ),                                \
-      (CS_A_RSCAT CS_RQA), CS_NOROOT, VM(NL(comm), rcounts, dt), -1, PMPI_Ireduce_scatter) \
+      (CS_A_RSCAT CS_RQA), CS_NOROOT,                                                      \
+      VM(NL(comm), rcounts, dt), -1, PMPI_Ireduce_scatter)                                 \
     X(Ireduce_scatter_block, IREDUCE_SCATTER_BLOCK, (CS_P_RSCATB CS_RQ),                   \
       (CS_A_RSCATB CS_RQA), CS_NOROOT, B(rcount, dt), -1, PMPI_Ireduce_scatter_block)      \
     X(Iscan, ISCAN, (CS_P_ALLREDUCE CS_RQ),                                                \

@@ -1,13 +1,16 @@
 /* The C entry points of the preload library: every collective of
  * profile.h's CS_RCOLL_LIST (blocking, and non-blocking recorded at
- * initiation), MPI_Init, MPI_Init_thread, MPI_Finalize, MPI_Abort.
+ * initiation), MPI_Init, MPI_Init_thread, MPI_Finalize, MPI_Abort, and the
+ * frees that let a handle be reused (MPI_Comm_free, MPI_Comm_disconnect,
+ * MPI_Type_free: they reset the handle caches of rec.h).
  *
  * Per call, with nothing configured: one branch, then the PMPI call.
  * Recording: cs_rec_begin() with the communicator, the bytes this rank
  * contributes (wrap.h) and the root; clock reads around the call when it is
  * to be timed; cs_rec_end() with the application's return address.
  * MPI_Bcast/Reduce/Barrier go to cs_dispatch_*() when selection is active
- * for them; the time recorded covers whichever ran.  Failed calls (rc != MPI_SUCCESS) are not recorded.
+ * for them; the time recorded covers whichever ran.  Failed calls
+ * (rc != MPI_SUCCESS) are not recorded.
  */
 #include "wrap.h"
 
@@ -62,6 +65,8 @@ static inline int rootness(MPI_Comm comm, int root)
  * (e.g. Gatherv's recvcounts may be NULL away from the root). */
 #define RB(comm, root, a, b) \
     (rootness(comm, root) > 0 ? (a) : rootness(comm, root) == 0 ? (b) : 0)
+
+#define NR(root, x) ((root) == MPI_PROC_NULL ? 0 : (x))
 
 static uint64_t VM(int n, const int counts[], MPI_Datatype t)
 {

@@ -23,7 +23,8 @@ step "2. its collective profile"
 "$collsel" show "$OUT/example.prof"
 
 step "3. replay: measure every method where the application calls ($NP ranks)"
-run "$NP" "$B/replay/collsel-replay" --profile "$OUT/example.prof" ${REPLAY_ARGS:-} -o "$OUT/perf.csv"
+run "$NP" "$B/replay/collsel-replay" --profile "$OUT/example.prof" \
+    --grid "cs=2:$NP:x2,ms=1:4M:x16" ${REPLAY_ARGS:---quick} -o "$OUT/perf.csv"
 
 step "4. tune: build the decision trees (refined where the application calls)"
 "$collsel" tune --perf "$OUT/perf.csv" --profile "$OUT/example.prof" -o "$OUT/example.tree"
@@ -41,10 +42,9 @@ for i in 1 2 3; do
 done
 if cmp -s "$OUT/native.out" "$OUT/tuned.out"; then echo "results: identical with and without collsel"
 else echo "results: DIFFER (see $OUT/native.out $OUT/tuned.out)"; exit 1; fi
-echo "$nat" "|" "$tun" | awk '{
-    n = 0; for (i = 1; $i != "|"; i++) { a[n++] = $i } ; m = 0; for (i++; i <= NF; i++) b[m++] = $i;
-    asort(a); asort(b); na = a[int((n + 1) / 2)]; nb = b[int((m + 1) / 2)];
-    printf "application wall time (median of %d): native %.3f s, tuned %.3f s, ratio tuned/native %.3f\n", n, na, nb, nb / na }'
+median() { printf '%s\n' $1 | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+mn=$(median "$nat"); mt=$(median "$tun")
+awk -v n="$mn" -v t="$mt" 'BEGIN { printf "application wall time (median of 3): native %.3f s, tuned %.3f s, ratio tuned/native %.3f\n", n, t, t / n }'
 
 step "7. the profile mix, native vs tuned, in one run"
 run "$NP" "$B/replay/collsel-replay" --mix "$OUT/example.prof" --tree "$OUT/example.tree"

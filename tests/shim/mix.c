@@ -1,7 +1,8 @@
 /* A known collective mix, run under the shim: every recorded collective
  * (blocking and non-blocking), sizes 0 B .. 8 KB, MPI_COMM_WORLD and a
  * sub-communicator from MPI_Comm_split, roots zero / fixed / varying,
- * MPI_IN_PLACE where the standard allows it.
+ * MPI_IN_PLACE where the standard allows it, NULL arrays where they are not
+ * significant, and (2+ ranks) an intercommunicator.
  *
  *   shim_mix EXPECT [--threads N]
  *
@@ -37,10 +38,18 @@ static ent logv[MAXLOG];
 static int nlog;
 static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
 
+/* Log one call: on an intercommunicator the size recorded is local +
+ * remote group; MPI_ROOT / MPI_PROC_NULL are logged as "no root". */
 static void ex(int coll, MPI_Comm comm, uint64_t bytes, int root)
 {
-    int n;
+    int n, inter, rn = 0;
     PMPI_Comm_size(comm, &n);
+    PMPI_Comm_test_inter(comm, &inter);
+    if (inter)
+        PMPI_Comm_remote_size(comm, &rn);
+    n += rn;
+    if (root < 0)
+        root = NOROOT;
     pthread_mutex_lock(&log_mu);
     int i;
     for (i = 0; i < nlog; i++)
@@ -234,6 +243,37 @@ static __attribute__((noinline)) void run_mix(MPI_Comm comm, int nb, char *s, ch
     free(tv);
 }
 
+/* An intercommunicator between the even and the odd ranks: rooted calls
+ * from group 0's rank 0 (MPI_ROOT there, MPI_PROC_NULL for the rest of its
+ * group, root 0 in group 1), and an Allreduce. */
+static __attribute__((noinline)) void run_inter(MPI_Comm sub, int color, char *s, char *r)
+{
+    MPI_Comm ic;
+    int me, n, rn;
+    PMPI_Intercomm_create(sub, 0, MPI_COMM_WORLD, 1 - color, 77, &ic);
+    PMPI_Comm_rank(ic, &me);
+    PMPI_Comm_size(ic, &n);
+    PMPI_Comm_remote_size(ic, &rn);
+    int root = color == 1 ? 0 : me == 0 ? MPI_ROOT : MPI_PROC_NULL;
+    for (int j = 0; j < 3; j++) {
+        int c = 10 * (j + 1);
+        MPI_Bcast(s, c, MPI_INT, root, ic);
+        ex(CS_R_BCAST, ic, root == MPI_PROC_NULL ? 0 : (uint64_t)c * 4, root);
+        MPI_Allreduce(s, r, c, MPI_INT, MPI_SUM, ic);
+        ex(CS_R_ALLREDUCE, ic, (uint64_t)c * 4, NOROOT);
+    }
+    int *cnt = malloc(sizeof(int) * (size_t)(rn + n)), *dis = cnt + rn;
+    for (int i = 0; i < rn; i++)
+        cnt[i] = i + 1;
+    prefix(cnt, dis, rn);
+    MPI_Gatherv(s, me + 1, MPI_INT, r, cnt, dis, MPI_INT, root, ic);
+    ex(CS_R_GATHERV, ic,
+       root == MPI_ROOT ? mean(cnt, rn, 4) : root == MPI_PROC_NULL ? 0 : (uint64_t)(me + 1) * 4,
+       root);
+    free(cnt);
+    PMPI_Comm_free(&ic);
+}
+
 static void *thread_main(void *arg)
 {
     MPI_Comm comm = *(MPI_Comm *)arg;
@@ -286,6 +326,8 @@ int main(int argc, char **argv)
             run_mix(MPI_COMM_WORLD, nb, s, r);
             run_mix(sub, nb, s, r);
         }
+        if (np >= 2)
+            run_inter(sub, me % 2, s, r);
         PMPI_Comm_free(&sub);
         free(s);
         free(r);

@@ -24,8 +24,10 @@
  * sends completed before the temporaries are freed.
  * Cost (n bytes, segments of s bytes, depth d, at most k children per
  * node): T ~ (n/s + d - 1) * k * (alpha + s beta + s gamma); unsegmented
- * (s = n): d k (alpha + n beta + n gamma).  Memory: 4 segments per inner
- * node, 2 at the root, none at leaves.
+ * (s = n): d k (alpha + n beta + n gamma).  The root receives its first
+ * child straight into the result (no copy of its own vector) unless the
+ * op is non-commutative and its first child lies below it.  Memory: 4
+ * segments per inner node, 2 at the root, none at leaves.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -113,23 +115,31 @@ int cs_reduce_tree(const cs_call *c, const cs_topo *t, int segsize, void *rbuf)
     const int nseg = (c->count + seg - 1) / seg, njobs = nseg * k;
     const MPI_Aint segbytes = (MPI_Aint)seg * ty.extent;
 #define SEGN(s) ((s) == nseg - 1 ? c->count - (s) * seg : seg)
+    /* direct: the root receives its first child's segment straight into the
+     * result and combines own op child there (needs own != result, and the
+     * child on the right unless the op commutes); else it copies its own
+     * vector into the result first. */
+    int direct = 0;
+#define TARGET(i) (direct && (i) % k == 0 ? (char *)rbuf + (i) / k * segbytes : in[(i) % 2])
 
-    if (isroot && (rc = cs_reduce_copy(c, &ty, own, rbuf, c->count)) != MPI_SUCCESS)
-        goto out;
     if (k > 0) {
         rc = MPI_ERR_NO_MEM;
         if (!(ch = malloc((size_t)k * sizeof *ch)))
             goto out;
         order_children(c, t, ch);
+        direct = isroot && own != rbuf && (c->commute || ch[0] > c->rank);
         for (int b = 0; b < 4; b++) { /* in[0..1] when needed, acc[0..1] off the root */
             char **slot = b < 2 ? &in[b] : &acc[b - 2];
-            if ((b < 2 && b < njobs) || (b >= 2 && !isroot && b - 2 < nseg))
+            if ((b < 2 && b < njobs && (!direct || k > 1)) || (b >= 2 && !isroot && b - 2 < nseg))
                 if (!(*slot = cs_reduce_tmp(&ty, seg, &raw[b])))
                     goto out;
         }
-        if ((rc = PMPI_Irecv(in[0], SEGN(0), c->dt, ch[0], CS_TAG_REDUCE, c->pcomm, &rreq[0])))
-            goto out;
     }
+    if (isroot && !direct && (rc = cs_reduce_copy(c, &ty, own, rbuf, c->count)))
+        goto out;
+    if (k > 0 && (rc = PMPI_Irecv(TARGET(0), SEGN(0), c->dt, ch[0], CS_TAG_REDUCE, c->pcomm,
+                                  &rreq[0])))
+        goto out;
     for (int s = 0; s < nseg; s++) {
         const int n = SEGN(s);
         char *a = isroot ? (char *)rbuf + s * segbytes : (char *)own + s * segbytes;
@@ -138,13 +148,16 @@ int cs_reduce_tree(const cs_call *c, const cs_topo *t, int segsize, void *rbuf)
             goto out;
         for (int j = 0; j < k; j++) {
             const int i = s * k + j, cur = i % 2, right = !c->commute && ch[j] > c->rank;
-            if (i + 1 < njobs && (rc = PMPI_Irecv(in[1 - cur], SEGN((i + 1) / k), c->dt,
+            if (i + 1 < njobs && (rc = PMPI_Irecv(TARGET(i + 1), SEGN((i + 1) / k), c->dt,
                                                   ch[(i + 1) % k], CS_TAG_REDUCE, c->pcomm,
                                                   &rreq[1 - cur])))
                 goto out;
             if ((rc = PMPI_Wait(&rreq[cur], MPI_STATUS_IGNORE)))
                 goto out;
-            if (!ro && !right) { /* acc = child op acc */
+            if (direct && j == 0) { /* result = own op child, received in place */
+                if ((rc = PMPI_Reduce_local(own + s * segbytes, a, n, c->dt, c->op)))
+                    goto out;
+            } else if (!ro && !right) { /* acc = child op acc */
                 if ((rc = PMPI_Reduce_local(in[cur], a, n, c->dt, c->op)))
                     goto out;
             } else if (ro && !c->commute && !right) { /* left of read-only own data */
@@ -172,6 +185,7 @@ int cs_reduce_tree(const cs_call *c, const cs_topo *t, int segsize, void *rbuf)
     for (int b = 0; b < 2 && rc == MPI_SUCCESS; b++) /* not Waitall: MPICH's  */
         rc = PMPI_Wait(&sreq[b], MPI_STATUS_IGNORE);  /* annotation trips gcc 12 */
 #undef SEGN
+#undef TARGET
 out:
     cs_reduce_drain(rreq, 2, 1);
     cs_reduce_drain(sreq, 2, 0);

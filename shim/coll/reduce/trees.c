@@ -29,11 +29,30 @@ static int run(const cs_call *c, const cs_method *m, int kind, int fanout)
     return cs_reduce_tree(c, t, m->segsize, c->buf);
 }
 
-int cs_reduce_chain(const cs_call *c, const cs_method *m) { return run(c, m, CS_TOPO_CHAIN, m->fanout); }
-int cs_reduce_pipeline(const cs_call *c, const cs_method *m) { return run(c, m, CS_TOPO_CHAIN, 1); }
-int cs_reduce_binary(const cs_call *c, const cs_method *m) { return run(c, m, CS_TOPO_KARY, 2); }
-int cs_reduce_binomial(const cs_call *c, const cs_method *m) { return run(c, m, CS_TOPO_BINOMIAL, 2); }
-int cs_reduce_knomial(const cs_call *c, const cs_method *m) { return run(c, m, CS_TOPO_KNOMIAL, m->fanout); }
+int cs_reduce_chain(const cs_call *c, const cs_method *m)
+{
+    return run(c, m, CS_TOPO_CHAIN, m->fanout);
+}
+
+int cs_reduce_pipeline(const cs_call *c, const cs_method *m)
+{
+    return run(c, m, CS_TOPO_CHAIN, 1);
+}
+
+int cs_reduce_binary(const cs_call *c, const cs_method *m)
+{
+    return run(c, m, CS_TOPO_KARY, 2);
+}
+
+int cs_reduce_binomial(const cs_call *c, const cs_method *m)
+{
+    return run(c, m, CS_TOPO_BINOMIAL, 2);
+}
+
+int cs_reduce_knomial(const cs_call *c, const cs_method *m)
+{
+    return run(c, m, CS_TOPO_KNOMIAL, m->fanout);
+}
 
 int cs_reduce_applies_commute(const cs_call *c, const cs_method *m)
 {
