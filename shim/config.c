@@ -34,8 +34,11 @@ static const struct cs_var {
      "force methods: bcast=NAME,reduce=NAME,barrier=NAME"},
     {"COLLSEL_VERBOSE", CS_V_INT, "0", 0, 3, offsetof(cs_config, verbose),
      "0 silent; 1 summary at init/finalize; 2 per-communicator decisions; 3 debug"},
-    {"COLLSEL_LIB", CS_V_TOOL, NULL, 0, 0, 0,
-     "path of libcollsel.so for `collsel exec` (not read by the library)"},
+    /* variables of the tools, not read here (but not unknown either) */
+    {"COLLSEL_LIB", CS_V_TOOL, NULL, 0, 0, 0, "path of libcollsel.so for `collsel exec`"},
+    {"COLLSEL_MPICH_LIB", CS_V_TOOL, NULL, 0, 0, 0, "MPICH library for `collsel map`"},
+    {"COLLSEL_BUILD", CS_V_TOOL, NULL, 0, 0, 0, "build directory of tools/pipeline.sh"},
+    {"COLLSEL_OUT", CS_V_TOOL, NULL, 0, 0, 0, "output directory of tools/pipeline.sh"},
 };
 #define CS_NVARS (sizeof cs_vars / sizeof cs_vars[0])
 

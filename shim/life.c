@@ -170,6 +170,7 @@ static void write_partial(void)
     cs_profile p;
     cs_err e;
     char path[4096];
+    double t0 = cs_now();
     build_local(&p, 0);
     if (cs_profile_partial_path(path, sizeof path, cs_cfg.record, cs_world_rank) < 0)
         cs_log(0, 0, "rank %d: cannot write the partial profile: path %s too long",
@@ -177,7 +178,8 @@ static void write_partial(void)
     else if (write_fast(&p, path, &e) < 0)
         cs_log(0, 0, "rank %d: cannot write the partial profile: %s", cs_world_rank, e.msg);
     else
-        cs_log(1, 0, "rank %d: run incomplete, partial profile in %s", cs_world_rank, path);
+        cs_log(1, 0, "rank %d: run incomplete, partial profile in %s (%.1f ms)", cs_world_rank,
+               path, 1e3 * (cs_now() - t0));
     cs_profile_free(&p);
 }
 
@@ -299,6 +301,11 @@ static void record_finalize(void)
     cs_rec_on = 0;
     cs_profile p;
     build_local(&p, 1);
+    uint64_t calls = 0;
+    for (size_t i = 0; i < p.ncells; i++)
+        calls += p.cells[i].rank_calls;
+    cs_log(3, 0, "rank %d: %llu calls in %zu cells, %zu call sites", cs_world_rank,
+           (unsigned long long)calls, p.ncells, p.nsites);
     cs_profile_trim_sites(&p, CS_MAX_SITES);
 
     int rank = 0, size = 1;
@@ -324,7 +331,7 @@ static void record_finalize(void)
         if (cs_profile_write(&p, cs_cfg.record, &e) < 0) {
             cs_log(0, 0, "cannot write the profile: %s", e.msg);
         } else {
-            uint64_t calls = 0;
+            calls = 0;
             for (size_t i = 0; i < p.ncells; i++)
                 calls += p.cells[i].rank_calls;
             cs_log(1, 1, "wrote %s: %llu calls (summed over %u ranks) in %zu cells, %zu sites",

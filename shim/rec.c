@@ -90,13 +90,13 @@ static inline uint32_t hash3(uint32_t a, uint32_t b, uint32_t c)
 int cs_rec_begin_slow(cs_rslot *s, MPI_Comm comm)
 {
     int coll = (int)s->coll;
-    uint64_t bytes = s->bytes;
     cs_rtab *tab = cs_tl_tab;
     s->comm_size = cs_comm_procs(comm);
-    s->bin = (uint32_t)cs_bin_of(bytes);
+    s->bin = (uint32_t)cs_bin_of(s->bytes);
     s->cell = NULL;
+    s->ntimed = NULL;
     if (!tab && !(tab = tab_new()))
-        return 1; /* spill: always timed */
+        return 1; /* spill */
     uint32_t h = hash3(s->coll, s->comm_size, s->bin);
     for (uint32_t i = 0; i < CS_PROBE; i++) {
         uint32_t k = (h + i) & (CS_TAB_CELLS - 1);
@@ -109,9 +109,10 @@ int cs_rec_begin_slow(cs_rslot *s, MPI_Comm comm)
         }
         s->cell = c;
         s->ntimed = &tab->ntimed[k];
-        return cs_timed_call(tab, s->ntimed);
+        break;
     }
-    return 1; /* spill */
+    return 1; /* calls through the slow path are always timed: a memo then
+               * starts from a cell whose t_min/t_max are set */
 }
 
 static cs_hsite *site_find(cs_rtab *tab, uint32_t coll, void *ra)
@@ -131,31 +132,92 @@ static cs_hsite *site_find(cs_rtab *tab, uint32_t coll, void *ra)
     return NULL;
 }
 
-void cs_rec_site_slow(cs_rtab *tab, uint32_t coll, int timed, double t, void *ra)
+/* Add n calls (timed of them, ticks in total) to a call site, or to the
+ * table's "other" site of the collective when e is NULL. */
+static void site_add(cs_rtab *tab, cs_hsite *e, uint32_t coll, uint64_t n, uint64_t timed,
+                     double ticks)
 {
-    cs_hsite *e = site_find(tab, coll, ra);
     if (!e) {
-        tab->other_calls[coll]++;
-        if (timed) {
-            tab->other_timed[coll]++;
-            tab->other_ticks[coll] += t;
-        }
+        tab->other_calls[coll] += n;
+        tab->other_timed[coll] += timed;
+        tab->other_ticks[coll] += ticks;
         return;
     }
-    tab->memo[coll].ra = ra;
-    tab->memo[coll].site = e;
-    e->calls++;
-    if (timed) {
-        e->ntimed++;
-        e->ticks += t;
-    }
+    e->calls += n;
+    e->ntimed += timed;
+    e->ticks += ticks;
 }
 
-void cs_rec_end_slow(const cs_rslot *s, int timed, uint64_t ticks, void *ra)
+/* Move the memo's pending calls into its cell and call site: what
+ * cs_cell_record() would have done call by call (same size, same root: the
+ * root mode cannot change; the size is already among the exact sizes or in
+ * other_size_calls; exact sizes stay most frequent first, ties smaller
+ * first, as record/ keeps them). */
+static void memo_flush(cs_rtab *tab, cs_memo *m)
 {
-    spill_cell((int)s->coll, s->comm_size, s->bin, s->bytes, s->root, (double)ticks);
-    if (cs_tl_tab)
-        cs_rec_site_slow(cs_tl_tab, s->coll, timed, (double)ticks, ra);
+    if (!m->cell || !m->pend)
+        return;
+    cs_cell *c = m->cell;
+    c->rank_calls += m->pend;
+    c->t_total += m->pend_ticks;
+    *m->ntimed += m->pend_timed;
+    uint32_t i;
+    for (i = 0; i < c->nsizes && c->sizes[i].bytes != m->bytes; i++)
+        ;
+    if (i == c->nsizes) {
+        c->other_size_calls += m->pend;
+    } else {
+        c->sizes[i].rank_calls += m->pend;
+        for (; i > 0 && (c->sizes[i].rank_calls > c->sizes[i - 1].rank_calls ||
+                         (c->sizes[i].rank_calls == c->sizes[i - 1].rank_calls &&
+                          c->sizes[i].bytes < c->sizes[i - 1].bytes));
+             i--) {
+            __typeof__(c->sizes[0]) x = c->sizes[i];
+            c->sizes[i] = c->sizes[i - 1];
+            c->sizes[i - 1] = x;
+        }
+    }
+    site_add(tab, m->site, (uint32_t)(c->coll), m->pend, m->pend_timed, m->pend_ticks);
+    m->pend = m->pend_timed = 0;
+    m->pend_ticks = 0;
+}
+
+void cs_rec_end_slow(const cs_rslot *s, int timed, uint64_t ticks)
+{
+    double t = (double)ticks;
+    cs_rtab *tab = cs_tl_tab;
+    cs_cell *c = s->cell;
+    if (!c) { /* spill (or no table at all) */
+        spill_cell((int)s->coll, s->comm_size, s->bin, s->bytes, s->root, t);
+        if (tab)
+            site_add(tab, site_find(tab, s->coll, s->ra), s->coll, 1, (uint64_t)timed,
+                     timed ? t : 0);
+        return;
+    }
+    cs_memo *m = &tab->memo[s->coll];
+    memo_flush(tab, m);
+    if (timed) {
+        cs_cell_record(c, s->bytes, s->root, t);
+        if ((*s->ntimed)++ == 0) /* the cell's first timed call */
+            c->t_min = c->t_max = t;
+    } else {
+        /* count, sizes and root only: keep the time fields as they were */
+        double tt = c->t_total, lo = c->t_min, hi = c->t_max;
+        cs_cell_record(c, s->bytes, s->root, 0);
+        c->t_total = tt;
+        c->t_min = lo;
+        c->t_max = hi;
+    }
+    cs_hsite *e = site_find(tab, s->coll, s->ra);
+    site_add(tab, e, s->coll, 1, (uint64_t)timed, timed ? t : 0);
+    m->comm = s->comm;
+    m->bytes = s->bytes;
+    m->ra = s->ra;
+    m->gen = s->gen;
+    m->root = s->root;
+    m->cell = c;
+    m->ntimed = s->ntimed;
+    m->site = e;
 }
 
 /* Estimated total of `calls` calls from the `timed` ones that were timed. */
@@ -176,6 +238,9 @@ int cs_rec_build(cs_profile *p, double spt)
     int rc = 0;
     char where[512];
     pthread_mutex_lock(&tabs_mu);
+    for (cs_rtab *t = all_tabs; t; t = t->next)
+        for (int k = 0; k < CS_R_N; k++)
+            memo_flush(t, &t->memo[k]);
     for (const cs_rtab *t = all_tabs; t; t = t->next) {
         for (size_t i = 0; i < CS_TAB_CELLS; i++) {
             if (t->cells[i].rank_calls == 0)

@@ -108,13 +108,18 @@ static inline uint64_t cs_type_size(MPI_Datatype t)
     return e->v;
 }
 
-/* Recording one call: cs_rec_begin() before it (finds the cell of
- * (collective, communicator size, size bin) in this thread's table; returns
- * 1 if this call is to be timed), cs_rec_end() after it succeeded, with the
- * ticks it took (if timed) and the application's return address.  Never
- * allocates or locks in the common case; never loses a count.  The common
- * case (the same call as last time for this collective on this thread) is
- * inline; the rest is in rec.c. */
+/* Recording one call: cs_rec_begin() before it (returns 1 if this call
+ * is to be timed), cs_rec_end() after it succeeded with the ticks it took
+ * (if timed).  Never allocates or locks in the common case; never loses a
+ * count.
+ *
+ * The common case is inline: the same call as the last one of this
+ * collective on this thread (same communicator, bytes, root, call site),
+ * found in the collective's memo.  Such calls are only counted in the memo
+ * ("pending") and added to the cell and the call site in one go when the
+ * memo moves to another call or the profile is built (cs_memo_flush);
+ * adding k identical calls at once gives exactly what k single calls give.
+ * Everything else goes through rec.c (cs_rec_begin_slow/cs_rec_end_slow). */
 #define CS_TIME_FIRST 16 /* calls of a cell always timed */
 #define CS_TIME_EVERY 8  /* then 1 call in CS_TIME_EVERY (power of two) */
 #define CS_TAB_CELLS 512 /* power of two */
@@ -122,23 +127,25 @@ static inline uint64_t cs_type_size(MPI_Datatype t)
 
 typedef struct cs_hsite {
     void *ra;
-    uint32_t coll, ntimed; /* ntimed: calls whose time is in ticks */
+    uint32_t coll;
+    uint64_t ntimed; /* calls whose time is in ticks */
     uint64_t calls;
     double ticks;
 } cs_hsite;
 
-/* The last cell and call site of one collective on this thread: loops that
- * repeat the same call skip the size look-ups and both hashes.  Set only
- * after a successful call (its cell then has rank_calls > 0 and is never
- * re-keyed). */
 typedef struct cs_memo {
+    /* key: the last call recorded through the slow path */
     uintptr_t comm;
     uint64_t bytes;
-    unsigned gen;
-    uint32_t *ntimed;
-    cs_cell *cell;
     void *ra;
-    cs_hsite *site;
+    unsigned gen;
+    int root;
+    cs_cell *cell;    /* NULL: memo empty */
+    uint64_t *ntimed; /* timed calls of cell */
+    cs_hsite *site;   /* NULL: the site table was full ("other") */
+    /* identical calls since, not yet in cell and site */
+    uint64_t pend, pend_timed;
+    double pend_ticks;
 } cs_memo;
 
 /* One thread's table (see rec.c). */
@@ -147,7 +154,7 @@ typedef struct cs_rtab {
     uint32_t rng; /* xorshift32 state: which calls are timed */
     cs_memo memo[CS_R_N];
     cs_cell cells[CS_TAB_CELLS];
-    uint32_t ntimed[CS_TAB_CELLS]; /* calls of cells[i] whose time is in t_* */
+    uint64_t ntimed[CS_TAB_CELLS]; /* calls of cells[i] whose time is in t_* */
     cs_hsite sites[CS_TAB_SITES];
     uint64_t other_calls[CS_R_N]; /* call sites that found no slot */
     uint64_t other_timed[CS_R_N];
@@ -156,23 +163,26 @@ typedef struct cs_rtab {
 extern __thread cs_rtab *cs_tl_tab CS_HIDDEN __attribute__((tls_model("initial-exec")));
 
 typedef struct cs_rslot {
-    cs_cell *cell;    /* NULL: the spill path */
-    uint32_t *ntimed; /* timed calls of cell */
-    uint32_t coll, comm_size, bin;
+    cs_memo *memo;    /* non-NULL: the inline case */
+    uint32_t coll;
     int root;
     uint64_t bytes;
-    uintptr_t comm;   /* handle, for the memo */
+    uintptr_t comm;
+    void *ra;
     unsigned gen;
+    /* slow path only */
+    uint32_t comm_size, bin;
+    cs_cell *cell;    /* NULL: the spill path */
+    uint64_t *ntimed;
 } cs_rslot;
 int cs_rec_begin_slow(cs_rslot *s, MPI_Comm comm) CS_HIDDEN;
-void cs_rec_end_slow(const cs_rslot *s, int timed, uint64_t ticks, void *ra) CS_HIDDEN;
-void cs_rec_site_slow(cs_rtab *tab, uint32_t coll, int timed, double t, void *ra) CS_HIDDEN;
+void cs_rec_end_slow(const cs_rslot *s, int timed, uint64_t ticks) CS_HIDDEN;
 
 /* Time this call?  The first CS_TIME_FIRST of a cell, then a random 1 in
  * CS_TIME_EVERY (xorshift32: no aliasing with periodic call patterns). */
-static inline int cs_timed_call(cs_rtab *tab, const uint32_t *ntimed)
+static inline int cs_timed_call(cs_rtab *tab, uint64_t ntimed)
 {
-    if (*ntimed < CS_TIME_FIRST)
+    if (ntimed < CS_TIME_FIRST)
         return 1;
     uint32_t x = tab->rng;
     x ^= x << 13;
@@ -182,61 +192,45 @@ static inline int cs_timed_call(cs_rtab *tab, const uint32_t *ntimed)
     return (x & (CS_TIME_EVERY - 1)) == 0;
 }
 
-static inline int cs_rec_begin(cs_rslot *s, int coll, MPI_Comm comm, uint64_t bytes, int root)
+static inline int cs_rec_begin(cs_rslot *s, int coll, MPI_Comm comm, uint64_t bytes, int root,
+                               void *ra)
 {
     s->coll = (uint32_t)coll;
     s->bytes = bytes;
     s->root = root;
     s->comm = (uintptr_t)comm;
+    s->ra = ra;
     s->gen = __atomic_load_n(&cs_handle_gen, __ATOMIC_RELAXED);
     cs_rtab *tab = cs_tl_tab;
     if (__builtin_expect(tab != NULL, 1)) {
-        const cs_memo *m = &tab->memo[coll];
-        if (m->comm == s->comm && m->bytes == bytes && m->gen == s->gen && m->cell) {
-            s->cell = m->cell;
-            s->ntimed = m->ntimed;
-            return cs_timed_call(tab, s->ntimed);
+        cs_memo *m = &tab->memo[coll];
+        if (m->comm == s->comm && m->bytes == bytes && m->ra == ra && m->root == root &&
+            m->gen == s->gen && m->cell) {
+            s->memo = m;
+            return cs_timed_call(tab, *m->ntimed + m->pend_timed);
         }
     }
+    s->memo = NULL;
     return cs_rec_begin_slow(s, comm);
 }
 
-static inline void cs_rec_end(const cs_rslot *s, int timed, uint64_t ticks, void *ra)
+static inline void cs_rec_end(const cs_rslot *s, int timed, uint64_t ticks)
 {
-    cs_cell *c = s->cell;
-    if (__builtin_expect(!c, 0)) { /* spill */
-        cs_rec_end_slow(s, timed, ticks, ra);
+    cs_memo *m = s->memo;
+    if (__builtin_expect(m == NULL, 0)) {
+        cs_rec_end_slow(s, timed, ticks);
         return;
     }
-    cs_rtab *tab = cs_tl_tab; /* non-NULL: c lives in it */
-    double t = (double)ticks;
+    m->pend++;
     if (timed) {
-        cs_cell_record(c, s->bytes, s->root, t);
-        if ((*s->ntimed)++ == 0) /* the cell's first timed call */
-            c->t_min = c->t_max = t;
-    } else {
-        /* count, sizes and root only: keep the time fields as they were */
-        double tt = c->t_total, lo = c->t_min, hi = c->t_max;
-        cs_cell_record(c, s->bytes, s->root, 0);
-        c->t_total = tt;
-        c->t_min = lo;
-        c->t_max = hi;
-    }
-    cs_memo *m = &tab->memo[s->coll];
-    m->comm = s->comm;
-    m->bytes = s->bytes;
-    m->gen = s->gen;
-    m->cell = c;
-    m->ntimed = s->ntimed;
-    cs_hsite *e = m->site;
-    if (__builtin_expect(m->ra != ra || !e, 0)) {
-        cs_rec_site_slow(tab, s->coll, timed, t, ra);
-        return;
-    }
-    e->calls++;
-    if (timed) {
-        e->ntimed++;
-        e->ticks += t;
+        double t = (double)ticks;
+        cs_cell *c = m->cell; /* has a timed call already: min/max are set */
+        m->pend_timed++;
+        m->pend_ticks += t;
+        if (t < c->t_min)
+            c->t_min = t;
+        if (t > c->t_max)
+            c->t_max = t;
     }
 }
 

@@ -6,8 +6,8 @@
  *
  * Per call, with nothing configured: one branch, then the PMPI call.
  * Recording: cs_rec_begin() with the communicator, the bytes this rank
- * contributes (wrap.h) and the root; clock reads around the call when it is
- * to be timed; cs_rec_end() with the application's return address.
+ * contributes (wrap.h), the root and the application's return address;
+ * clock reads around the call when it is to be timed; cs_rec_end().
  * MPI_Bcast/Reduce/Barrier go to cs_dispatch_*() when selection is active
  * for them; the time recorded covers whichever ran.  Failed calls
  * (rc != MPI_SUCCESS) are not recorded.
@@ -95,12 +95,12 @@ static uint64_t WM(int n, const int counts[], const MPI_Datatype types[])
         if (!cs_rec_on)                                                                    \
             return sel ? FN ARGS : PMPI_##NAME ARGS;                                       \
         cs_rslot s_;                                                                       \
-        int timed = cs_rec_begin(&s_, CS_R_##ID, comm, (BYTES), (ROOT));                   \
+        int timed = cs_rec_begin(&s_, CS_R_##ID, comm, (BYTES), (ROOT), ra);               \
         uint64_t t0 = timed ? cs_ticks() : 0;                                              \
         int rc = sel ? FN ARGS : PMPI_##NAME ARGS;                                         \
         uint64_t t1 = timed ? cs_ticks() : 0;                                              \
         if (rc == MPI_SUCCESS)                                                             \
-            cs_rec_end(&s_, timed, t1 - t0, ra);                                           \
+            cs_rec_end(&s_, timed, t1 - t0);                                               \
         return rc;                                                                         \
     }                                                                                      \
     CS_EXPORT int MPI_##NAME PARAMS { return cs_w_##NAME(CS_RA, CS_UNPAREN ARGS); }

@@ -21,8 +21,11 @@
  *    "comm_type=inter": {MPICH's own inter algorithm}}, ...}
  * Every level ends with an "=any" entry, so every call finds a leaf.
  * Collectives the tree does not cover keep MPICH's defaults only if the
- * file lists them, so the file also carries MPICH 4.0's default rules for
- * them (see mpich_defaults below).
+ * file lists them, so the file also carries MPICH's built-in rules for
+ * them, read at run time from the installed libmpich (mpich_defaults.c;
+ * --mpich-lib / COLLSEL_MPICH_LIB / the Debian paths).  Nothing of MPICH is
+ * kept in this tree.  With --no-mpich-defaults the file has the tree's
+ * collectives only, and MPICH aborts when the application calls another.
  *
  * Methods map to the closest algorithm of the library (tables below);
  * "native" maps to the library's own choice (Open MPI: algorithm 0; MPICH:
@@ -259,33 +262,39 @@ static void emit_mpich(cs_buf *o, int coll, const xband *xb, int n, int first)
 }
 
 /* MPICH reads the tuning file instead of its built-in rules, and asserts
- * when a collective finds no rule: copy the built-in entries
- * (mpich_defaults.c) of every collective the tree does not cover. */
-static void emit_mpich_rest(cs_buf *o, const cs_tree *t)
+ * when a collective finds no rule: copy the built-in entries (defaults: the
+ * JSON read from libmpich by cs_mpich_defaults_load, whose shape that
+ * checked) of every collective the tree does not cover.  Returns how many
+ * entries were copied. */
+static int emit_mpich_rest(cs_buf *o, const cs_tree *t, const char *defaults)
 {
-    const char *p = strchr(cs_mpich_default_json, '{');
+    int copied = 0;
+    const char *p = strchr(defaults, '{');
     while (p && (p = strchr(p + 1, '"')) != NULL) {
         const char *key = p, *end = strchr(key + 1, '"');
         const char *v = end ? strchr(end, '{') : NULL;
         if (!v)
-            return;
+            return copied;
         int depth = 0;
         const char *q = v;
         do
             depth += *q == '{' ? 1 : *q == '}' ? -1 : 0;
         while (depth > 0 && *++q);
         if (!*q)
-            return;
+            return copied;
         int coll = -1;
         if (strncmp(key, "\"collective=", 12) == 0) {
             char name[64];
             snprintf(name, sizeof name, "%.*s", (int)(end - key - 12), key + 12);
             coll = cs_coll_from_name(name);
         }
-        if (coll < 0 || !cs_tree_has(t, coll))
+        if (coll < 0 || !cs_tree_has(t, coll)) {
             cs_buf_printf(o, ",\n  %.*s: %.*s", (int)(end - key + 1), key, (int)(q - v + 1), v);
+            copied++;
+        }
         p = q; /* the next key follows the value */
     }
+    return copied;
 }
 
 /* ---- command -------------------------------------------------------------------- */
@@ -293,11 +302,21 @@ static void emit_mpich_rest(cs_buf *o, const cs_tree *t)
 static void usage(FILE *f)
 {
     fprintf(f, "usage: collsel export TREE --format ompi-rules|mpich-json -o FILE\n"
+               "                      [--mpich-lib PATH | --no-mpich-defaults]\n"
                "  ompi-rules   Open MPI coll/tuned dynamic rules file; use with\n"
                "               mpirun --mca coll_tuned_use_dynamic_rules 1\n"
                "                      --mca coll_tuned_dynamic_rules_filename FILE\n"
                "  mpich-json   MPICH collective selection JSON; use with\n"
                "               MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=FILE\n"
+               "               MPICH then ignores its built-in rules, so the file also\n"
+               "               carries them for the collectives the tree does not cover,\n"
+               "               read from the installed MPICH library at export time:\n"
+               "  --mpich-lib PATH     the MPICH library to read them from; else\n"
+               "                       $COLLSEL_MPICH_LIB, else\n"
+               "                       /usr/lib/x86_64-linux-gnu/libmpich.so.12 and\n"
+               "                       /usr/lib/*/libmpich.so*  (not found: exit 2)\n"
+               "  --no-mpich-defaults  write the tree's collectives only (MPICH aborts\n"
+               "                       when the application calls any other one)\n"
                "  Prints how each method of the tree maps to the library's algorithms\n"
                "  and which have no exact counterpart.\n");
 }
@@ -306,16 +325,20 @@ int cs_cmd_export(int argc, char **argv)
 {
     static const struct option lo[] = {{"output", required_argument, 0, 'o'},
                                         {"format", required_argument, 0, 'f'},
+                                        {"mpich-lib", required_argument, 0, 'L'},
+                                        {"no-mpich-defaults", no_argument, 0, 'N'},
                                         {"help", no_argument, 0, 'h'},
                                         {0, 0, 0, 0}};
-    const char *out = NULL, *fmt = NULL;
-    int c;
+    const char *out = NULL, *fmt = NULL, *mpich_lib = NULL;
+    int c, no_defaults = 0;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:f:h", lo, NULL)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
         case 'f': fmt = optarg; break;
+        case 'L': mpich_lib = optarg; break;
+        case 'N': no_defaults = 1; break;
         case 'h': usage(stdout); return 0;
         default:
             fprintf(stderr, "collsel export: unknown or incomplete option '%s'\n", argv[optind - 1]);
@@ -333,6 +356,15 @@ int cs_cmd_export(int argc, char **argv)
         fprintf(stderr, "collsel export: --format '%s' is not known (ompi-rules or mpich-json)\n", fmt);
         return 2;
     }
+    if (ompi && (mpich_lib || no_defaults)) {
+        fprintf(stderr, "collsel export: %s is for --format mpich-json only\n",
+                mpich_lib ? "--mpich-lib" : "--no-mpich-defaults");
+        return 2;
+    }
+    if (mpich_lib && no_defaults) {
+        fprintf(stderr, "collsel export: --mpich-lib and --no-mpich-defaults exclude each other\n");
+        return 2;
+    }
     const char *in = argv[optind];
     cs_tree *t = NULL;
     if (cs_rtree_load("export", in, &t) < 0)
@@ -341,6 +373,7 @@ int cs_cmd_export(int argc, char **argv)
     cs_buf o = {0};
     uint32_t crc = 0;
     int rc = 2, ncoll = 0;
+    char *defaults = NULL, deffrom[4096] = "";
     char *incopy = strdup(in);
     if (!incopy || cs_rfile_crc(in, &crc, &e) < 0)
         goto fail;
@@ -350,6 +383,9 @@ int cs_cmd_export(int argc, char **argv)
         cs_fail(&e, "%s: the tree has no collective", in);
         goto fail;
     }
+    if (!ompi && !no_defaults &&
+        cs_mpich_defaults_load(mpich_lib, &defaults, deffrom, sizeof deffrom, &e) < 0)
+        goto fail;
     if (ompi)
         cs_buf_printf(&o, "# Open MPI coll/tuned dynamic rules, generated by collsel export %s\n"
                           "# from %s (crc32 %08x).  Use: --mca coll_tuned_use_dynamic_rules 1\n"
@@ -385,10 +421,23 @@ int cs_cmd_export(int argc, char **argv)
         if (ok < 0)
             goto fail;
     }
-    if (!ompi) {
-        emit_mpich_rest(&o, t);
-        cs_buf_printf(&o, "\n}\n");
+    if (!ompi && defaults) {
+        int n = emit_mpich_rest(&o, t, defaults);
+        printf("MPICH's built-in rules of %d other collective%s copied from %s\n", n,
+               n == 1 ? "" : "s", deffrom);
+    } else if (!ompi) {
+        char covered[64] = "";
+        for (int coll = 0; coll < CS_NCOLL; coll++)
+            if (cs_tree_has(t, coll))
+                snprintf(covered + strlen(covered), sizeof covered - strlen(covered), "%s%s",
+                         *covered ? ", " : "", cs_coll_name(coll));
+        fprintf(stderr, "collsel export: warning: --no-mpich-defaults: %s has rules for %s only; "
+                        "MPICH aborts when the application calls any other collective with "
+                        "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE set to it\n",
+                out, covered);
     }
+    if (!ompi)
+        cs_buf_printf(&o, "\n}\n");
     rc = 1;
     if (o.oom)
         cs_fail(&e, "out of memory");
@@ -400,6 +449,7 @@ fail:
     if (rc)
         fprintf(stderr, "collsel export: %s\n", e.msg);
     free(incopy);
+    free(defaults);
     cs_buf_free(&o);
     cs_tree_free(t);
     return rc;

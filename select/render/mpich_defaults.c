@@ -142,11 +142,12 @@ int cs_mpich_defaults_load(const char *lib, char **json, char *from, size_t from
                               "(libmpich.so), or use --no-mpich-defaults");
     }
     if (lib) { /* named by the user: that file or nothing */
-        int r = scan_file(lib, json, why, sizeof why, e);
+        cs_err fe = {{0}};
+        int r = scan_file(lib, json, why, sizeof why, &fe);
         if (r < 0)
-            return cs_fail(e, "cannot read MPICH's built-in selection rules from %s %s: %s; give "
-                              "MPICH's libmpich.so, or use --no-mpich-defaults",
-                           how, lib, strerror(errno ? errno : EIO));
+            return cs_fail(e, "cannot read MPICH's built-in selection rules: %s %s; give MPICH's "
+                              "library (libmpich.so), or use --no-mpich-defaults",
+                           how, fe.msg);
         if (r == 0)
             return cs_fail(e, "%s %s: %s -- is it MPICH's libmpich.so?  Give the library, or "
                               "use --no-mpich-defaults",
@@ -199,9 +200,10 @@ int cs_mpich_defaults_load(const char *lib, char **json, char *from, size_t from
     free(seen);
     if (!found)
         cs_fail(e, "MPICH's built-in selection rules not found: COLLSEL_MPICH_LIB unset; searched "
-                   "%.*s.  Give MPICH's library with --mpich-lib PATH or COLLSEL_MPICH_LIB=PATH, "
+                   "%.*s%s.  Give MPICH's library with --mpich-lib PATH or COLLSEL_MPICH_LIB=PATH, "
                    "or export only the tree's collectives with --no-mpich-defaults",
-                tried.oom ? 0 : (int)(tried.n < 280 ? tried.n : 280), tried.oom ? "" : tried.p);
+                tried.oom ? 0 : (int)(tried.n < 250 ? tried.n : 250),
+                tried.oom ? "" : (const char *)tried.p, tried.oom || tried.n > 250 ? "..." : "");
     cs_buf_free(&tried);
     return found > 0 ? 0 : -1;
 }

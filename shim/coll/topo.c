@@ -44,9 +44,9 @@ static cs_topo *topo_new(int kind, int root, int fanout, int maxchildren)
 /* Lower middle of [lo, hi]: the subtree root of that range. */
 static int mid(int lo, int hi) { return lo + (hi - lo) / 2; }
 
-static cs_topo *build_inorder(int rank, int size, int root)
+static cs_topo *build_inorder(int rank, int size, int root, int fanout)
 {
-    cs_topo *t = topo_new(CS_TOPO_INORDER_BINARY, root, 2, 2);
+    cs_topo *t = topo_new(CS_TOPO_INORDER_BINARY, root, fanout, 2);
     if (!t)
         return NULL;
     int lo = 0, hi = size - 1, node = root, parent = -1;
@@ -159,7 +159,7 @@ cs_topo *cs_topo_build(int kind, int rank, int size, int root, int fanout)
     if (size < 1 || rank < 0 || rank >= size || root < 0 || root >= size)
         return NULL;
     if (kind == CS_TOPO_INORDER_BINARY)
-        return build_inorder(rank, size, root);
+        return build_inorder(rank, size, root, fanout);
     int k = fanout;
     switch (kind) {
     case CS_TOPO_LINEAR: k = 1; break;

@@ -18,7 +18,7 @@ enum cs_topo_kind {
                                 order (non-commutative reduce), see below */
 };
 
-/* CS_TOPO_INORDER_BINARY (fanout ignored, stored as 2): a binary search
+/* CS_TOPO_INORDER_BINARY (fanout ignored): a binary search
  * tree on the ranks 0..size-1, rooted at `root` itself (no rotation): the
  * root's left subtree holds ranks [0, root), its right subtree
  * (root, size); below the root every subtree over a range [lo, hi] is
@@ -34,7 +34,8 @@ enum cs_topo_kind {
 typedef struct cs_topo {
     int kind;        /* enum cs_topo_kind */
     int root;        /* root rank of the tree */
-    int fanout;      /* the fan-out / radix parameter it was built with */
+    int fanout;      /* the fan-out / radix argument it was built with, as
+                        given (also where the kind ignores it: cache key) */
     int parent;      /* parent rank; -1 at the root */
     int nchildren;   /* number of children of this rank */
     int children[];  /* child ranks, in the order data is sent to them */

@@ -68,6 +68,47 @@ expect 2 "go together" -- "$collsel" map exact.tree --penalty -o x.png
 expect 2 "needs a TREE" -- "$collsel" map perf.csv --penalty --perf perf.csv -o x.png
 expect 2 "one %s" -- "$collsel" map exact.tree -o 'x-%d.png'
 expect 2 "usage" -- "$collsel" map exact.tree
+# ---- mpich-json: MPICH's built-in rules are read from the installed library
+# at export time; a missing or wrong library is bad input (exit 2, named).
+expect 2 "missing-libmpich.so.12" -- \
+    "$collsel" export exact.tree --format mpich-json --mpich-lib missing-libmpich.so.12 -o x.json
+expect 2 "^collsel export: .*--mpich-lib perf.csv: no .*--no-mpich-defaults" -- \
+    "$collsel" export exact.tree --format mpich-json --mpich-lib perf.csv -o x.json
+expect 2 "COLLSEL_MPICH_LIB .*bogus.so" -- \
+    env COLLSEL_MPICH_LIB=$PWD/bogus.so "$collsel" export exact.tree --format mpich-json -o x.json
+expect 2 "exclude each other" -- "$collsel" export exact.tree --format mpich-json \
+    --mpich-lib perf.csv --no-mpich-defaults -o x.json
+expect 2 "mpich-json only" -- "$collsel" export exact.tree --format ompi-rules --mpich-lib perf.csv -o x.conf
+# a stand-in library: binary junk, decoys (a CH4-level rule set, one with
+# unbalanced braces), then the MPIR-level rules
+S='{"collective=bcast":{"comm_type=intra":'
+{
+    printf 'ELF\001\002junk\000'
+    printf '%s{"algorithm=MPIDI_POSIX_mpi_bcast":{}}}}\000' "$S"
+    printf '%s{"algorithm=MPIR_Bcast_intra_binomial":{}}}\000' "$S"
+    printf '%s{"algorithm=MPIR_Bcast_intra_binomial":{}}},"collective=allreduce":{"comm_type=intra":' "$S"
+    printf '{"algorithm=MPIR_Allreduce_intra_recursive_doubling":{}},"comm_type=inter":{"algorithm=MPIR_'
+    printf 'Allreduce_inter_reduce_exchange_bcast":{}}},"collective=gather":{"algorithm=MPIR_Gather_'
+    printf 'intra_binomial":{}}}\000tail\000'
+} > fake-libmpich.so
+"$collsel" export exact.tree --format mpich-json --mpich-lib fake-libmpich.so -o fake.json > out.txt ||
+    fail "export --mpich-lib fake-libmpich.so: $(cat out.txt)"
+grep -q "rules of 2 other collectives copied from fake-libmpich.so" out.txt ||
+    fail "export --mpich-lib: $(tail -2 out.txt)"
+grep -q '"collective=allreduce": {"comm_type=intra":{"algorithm=MPIR_Allreduce_intra_recursive_doubling":{}}' fake.json &&
+    grep -q '"collective=gather": {"algorithm=MPIR_Gather_intra_binomial":{}}' fake.json &&
+    [ "$(grep -c 'collective=bcast' fake.json)" = 1 ] && ! grep -q MPIDI fake.json ||
+    fail "fake.json: not the tree plus the library's other collectives: $(cat fake.json)"
+"$collsel" export exact.tree --format mpich-json --no-mpich-defaults -o only.json > out.txt 2> err.txt ||
+    fail "export --no-mpich-defaults"
+grep -q "warning: .*only.json has rules for bcast, reduce, barrier only; MPICH aborts" err.txt ||
+    fail "export --no-mpich-defaults: no warning: $(cat err.txt)"
+[ "$(grep -c '"collective=' only.json)" = 3 ] || fail "only.json: not the tree's collectives only"
+if command -v python3 > /dev/null; then
+    for j in fake only; do
+        python3 -c 'import json, sys; json.load(open(sys.argv[1]))' $j.json || fail "$j.json: not JSON"
+    done
+fi
 for f in x.png x.c x.conf x.json; do [ -e $f ] && fail "$f written despite bad input"; done
 for cmd in map codegen export; do
     "$collsel" $cmd --help > out.txt 2>&1 && grep -q "usage: collsel $cmd" out.txt ||

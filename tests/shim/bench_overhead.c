@@ -12,7 +12,9 @@
  * Without COLLSEL_RECORD the same program measures the pure pass-through.
  * Rank 0 prints per-call ns of both sides, the overhead in ns and in %, by
  * wall clock and by the thread's CPU time (which leaves out the time the
- * process was not running: the machine may be shared and oversubscribed).
+ * process was not running: the machine may be shared and oversubscribed),
+ * and the median over blocks of the per-call difference (robust to bursts
+ * of load hitting single blocks).  All figures: max over ranks.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -74,31 +76,56 @@ int main(int argc, char **argv)
     const char *rec = getenv("COLLSEL_RECORD");
     if (me == 0)
         printf("bench_overhead: %d ranks, %ld calls per side and case, %d interleaved blocks, "
-               "shim %s\n%-16s %-5s %10s %10s %12s %9s\n",
+               "shim %s\n%-16s %-5s %10s %10s %12s %9s %12s %9s\n",
                np, n, BLOCKS, rec ? "recording" : "pass-through (nothing configured)", "case",
-               "clock", "native ns", "shim ns", "overhead ns", "overhead");
+               "clock", "native ns", "shim ns", "overhead ns", "overhead", "median d ns",
+               "median");
     for (size_t k = 0; k < sizeof benches / sizeof benches[0]; k++) {
         const bench *b = &benches[k];
         long per = n / BLOCKS;
-        double t[2][2] = {{0, 0}, {0, 0}}, warm[2];
+        double t[2][2] = {{0, 0}, {0, 0}}, warm[2], blk_t[BLOCKS][2][2];
         run_block(b, 0, per / 10 + 1, buf, warm); /* warm-up */
         run_block(b, 1, per / 10 + 1, buf, warm);
         for (int blk = 0; blk < BLOCKS; blk++)
             for (int s = 0; s < 2; s++) {
                 int side = (blk & 1) ? 1 - s : s; /* alternate which side goes first */
+                double bt[2] = {0, 0};
                 PMPI_Barrier(MPI_COMM_WORLD);
-                run_block(b, side, per, buf, t[side]);
+                run_block(b, side, per, buf, bt);
+                t[side][0] += bt[0];
+                t[side][1] += bt[1];
+                blk_t[blk][side][0] = bt[0];
+                blk_t[blk][side][1] = bt[1];
             }
+        /* median over blocks of the per-call difference (robust to bursts of
+         * load that hit one block) */
+        double med[2];
+        for (int c = 0; c < 2; c++) {
+            double d[BLOCKS];
+            for (int i = 0; i < BLOCKS; i++) {
+                d[i] = (blk_t[i][1][c] - blk_t[i][0][c]) / (double)per * 1e9;
+                for (int j = i; j > 0 && d[j - 1] > d[j]; j--) {
+                    double x = d[j];
+                    d[j] = d[j - 1];
+                    d[j - 1] = x;
+                }
+            }
+            med[c] = 0.5 * (d[(BLOCKS - 1) / 2] + d[BLOCKS / 2]);
+        }
         /* per call, ns: native wall, shim wall, native cpu, shim cpu; max over ranks */
-        double loc[4], mx[4], calls = (double)(per * BLOCKS);
+        double loc[6], mx[6], calls = (double)(per * BLOCKS);
         for (int i = 0; i < 4; i++)
             loc[i] = t[i & 1][i >> 1] / calls * 1e9;
-        PMPI_Reduce(loc, mx, 4, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        loc[4] = med[0];
+        loc[5] = med[1];
+        PMPI_Reduce(loc, mx, 6, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
         if (me == 0)
             for (int c = 0; c < 2; c++)
-                printf("%-16s %-5s %10.1f %10.1f %12.1f %8.2f%%\n", c ? "" : b->name,
-                       c ? "cpu" : "wall", mx[2 * c], mx[2 * c + 1], mx[2 * c + 1] - mx[2 * c],
-                       100.0 * (mx[2 * c + 1] - mx[2 * c]) / mx[2 * c]);
+                printf("%-16s %-5s %10.1f %10.1f %12.1f %8.2f%% %12.1f %8.2f%%\n",
+                       c ? "" : b->name, c ? "cpu" : "wall", mx[2 * c], mx[2 * c + 1],
+                       mx[2 * c + 1] - mx[2 * c],
+                       100.0 * (mx[2 * c + 1] - mx[2 * c]) / mx[2 * c], mx[4 + c],
+                       100.0 * mx[4 + c] / mx[2 * c]);
     }
     MPI_Finalize();
     return 0;

@@ -46,14 +46,6 @@ int cs_reduce_rtype(MPI_Datatype dt, cs_rtype *t)
     return rc;
 }
 
-char *cs_reduce_tmp(const cs_rtype *t, int n, char **raw)
-{
-    MPI_Aint span = (MPI_Aint)(n - 1) * t->extent; /* distance first..last element */
-    MPI_Aint low = t->tlb + (span < 0 ? span : 0);
-    *raw = malloc((size_t)(t->textent + (span < 0 ? -span : span)) + 1);
-    return *raw ? *raw - low : NULL;
-}
-
 int cs_reduce_copy(const cs_call *c, const cs_rtype *t, const void *src, void *dst, int n)
 {
     if (n == 0 || src == dst)
@@ -190,7 +182,7 @@ out:
     cs_reduce_drain(rreq, 2, 1);
     cs_reduce_drain(sreq, 2, 0);
     for (int b = 0; b < 4; b++)
-        free(raw[b]);
+        cs_reduce_tmp_free(raw[b]);
     free(ch);
     return rc;
 }

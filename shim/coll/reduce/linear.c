@@ -11,8 +11,6 @@
  * Restrictions: none.
  * Cost: (p-1) (alpha + n beta + n gamma) serialised at the root.
  */
-#include <stdlib.h>
-
 #include "reduce.h"
 
 /* Next source below i other than the root, or -1. */
@@ -82,6 +80,6 @@ int cs_reduce_linear(const cs_call *c, const cs_method *m)
 out:
     cs_reduce_drain(rreq, 2, 1);
     for (int b = 0; b < 3; b++)
-        free(raw[b]);
+        cs_reduce_tmp_free(raw[b]);
     return rc;
 }

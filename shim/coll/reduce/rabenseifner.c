@@ -128,8 +128,8 @@ int cs_reduce_rabenseifner(const cs_call *c, const cs_method *m)
         rc = PMPI_Send(w, count, c->dt, c->root, CS_TAG_REDUCE, c->pcomm);
 #undef AT
 out:
-    free(raw[0]);
-    free(raw[1]);
+    cs_reduce_tmp_free(raw[0]);
+    cs_reduce_tmp_free(raw[1]);
     free(disp);
     return rc;
 }

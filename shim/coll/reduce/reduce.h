@@ -35,10 +35,14 @@ typedef struct cs_rtype {
 
 /* Fill t for dt.  Returns an MPI error code. */
 int cs_reduce_rtype(MPI_Datatype dt, cs_rtype *t);
-/* Temporary buffer for n elements (n >= 1), allocated by true extent.  The
- * returned pointer is to be used as an MPI buffer; free *raw with free().
+/* Temporary buffer for n elements (n >= 1), allocated by true extent
+ * (scratch.c: from a small cache of reused blocks).  The returned pointer
+ * is to be used as an MPI buffer; give *raw back with cs_reduce_tmp_free().
  * NULL (and *raw = NULL) when out of memory. */
 char *cs_reduce_tmp(const cs_rtype *t, int n, char **raw);
+void cs_reduce_tmp_free(char *raw); /* NULL: no-op */
+/* Free the cached scratch blocks (e.g. at MPI_Finalize; optional). */
+void cs_reduce_scratch_release(void);
 /* Copy n elements of c->dt from src to dst (same layout, gaps untouched).
  * Returns an MPI error code. */
 int cs_reduce_copy(const cs_call *c, const cs_rtype *t, const void *src, void *dst, int n);

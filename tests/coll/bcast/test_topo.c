@@ -236,6 +236,11 @@ static void check_cache(void)
     const cs_topo *d = cs_topo_cached(&c, CS_TOPO_KNOMIAL, 0, 4);
     EXPECT(d && d->fanout == 4 && d->parent == 4, "knomial k4 rank 5: parent 4");
     EXPECT(cs_topo_cached(&c, CS_TOPO_BINOMIAL, 0, 0) == a, "fetch after others not cached");
+    const cs_topo *io = cs_topo_cached(&c, CS_TOPO_INORDER_BINARY, 16, 0);
+    EXPECT(io && cs_topo_cached(&c, CS_TOPO_INORDER_BINARY, 16, 0) == io,
+           "in-order topology (fanout ignored) not cached");
+    const cs_topo *li = cs_topo_cached(&c, CS_TOPO_LINEAR, 2, 0);
+    EXPECT(li && cs_topo_cached(&c, CS_TOPO_LINEAR, 2, 0) == li, "linear topology not cached");
     /* overflow the cache: every fetch stays correct */
     for (int round = 0; round < 3; round++)
         for (int root = 0; root < 17; root++)

@@ -1,7 +1,10 @@
 /* The correctness matrix, generated from the registry: every method of
  * every collective x communicator sizes x roots x counts x datatypes (x ops
  * for reduce, incl. MPI_IN_PLACE at the root), each result compared bit for
- * bit with the native collective run on the same buffers in the same run.
+ * bit with the native collective run on the same data in the same run
+ * (guards around every buffer and the gaps of every datatype must stay
+ * untouched, send buffers unchanged; the native reduce reference is never
+ * in place).  Non-root reduce ranks pass recvbuf = NULL.
  * Barrier methods are checked on a shared-memory counter: nobody may leave
  * barrier round r before everyone entered it.
  *

@@ -111,7 +111,21 @@ if grep -q -- "-> bcast\.[a-z]" "$tmp/badtree.err"; then
     fail "badtree: a method was selected from a corrupt tree"
 fi
 
-# 6. The application's ANY_SOURCE receives while forced collectives run.
+# 6. Ranks that disagree (here: rank 0 and rank 1 get different forced
+#    bcast methods, MPMD launch) must not hang: bcast stays native, with one
+#    line; the collective they agree on (barrier) stays forced.
+if [ "$flavour" = openmpi ]; then
+    MPIEXEC_EXTRA="-x LD_PRELOAD=$lib -x COLLSEL_VERBOSE=2 -x COLLSEL_FORCE=bcast=binomial,barrier=bruck" \
+        "$mpiexec" "$flavour" 1 "$app" --quick : -n $((np - 1)) -x LD_PRELOAD="$lib" \
+        -x COLLSEL_FORCE=bcast=linear,barrier=bruck "$app" --quick \
+        > "$tmp/disagree.out" 2> "$tmp/disagree.err" ||
+        { cat "$tmp/disagree.err" >&2; fail "disagree: example_app exited non-zero"; }
+    cmp -s "$tmp/ref.out" "$tmp/disagree.out" || fail "disagree: output differs from native"
+    expect disagree "the ranks disagree about bcast"
+    expect disagree "barrier -> barrier.bruck (forced)"
+fi
+
+# 7. The application's ANY_SOURCE receives while forced collectives run.
 force=COLLSEL_FORCE=bcast=knomial.k3,reduce=binary.seg1k,barrier=linear
 env "$force" MPIEXEC_EXTRA="$(preload_env "$force")" \
     "$mpiexec" "$flavour" "$np" "$anysource" --mpi > "$tmp/any.out" 2>&1 ||

@@ -1,0 +1,32 @@
+#!/bin/sh
+# exec_cli.sh COLLSEL LIBCOLLSEL: `collsel exec` sets the environment and
+# LD_PRELOAD and execs the application; exit codes 0 / 1 / 2.
+collsel=$1 lib=$(realpath "$2")
+fail=0
+t() { # t WANT_STATUS DESCRIPTION CMD...: the command exits WANT_STATUS
+    want=$1 what=$2; shift 2
+    "$@" >/dev/null 2>&1; rc=$?
+    [ "$rc" = "$want" ] || { echo "FAIL: $what: exit $rc, expected $want"; fail=1; }
+}
+t 0 "--help" "$collsel" exec --help
+"$collsel" exec --help | grep -q -- '--record' || { echo "FAIL: --help does not list --record"; fail=1; }
+t 2 "no application" "$collsel" exec
+t 2 "no application after --" "$collsel" exec --record x.prof --
+t 2 "unknown option" "$collsel" exec --bogus -- true
+t 2 "option without value" "$collsel" exec --record
+t 2 "bad --verbose" "$collsel" exec --verbose 9 -- true
+t 1 "missing application" "$collsel" exec -- /nonexistent/app
+t 1 "COLLSEL_LIB missing" env COLLSEL_LIB=/nonexistent/lib.so "$collsel" exec -- true
+t 3 "the application's exit status" "$collsel" exec -- sh -c 'exit 3'
+"$collsel" exec --record stderr-test.prof -- sh -c 'exit 0' 2>err.txt
+[ -s err.txt ] && { echo "FAIL: collsel exec printed on stderr:"; cat err.txt; fail=1; }
+
+prev=$(ls /lib/*/libm.so.6 /usr/lib/*/libm.so.6 /lib64/libm.so.6 2>/dev/null | head -1)
+got=$(LD_PRELOAD=$prev "$collsel" exec --record a.prof --tree t.tree --force=bcast=bcast.binomial \
+      --verbose 2 -- sh -c 'echo "$COLLSEL_RECORD|$COLLSEL_TREE|$COLLSEL_FORCE|$COLLSEL_VERBOSE|$LD_PRELOAD"')
+want="a.prof|t.tree|bcast=bcast.binomial|2|$lib:$prev"
+[ "$got" = "$want" ] || { echo "FAIL: environment: got '$got', want '$want'"; fail=1; }
+got=$(env -u LD_PRELOAD COLLSEL_LIB="$lib" "$collsel" exec -- sh -c 'echo "$LD_PRELOAD"')
+[ "$got" = "$lib" ] || { echo "FAIL: COLLSEL_LIB: got '$got', want '$lib'"; fail=1; }
+[ "$fail" = 0 ] && echo "exec_cli: ok"
+exit $fail
