@@ -11,7 +11,9 @@
  * Both have a fixed capacity and a bounded probe.  A cell that finds no slot
  * goes to a global spill profile under the mutex; a call site that finds no
  * slot is summed into the thread's "other" site of its collective.  So no
- * count is ever lost (short of running out of memory).
+ * count is ever lost (short of running out of memory).  In front of both, a
+ * memo per collective (rec.h) takes repeats of the last call inline, with
+ * no look-up at all, and hands them on in bulk (memo_flush).
  *
  * Time: reading the clock twice costs more than everything else here, so
  * after the first CS_TIME_FIRST timed calls of a cell (per thread) only a
@@ -182,7 +184,7 @@ static void memo_flush(cs_rtab *tab, cs_memo *m)
     m->pend_ticks = 0;
 }
 
-void cs_rec_end_slow(const cs_rslot *s, int timed, uint64_t ticks)
+void cs_rec_end_slow(const cs_rslot *s, uint64_t ticks)
 {
     double t = (double)ticks;
     cs_rtab *tab = cs_tl_tab;
@@ -190,26 +192,17 @@ void cs_rec_end_slow(const cs_rslot *s, int timed, uint64_t ticks)
     if (!c) { /* spill (or no table at all) */
         spill_cell((int)s->coll, s->comm_size, s->bin, s->bytes, s->root, t);
         if (tab)
-            site_add(tab, site_find(tab, s->coll, s->ra), s->coll, 1, (uint64_t)timed,
-                     timed ? t : 0);
+            site_add(tab, site_find(tab, s->coll, s->ra), s->coll, 1, 1, t);
         return;
     }
     cs_memo *m = &tab->memo[s->coll];
     memo_flush(tab, m);
-    if (timed) {
-        cs_cell_record(c, s->bytes, s->root, t);
-        if ((*s->ntimed)++ == 0) /* the cell's first timed call */
-            c->t_min = c->t_max = t;
-    } else {
-        /* count, sizes and root only: keep the time fields as they were */
-        double tt = c->t_total, lo = c->t_min, hi = c->t_max;
-        cs_cell_record(c, s->bytes, s->root, 0);
-        c->t_total = tt;
-        c->t_min = lo;
-        c->t_max = hi;
-    }
+    /* timed: cs_rec_begin_slow() times every call */
+    cs_cell_record(c, s->bytes, s->root, t);
+    if ((*s->ntimed)++ == 0) /* the cell's first timed call */
+        c->t_min = c->t_max = t;
     cs_hsite *e = site_find(tab, s->coll, s->ra);
-    site_add(tab, e, s->coll, 1, (uint64_t)timed, timed ? t : 0);
+    site_add(tab, e, s->coll, 1, 1, t);
     m->comm = s->comm;
     m->bytes = s->bytes;
     m->ra = s->ra;

@@ -176,7 +176,7 @@ typedef struct cs_rslot {
     uint64_t *ntimed;
 } cs_rslot;
 int cs_rec_begin_slow(cs_rslot *s, MPI_Comm comm) CS_HIDDEN;
-void cs_rec_end_slow(const cs_rslot *s, int timed, uint64_t ticks) CS_HIDDEN;
+void cs_rec_end_slow(const cs_rslot *s, uint64_t ticks) CS_HIDDEN; /* always timed */
 
 /* Time this call?  The first CS_TIME_FIRST of a cell, then a random 1 in
  * CS_TIME_EVERY (xorshift32: no aliasing with periodic call patterns). */
@@ -218,7 +218,7 @@ static inline void cs_rec_end(const cs_rslot *s, int timed, uint64_t ticks)
 {
     cs_memo *m = s->memo;
     if (__builtin_expect(m == NULL, 0)) {
-        cs_rec_end_slow(s, timed, ticks);
+        cs_rec_end_slow(s, ticks);
         return;
     }
     m->pend++;

@@ -103,6 +103,15 @@ static void create_keys(void)
         key_rc = PMPI_Comm_set_attr(MPI_COMM_SELF, self_key, NULL);
 }
 
+static int remember(MPI_Comm comm, cs_comm_state *st, unsigned long gen)
+{
+    unsigned i = tcache_next++ % CS_TCACHE;
+    tcache[i].comm = comm;
+    tcache[i].st = st;
+    tcache[i].gen = gen;
+    return MPI_SUCCESS;
+}
+
 /* The state of comm, created (locally) if it has none yet. */
 static int state_peek(MPI_Comm comm, cs_comm_state **st)
 {
@@ -119,14 +128,8 @@ static int state_peek(MPI_Comm comm, cs_comm_state **st)
     int found, rc = PMPI_Comm_get_attr(comm, state_key, &v, &found);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (found) {
-        *st = v;
-        unsigned i = tcache_next++ % CS_TCACHE;
-        tcache[i].comm = comm;
-        tcache[i].st = v;
-        tcache[i].gen = gen;
-        return MPI_SUCCESS;
-    }
+    if (found)
+        return remember(comm, *st = v, gen);
     state_node *n = calloc(1, sizeof *n);
     if (!n)
         return MPI_ERR_NO_MEM;
@@ -138,8 +141,7 @@ static int state_peek(MPI_Comm comm, cs_comm_state **st)
         free(n);
         return rc;
     }
-    *st = &n->st;
-    return MPI_SUCCESS;
+    return remember(comm, *st = &n->st, gen);
 }
 
 /* Create the private communicator of st (collective over comm). */

@@ -6,7 +6,8 @@
  *  - the same cells (collective, communicator size, size bin), no more, no
  *    fewer, with exactly the expected rank_calls;
  *  - exact sizes: with <= CS_CELL_NSIZES distinct sizes in a cell, exactly
- *    those sizes with exactly their counts;
+ *    those sizes with exactly their counts; always most frequent first, and
+ *    with the "other" count adding up to the cell's calls;
  *  - root modes (zero / fixed with the root / varying) of rooted collectives;
  *  - nranks, complete, world size; times consistent (0 <= min <= max <=
  *    total);
@@ -116,6 +117,17 @@ static void check_cell(const cs_cell *c)
     if (c->rank_calls != x->calls)
         FAIL("%s comm_size %u bin %u: %llu rank calls recorded, %llu made", name, c->comm_size,
              c->bin, (unsigned long long)c->rank_calls, (unsigned long long)x->calls);
+    uint64_t in_sizes = c->other_size_calls;
+    for (uint32_t i = 0; i < c->nsizes; i++)
+        in_sizes += c->sizes[i].rank_calls;
+    if (in_sizes != c->rank_calls)
+        FAIL("%s comm_size %u bin %u: exact sizes + other count %llu, rank calls %llu", name,
+             c->comm_size, c->bin, (unsigned long long)in_sizes,
+             (unsigned long long)c->rank_calls);
+    for (uint32_t i = 1; i < c->nsizes; i++)
+        if (c->sizes[i].rank_calls > c->sizes[i - 1].rank_calls)
+            FAIL("%s comm_size %u bin %u: exact sizes not most frequent first", name,
+                 c->comm_size, c->bin);
     if (x->nsizes <= CS_CELL_NSIZES) {
         if (c->nsizes != (uint32_t)x->nsizes || c->other_size_calls != 0)
             FAIL("%s comm_size %u bin %u: %u exact sizes (+%llu other), expected %d", name,

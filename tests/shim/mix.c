@@ -243,6 +243,36 @@ static __attribute__((noinline)) void run_mix(MPI_Comm comm, int nb, char *s, ch
     free(tv);
 }
 
+/* Runs of identical calls (the shim's memo path) and their transitions:
+ * long runs, two sizes of one bin alternating, six sizes of one bin (more
+ * than a cell keeps exactly), a root change in the middle of a run. */
+static __attribute__((noinline)) void run_repeats(MPI_Comm comm, char *s)
+{
+    int n;
+    PMPI_Comm_size(comm, &n);
+    for (int i = 0; i < 50; i++) {
+        MPI_Bcast(s, 8, MPI_BYTE, 0, comm);
+        ex(CS_R_BCAST, comm, 8, 0);
+    }
+    for (int i = 0; i < 20; i++) {
+        int c = 8 + i % 2;
+        MPI_Bcast(s, c, MPI_BYTE, 0, comm);
+        ex(CS_R_BCAST, comm, (uint64_t)c, 0);
+    }
+    for (int k = 0; k < 6; k++)
+        for (int i = 0; i < 10 - k; i++) {
+            MPI_Bcast(s, 64 + k, MPI_BYTE, 0, comm);
+            ex(CS_R_BCAST, comm, (uint64_t)(64 + k), 0);
+        }
+    for (int i = 0; i < 30; i++) {
+        int root = i < 15 ? 0 : n - 1;
+        MPI_Reduce(s, s + 4096, 3, MPI_INT, MPI_MAX, root, comm);
+        ex(CS_R_REDUCE, comm, 12, root);
+        MPI_Allreduce(MPI_IN_PLACE, s, 1, MPI_DOUBLE, MPI_MAX, comm);
+        ex(CS_R_ALLREDUCE, comm, 8, NOROOT);
+    }
+}
+
 /* An intercommunicator between the even and the odd ranks: rooted calls
  * from group 0's rank 0 (MPI_ROOT there, MPI_PROC_NULL for the rest of its
  * group, root 0 in group 1), and an Allreduce. */
@@ -280,6 +310,7 @@ static void *thread_main(void *arg)
     char *s = calloc(1, BUFSZ), *r = calloc(1, BUFSZ);
     for (int nb = 0; nb < 2; nb++)
         run_mix(comm, nb, s, r);
+    run_repeats(comm, s);
     free(s);
     free(r);
     return NULL;
@@ -328,6 +359,7 @@ int main(int argc, char **argv)
         }
         if (np >= 2)
             run_inter(sub, me % 2, s, r);
+        run_repeats(MPI_COMM_WORLD, s);
         PMPI_Comm_free(&sub);
         free(s);
         free(r);

@@ -15,7 +15,8 @@
  *     lower group when neither does -- receives the other's blocks;
  *  4. when the root dropped out in step 1, its partner (root+1) forwards
  *     the result.
- * The root works directly in its receive buffer.
+ * The root works directly in its receive buffer; no rank copies its own
+ * vector (the first combine receives into the working buffer).
  * Reference: R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of
  * collective communication operations in MPICH", IJHPCA 19(1), 2005;
  * R. Rabenseifner, "Optimization of collective reduction operations",
@@ -73,6 +74,7 @@ int cs_reduce_rabenseifner(const cs_call *c, const cs_method *m)
         goto out;
     for (int i = 0, q = count / pof2, extra = count % pof2; i <= pof2; i++)
         disp[i] = i * q + (i < extra ? i : extra); /* block i = [disp[i], disp[i+1]) */
+    rc = MPI_SUCCESS;
 
     /* 1. fold */
     if (nr < 0 && me < 2 * r) {
@@ -83,12 +85,19 @@ int cs_reduce_rabenseifner(const cs_call *c, const cs_method *m)
                            MPI_STATUS_IGNORE);
         goto out;
     }
-    if ((rc = cs_reduce_copy(c, &ty, own, w, count)))
-        goto out;
-    if (me < 2 * r &&
-        ((rc = PMPI_Recv(tmp, count, c->dt, me - 1, CS_TAG_REDUCE, c->pcomm, MPI_STATUS_IGNORE)) ||
-         (rc = PMPI_Reduce_local(tmp, w, count, c->dt, c->op))))
-        goto out;
+    /* src: where this rank's partial vector is; until the first combine it
+     * is the caller's (read-only) data, afterwards always w.  The first
+     * combine receives into w itself (own op received: commutative), so
+     * the own vector is never copied. */
+    const char *src = own;
+    if (me < 2 * r) {
+        char *into = w != own ? w : tmp;
+        if ((rc = PMPI_Recv(into, count, c->dt, me - 1, CS_TAG_REDUCE, c->pcomm,
+                            MPI_STATUS_IGNORE)) ||
+            (rc = PMPI_Reduce_local(into == w ? own : tmp, w, count, c->dt, c->op)))
+            goto out;
+        src = w;
+    }
 
     /* 2. reduce-scatter by recursive halving over block range [lo, lo+2*mask) */
     int lo = 0;
@@ -96,13 +105,18 @@ int cs_reduce_rabenseifner(const cs_call *c, const cs_method *m)
         const int peer = real_rank(nr ^ mask, r), up = nr & mask;
         const int keep = up ? lo + mask : lo, give = up ? lo : lo + mask;
         const int nkeep = disp[keep + mask] - disp[keep], ngive = disp[give + mask] - disp[give];
-        if ((rc = PMPI_Sendrecv(AT(w, give), ngive, c->dt, peer, CS_TAG_REDUCE,
-                                AT(tmp, keep), nkeep, c->dt, peer, CS_TAG_REDUCE, c->pcomm,
+        char *into = src == w ? tmp : w;
+        if ((rc = PMPI_Sendrecv(AT(src, give), ngive, c->dt, peer, CS_TAG_REDUCE,
+                                AT(into, keep), nkeep, c->dt, peer, CS_TAG_REDUCE, c->pcomm,
                                 MPI_STATUS_IGNORE)) ||
-            (rc = PMPI_Reduce_local(AT(tmp, keep), AT(w, keep), nkeep, c->dt, c->op)))
+            (rc = PMPI_Reduce_local(AT(src == w ? tmp : src, keep), AT(w, keep), nkeep, c->dt,
+                                    c->op)))
             goto out;
+        src = w;
         lo = keep;
     }
+    if (src != w && (rc = cs_reduce_copy(c, &ty, own, w, count))) /* p = 1 */
+        goto out;
 
     /* 3. binomial gather: the group of 2*mask blocks at g collects at newroot
      * if it holds it, else at g.  This rank collects [lo, lo+mask). */

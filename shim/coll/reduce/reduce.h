@@ -2,8 +2,9 @@
  *
  * registry.c holds the table (entry 0 = "reduce.native"); every other file
  * is one algorithm.  The tree-shaped methods are thin wrappers around one
- * segmented-tree engine (engine.c); in-order binary reuses the engine on a
- * tree rooted at rank size-1; linear and Rabenseifner have their own code.
+ * segmented-tree engine (engine.c, trees.c); in-order binary reuses the
+ * engine on the in-order binary tree rooted at the call's root; linear and
+ * Rabenseifner have their own code; scratch.c caches temporaries.
  *
  * Operand order.  MPI requires result = x0 op x1 op ... op x(p-1) for a
  * non-commutative op.  PMPI_Reduce_local(in, inout) computes

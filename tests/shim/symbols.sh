@@ -1,0 +1,18 @@
+#!/bin/sh
+# symbols.sh LIBCOLLSEL: the preload library exports only MPI names (C:
+# MPI_*, Fortran: mpi_* / MPI_* manglings), and at least the C and Fortran
+# entry points of MPI_Init and MPI_Bcast.
+lib=$1
+nm -D --defined-only "$lib" >/dev/null || { echo "FAIL: nm cannot read $lib"; exit 1; }
+bad=$(nm -D --defined-only "$lib" | awk '{print $3}' | grep -v '^MPI_\|^mpi_')
+[ -z "$bad" ] || { echo "FAIL: non-MPI symbols exported:"; echo "$bad"; exit 1; }
+n=$(nm -D --defined-only "$lib" | wc -l)
+for s in MPI_Init MPI_Bcast MPI_Ialltoallw MPI_Finalize; do
+    nm -D --defined-only "$lib" | awk '{print $3}' | grep -qx "$s" || { echo "FAIL: $s not exported"; exit 1; }
+done
+if nm -D --defined-only "$lib" | grep -q ' mpi_bcast_$'; then
+    for s in mpi_bcast mpi_bcast__ MPI_BCAST mpi_bcast_f08_ mpi_init_ mpi_finalize_; do
+        nm -D --defined-only "$lib" | awk '{print $3}' | grep -qx "$s" || { echo "FAIL: $s not exported"; exit 1; }
+    done
+fi
+echo "symbols: ok ($n exported, all MPI names)"
