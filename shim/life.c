@@ -11,9 +11,11 @@
  * Incomplete runs: exit() without MPI_Finalize (atexit), MPI_Abort (its
  * wrapper) and SIGTERM/SIGINT (a handler that writes, then re-raises with
  * the default action) make each rank write what it has to
- * COLLSEL_RECORD.partial.RANK with complete = 0.  These paths make no MPI
- * call; the signal path is best-effort (it allocates), so it arms alarm()
- * first: a write that cannot finish never hangs the process.
+ * COLLSEL_RECORD.partial.RANK with complete = 0 (temporary file + rename,
+ * no fsync: the launcher follows SIGTERM with SIGKILL within a second or
+ * so).  These paths make no MPI call; the signal path is best-effort (it
+ * allocates), so it arms alarm() first: a write that cannot finish never
+ * hangs the process.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -219,25 +221,41 @@ static int check_dir(const char *path, cs_err *e)
     return 0;
 }
 
-static void record_init(void)
+/* Record or not: every rank or none (the merge at MPI_Finalize is
+ * collective).  One PMPI_Allreduce on MPI_COMM_WORLD, made by every rank
+ * whatever its environment (we are inside MPI_Init: no message of the
+ * application can be in flight), so that COLLSEL_RECORD set on some ranks
+ * only, or a directory some rank cannot write, turns recording off
+ * everywhere with one line, instead of a hang at the merge. */
+static int record_agree(void)
 {
     cs_err e;
-    int size = 0, bad, first_bad = 0;
+    int size = 0, want = cs_cfg.record != NULL;
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
-    bad = check_dir(cs_cfg.record, &e) < 0;
+    int bad = want && check_dir(cs_cfg.record, &e) < 0;
+    int in[3] = {want, -want, bad ? cs_world_rank : size}, out[3] = {0, 0, size};
+    PMPI_Allreduce(in, out, 3, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (out[0] == 0 && out[1] == -1) {
+        cs_log(0, 1, "COLLSEL_RECORD is set on some ranks only; recording is off");
+        return 0;
+    }
+    if (!want)
+        return 0;
+    if (out[2] < size) { /* the lowest rank that cannot write says why */
+        if (out[2] == cs_world_rank)
+            cs_log(0, 0, "COLLSEL_RECORD=%s; recording is off", e.msg);
+        return 0;
+    }
+    return 1;
+}
+
+static void record_init(void)
+{
+    if (!record_agree())
+        return;
     if (PMPI_Comm_dup(MPI_COMM_WORLD, &pcomm) != MPI_SUCCESS) {
         cs_log(0, 1, "cannot duplicate MPI_COMM_WORLD; recording is off");
         pcomm = MPI_COMM_NULL;
-        return;
-    }
-    /* every rank records or none does (the merge is collective); the
-     * lowest rank that cannot write says why */
-    int mine = bad ? cs_world_rank : size;
-    PMPI_Allreduce(&mine, &first_bad, 1, MPI_INT, MPI_MIN, pcomm);
-    if (first_bad < size) {
-        if (first_bad == cs_world_rank)
-            cs_log(0, 0, "COLLSEL_RECORD=%s; recording is off", e.msg);
-        PMPI_Comm_free(&pcomm);
         return;
     }
     fill_meta();
@@ -263,8 +281,7 @@ int cs_life_init(int provided)
     (void)provided;
     PMPI_Comm_rank(MPI_COMM_WORLD, &cs_world_rank);
     cs_config_load();
-    if (cs_cfg.record)
-        record_init();
+    record_init();
     cs_dispatch_init();
     cs_hook_on = cs_rec_on || cs_sel_active[0] || cs_sel_active[1] || cs_sel_active[2];
     return 0;

@@ -56,4 +56,16 @@ expect_line bogus 'COLLSEL_BOGUS' 'COLLSEL_RECORD'
 EXEC_ARGS="" run banana COLLSEL_VERBOSE=banana
 expect_line banana 'COLLSEL_VERBOSE' 'banana' '0..3'
 
+# COLLSEL_RECORD on rank 1 only: no hang, recording off, one line.
+rm -f "$out/some.expect" "$out/some.prof"
+"$mpiexec" "$flavour" 2 sh -c 'r=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}
+    if [ "$r" = 1 ]; then exec "$0" exec --record "$2/some.prof" -- "$1" "$2/some.expect"; fi
+    exec "$0" exec -- "$1" "$2/some.expect"' "$collsel" "$mix" "$out" >"$out/some.out" 2>"$out/some.err"
+rc=$?
+if [ "$rc" != 0 ] || [ ! -s "$out/some.expect" ]; then
+    echo "FAIL some-ranks: the application did not complete (exit status $rc)"; cat "$out/some.err"; fail=1
+fi
+expect_line some 'COLLSEL_RECORD' 'some ranks' 'recording is off'
+[ -e "$out/some.prof" ] && { echo "FAIL some-ranks: a profile was written"; fail=1; }
+
 exit $fail

@@ -69,7 +69,7 @@ int cs_reduce_rabenseifner(const cs_call *c, const cs_method *m)
         w = c->buf;
     else if (nr >= 0 && !(w = cs_reduce_tmp(&ty, count, &raw[0])))
         goto out;
-    if (!(tmp = cs_reduce_tmp(&ty, nr >= 0 ? count : 1, &raw[1])) ||
+    if ((nr >= 0 && !(tmp = cs_reduce_tmp(&ty, count, &raw[1]))) ||
         !(disp = malloc((size_t)(pof2 + 1) * sizeof *disp)))
         goto out;
     for (int i = 0, q = count / pof2, extra = count % pof2; i <= pof2; i++)
