@@ -1,13 +1,19 @@
 #!/bin/sh
-# tools/test.sh: set up (tools/setup.sh), then run the whole test suite:
-# the Open MPI build's tests, the MPICH flavour's tests, and the sanitizer
-# runs.  Exit status 0 only if everything passed.
+# tools/test.sh: set up (tools/setup.sh: Debian packages, Open MPI build in
+# build/, MPICH build in build-mpich/), then run the whole test suite:
+#   1. every test of the Open MPI build (unit, MPI, CLI golden tests),
+#   2. the MPICH flavour's tests (suite 'mpich', 2 ranks),
+#   3. the correctness matrix under AddressSanitizer + UBSan.
+# Exit status 0 only if everything passed.
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/tools/setup.sh"
 cd "$top"
-echo "== tests (Open MPI build)"
+start=$(date +%s)
+echo "== 1/3 tests of the Open MPI build"
 meson test -C build --print-errorlogs --num-processes 2
-echo "== tests (MPICH build)"
+echo "== 2/3 tests of the MPICH build"
 meson test -C build-mpich --print-errorlogs --num-processes 1 --suite mpich
-echo "== all tests passed"
+echo "== 3/3 correctness matrix under ASan + UBSan"
+"$top/tests/coll/matrix/run-sanitizers.sh" "$top/build-sanitize"
+echo "== all tests passed in $(($(date +%s) - start)) s"
