@@ -74,3 +74,30 @@ void cs_sel_print_pen(FILE *f, const char *label, const cs_pen_stats *s, int wei
             100 * (weighted ? s->wmin : s->min), 100 * (weighted ? s->wmax : s->max),
             100 * (weighted ? s->wmean : s->mean), 100 * (weighted ? s->wmedian : s->median), n);
 }
+
+void cs_sel_print_native(FILE *f, const cs_pen_stats *s, int weighted)
+{
+    const char *label = weighted ? "vs native weighted" : "vs native uniform";
+    size_t n = weighted ? s->nwnat : s->nnat;
+    if (!n) {
+        fprintf(f, "  %-18s no %s points with native measured\n", label,
+                weighted ? "weighted" : "measured");
+        return;
+    }
+    fprintf(f, "  %-18s mean %.2f%%  max %.1f%%  (%zu points", label,
+            100 * (weighted ? s->nat_wmean : s->nat_mean),
+            100 * (weighted ? s->nat_wmax : s->nat_max), n);
+    if (!weighted)
+        fprintf(f, ", %zu more than %g%% slower", s->nslower, 100 * CS_PEN_SLOWER);
+    fprintf(f, ")\n");
+}
+
+void cs_sel_json_native(FILE *f, const cs_pen_stats *s, int weighted)
+{
+    fprintf(f, "\"vs_native\":{\"points\":%zu,\"mean\":%.6g,\"max\":%.6g,\"slower_5pct\":%zu",
+            s->nnat, s->nat_mean, s->nat_max, s->nslower);
+    if (weighted)
+        fprintf(f, ",\"weighted_points\":%zu,\"weighted_mean\":%.6g,\"weighted_max\":%.6g",
+                s->nwnat, s->nat_wmean, s->nat_wmax);
+    fputc('}', f);
+}

@@ -29,5 +29,10 @@ const char *cs_sel_size(char *buf, size_t len, uint64_t bytes);
 
 /* "min 0.0% max 12.5% mean 3.1% median 0.0% (45 points)" */
 void cs_sel_print_pen(FILE *f, const char *label, const cs_pen_stats *s, int weighted);
+/* Against native: "  vs native uniform  mean -3.10%  max 4.2%  (45 points, 1 more than 5%
+ * slower)"; weighted: the weighted mean and max. */
+void cs_sel_print_native(FILE *f, const cs_pen_stats *s, int weighted);
+/* The same as JSON members: "vs_native":{...} */
+void cs_sel_json_native(FILE *f, const cs_pen_stats *s, int weighted);
 
 #endif

@@ -143,6 +143,12 @@ int cs_map_build(cs_map *m, const cs_perf *perf, int coll, const cs_profile *pro
     m->ncs = uniq(m->cs, k, sizeof *m->cs, cmp_u32);
     m->nms = uniq(m->ms, k, sizeof *m->ms, cmp_u64);
     m->nmethods = uniq(m->methods, k, sizeof *m->methods, cmp_method);
+    m->native = -1;
+    for (int q = 0; q < m->nmethods; q++) {
+        const char *dot = strchr(m->methods[q], '.');
+        if (dot && !strcmp(dot, ".native"))
+            m->native = q;
+    }
     size_t npts = (size_t)m->ncs * m->nms;
     m->t = malloc(npts * m->nmethods * sizeof *m->t);
     if (!m->t)
@@ -192,4 +198,15 @@ int cs_map_best(const cs_map *m, int i, int j)
             best = k;
     }
     return best;
+}
+
+int cs_map_decide(const cs_map *m, int i, int j)
+{
+    int best = cs_map_best(m, i, j);
+    if (best < 0 || m->native < 0 || best == m->native)
+        return best;
+    double tn = cs_map_time(m, i, j, m->native);
+    if (isnan(tn) || cs_margin_beats(cs_map_time(m, i, j, best), tn, m->margin))
+        return best;
+    return m->native;
 }

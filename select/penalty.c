@@ -1,7 +1,8 @@
 /* Penalty of a decision tree against a decision map (quadtree.h):
  * penalty(p) = (t_chosen - t_best) / t_best at each measured point p, with
  * the tree's decision taken exactly as at run time (cs_tree_decide at the
- * point's comm size and message size). */
+ * point's comm size and message size).  Also against native:
+ * (t_chosen - t_native) / t_native where native was measured. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +57,7 @@ int cs_penalty_eval(const cs_tree *t, const cs_map *m, cs_pen_stats *s, double *
             if (!strcmp(cs_tree_method_name(t, m->coll, k), m->methods[q]))
                 to_map[k] = q;
     }
-    double sum = 0, wsum = 0, wpsum = 0;
+    double sum = 0, wsum = 0, wpsum = 0, nsum = 0, nwsum = 0, nwpsum = 0;
     for (int i = 0; i < m->ncs; i++)
         for (int j = 0; j < m->nms; j++) {
             size_t p = (size_t)i * m->nms + j;
@@ -84,7 +85,23 @@ int cs_penalty_eval(const cs_tree *t, const cs_map *m, cs_pen_stats *s, double *
                 wsum += m->w[p];
                 wpsum += m->w[p] * pen;
             }
+            double tn = m->native >= 0 ? cs_map_time(m, i, j, m->native) : NAN;
+            if (isnan(tn))
+                continue;
+            double npen = tn > 0 ? (tc - tn) / tn : (tc > tn ? INFINITY : 0);
+            s->nat_max = s->nnat++ ? fmax(s->nat_max, npen) : npen;
+            nsum += npen;
+            s->nslower += npen > CS_PEN_SLOWER;
+            if (m->w && m->w[p] > 0) {
+                s->nat_wmax = s->nwnat++ ? fmax(s->nat_wmax, npen) : npen;
+                nwsum += m->w[p];
+                nwpsum += m->w[p] * npen;
+            }
         }
+    if (s->nnat)
+        s->nat_mean = nsum / (double)s->nnat;
+    if (s->nwnat)
+        s->nat_wmean = nwpsum / nwsum;
     if (s->npoints) {
         qsort(v, s->npoints, sizeof *v, cmp_pw);
         s->min = v[0].pen;

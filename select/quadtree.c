@@ -32,6 +32,13 @@
  * comparison with the weighted tree): the shallowest, least pure block that
  * misses the threshold is split first.
  *
+ * Margin (map.h, collsel tune --margin): on noisy maps with many methods
+ * the fastest method is often only marginally faster than native.  The
+ * grid's per-point decision (cs_grid.best) is native unless a method beats
+ * it by the margin; the papers' criterion counts these decisions, and the
+ * weighted leaf criterion compares the best weighted total with native's
+ * by the same margin.  Costs stay penalties against the fastest method.
+ *
  * Cost: building is O(nodes x block points x methods); at most 256 x 256
  * points. */
 #include "quadtree.h"
@@ -56,6 +63,7 @@ void cs_grid_free(cs_grid *g)
     free(g->t);
     free(g->w);
     free(g->best);
+    free(g->fastest);
     free(g->measured);
     memset(g, 0, sizeof *g);
 }
@@ -121,6 +129,9 @@ static void complete(cs_grid *g, const cs_map *m, int *list)
             for (int k = 1; k < g->nm; k++)
                 if (t[k] < t[b])
                     b = k;
+            g->fastest[x * n + y] = b;
+            if (g->native >= 0 && b != g->native && !cs_margin_beats(t[b], t[g->native], g->margin))
+                b = g->native;
             g->best[x * n + y] = b;
         }
 }
@@ -138,13 +149,18 @@ int cs_grid_build(cs_grid *g, const cs_map *m, cs_err *e)
     g->ncs = m->ncs;
     g->nms = m->nms;
     g->nm = m->nmethods;
+    g->native = m->native;
+    g->margin = m->margin;
+    if (!(m->margin >= 0 && m->margin <= 100))
+        return cs_fail(e, "margin %g%% out of range (accepted: [0, 100])", m->margin);
     size_t np = (size_t)n * n;
     g->t = malloc(np * g->nm * sizeof *g->t);
     g->best = malloc(np * sizeof *g->best);
+    g->fastest = malloc(np * sizeof *g->fastest);
     g->measured = calloc(np, 1);
     g->w = m->w ? calloc(np, sizeof *g->w) : NULL;
     int *list = malloc(np * sizeof *list);
-    if (!g->t || !g->best || !g->measured || (m->w && !g->w) || !list) {
+    if (!g->t || !g->best || !g->fastest || !g->measured || (m->w && !g->w) || !list) {
         free(list);
         cs_grid_free(g);
         return cs_fail(e, "out of memory completing the %s map", cs_coll_name(m->coll));
@@ -178,9 +194,11 @@ typedef struct qbuild {
     int *rank;           /* scratch, nm */
 } qbuild;
 
+/* Normalised time of method m at point p: against the fastest method
+ * there (not the margin decision), so that costs are honest penalties. */
 static double ratio(const cs_grid *g, size_t p, int m)
 {
-    double tb = g->t[p * g->nm + g->best[p]];
+    double tb = g->t[p * g->nm + g->fastest[p]];
     return g->t[p * g->nm + m] / (tb > 1e-9 ? tb : 1e-9);
 }
 
@@ -197,9 +215,11 @@ static int cmp_rank(const void *a, const void *b, void *arg)
 
 /* Rank the methods of a block (best first into b->rank) and return its
  * criterion: the majority share (papers) or the weighted cost (weighted).
- * Papers: by number of points where the method is best, then by summed
- * normalised time.  Weighted: by summed (w + eps) x normalised time over
- * the real points (a block all in the padding is ranked like the papers). */
+ * Papers: by number of points where the method is the decision (margin
+ * included: cs_grid.best), then by summed normalised time.  Weighted: by
+ * summed (w + eps) x normalised time over the real points, with native
+ * moved first unless the best total beats native's by the margin (a block
+ * all in the padding is ranked like the papers). */
 static double block_eval(qbuild *b, int x0, int y0, int size)
 {
     const cs_grid *g = b->g;
@@ -222,6 +242,15 @@ static double block_eval(qbuild *b, int x0, int y0, int size)
     for (int m = 0; m < nm; m++)
         b->rank[m] = m;
     qsort_r(b->rank, (size_t)nm, sizeof *b->rank, cmp_rank, b);
+    int nat = g->native;
+    if (weighted && nat >= 0 && b->rank[0] != nat &&
+        !cs_margin_beats(b->key1[b->rank[0]], b->key1[nat], g->margin)) {
+        int r = 0; /* no method beats native by the margin over the block: native first */
+        while (b->rank[r] != nat)
+            r++;
+        memmove(&b->rank[1], &b->rank[0], (size_t)r * sizeof *b->rank);
+        b->rank[0] = nat;
+    }
     int top = b->rank[0];
     if (!b->weighted)
         return -b->key1[top] / ((double)size * size);
@@ -430,12 +459,7 @@ int cs_tree_build(cs_tree *t, const cs_map *m, const cs_tune_opts *o, cs_err *e)
     CS_CHECK(cs_grid_build(&g, m, e));
     b.g = &g;
     b.o = o;
-    b.native = -1;
-    for (int k = 0; k < m->nmethods; k++) {
-        const char *dot = strchr(m->methods[k], '.');
-        if (dot && !strcmp(dot, ".native"))
-            b.native = k;
-    }
+    b.native = m->native;
     double wsum = 0;
     int nreal = 0;
     for (int x = 0; g.w && x < g.ncs; x++)

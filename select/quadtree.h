@@ -24,8 +24,14 @@ typedef struct cs_grid {
     int nm;            /* methods (map-local ids) */
     double *t;         /* t[(x * n + y) * nm + m], complete */
     double *w;         /* w[x * n + y] profile weight; NULL without profile */
-    int *best;         /* best[x * n + y]: fastest method (ties: lower id) */
+    int *best;         /* best[x * n + y]: the point's decision under the map's margin
+                          (map.h): the fastest method (ties: lower id) if it is native
+                          or beats native by the margin, else native */
+    int *fastest;      /* fastest[x * n + y]: fastest method (ties: lower id); equal
+                          to best at margin 0 */
     unsigned char *measured; /* real point with at least one measured method */
+    int native;        /* map-local id of native, -1 if absent */
+    double margin;     /* the map's margin (percent) */
 } cs_grid;
 
 int cs_grid_build(cs_grid *g, const cs_map *m, cs_err *e);
@@ -53,20 +59,34 @@ void cs_tune_opts_default(cs_tune_opts *o);
 
 /* Build the quadtree of map m (collective m->coll) and install it in t,
  * replacing an existing one.  WEIGHTED needs m->w; when the profile puts no
- * weight on the collective it falls back to BUDGET. */
+ * weight on the collective it falls back to BUDGET.
+ * The map's margin (m->margin, map.h) governs every construction: the
+ * papers' criterion counts the points' margin decisions (cs_grid.best); the
+ * weighted criterion ranks a leaf by weighted normalised time and puts
+ * native first unless the best method's total beats native's total by the
+ * margin.  So a leaf's ranked list starts with native wherever no method
+ * beats native by the margin over the leaf's block.  Margin 0: the trees of
+ * the plain fastest method. */
 int cs_tree_build(cs_tree *t, const cs_map *m, const cs_tune_opts *o, cs_err *e);
 
 /* Penalty of tree t against map m: at every measured point of m, the
  * method the tree chooses (its first candidate that was measured there)
- * against the fastest measured one: (t_chosen - t_best) / t_best.
- * Uniform statistics over the points; weighted ones with the map's weights
- * (points of weight 0 left out).  per_point (ncs * nms, may be NULL) gets
- * each point's penalty, NAN where unmeasured; chosen (may be NULL) the
- * map-local method chosen, -1 where unmeasured. */
+ * against the fastest measured one: (t_chosen - t_best) / t_best (the
+ * margin plays no part).  Uniform statistics over the points; weighted ones
+ * with the map's weights (points of weight 0 left out).  per_point (ncs *
+ * nms, may be NULL) gets each point's penalty, NAN where unmeasured; chosen
+ * (may be NULL) the map-local method chosen, -1 where unmeasured.
+ * Against native, at the points where native was measured too:
+ * (t_chosen - t_native) / t_native (negative: faster than native), its mean
+ * and max, uniform and weighted, and the number of points where the choice
+ * is more than CS_PEN_SLOWER (5 %) slower than native. */
+#define CS_PEN_SLOWER 0.05
 typedef struct cs_pen_stats {
     size_t npoints, nweighted, nfallback; /* fallback: first candidate unmeasured */
     double min, max, mean, median;
     double wmin, wmax, wmean, wmedian, wsum;
+    size_t nnat, nwnat, nslower; /* points against native (weighted); > 5 % slower */
+    double nat_mean, nat_max, nat_wmean, nat_wmax;
 } cs_pen_stats;
 int cs_penalty_eval(const cs_tree *t, const cs_map *m, cs_pen_stats *s, double *per_point,
                     int *chosen, cs_err *e);

@@ -4,7 +4,7 @@
 # in build-mpich/).  Sourced by tools/demo.sh and tools/test.sh.
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
-pkgs="build-essential pkg-config meson ninja-build gfortran libopenmpi-dev openmpi-bin
+pkgs="build-essential pkg-config meson ninja-build gfortran python3 libopenmpi-dev openmpi-bin
       mpich libmpich-dev libunwind-dev libzstd-dev libcairo2-dev libpng-dev"
 missing=""
 for p in $pkgs; do
