@@ -19,6 +19,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -249,10 +250,30 @@ static int record_agree(void)
     return 1;
 }
 
+/* Partial files of an earlier run that did not finish would be merged into
+ * this run's profile by `collsel show`: world rank 0 removes them before
+ * the other ranks leave MPI_Init (they wait for it in the PMPI_Comm_dup
+ * that follows), so a partial file can only come from this run. */
+static void remove_stale_partials(void)
+{
+    char pattern[4200];
+    if (cs_world_rank != 0 ||
+        snprintf(pattern, sizeof pattern, "%s.partial.*", cs_cfg.record) >= (int)sizeof pattern)
+        return;
+    glob_t g;
+    if (glob(pattern, GLOB_NOSORT | GLOB_NOESCAPE, NULL, &g) != 0)
+        return;
+    for (size_t i = 0; i < g.gl_pathc; i++)
+        if (unlink(g.gl_pathv[i]) == 0)
+            cs_log(1, 1, "removed %s, left by an earlier incomplete run", g.gl_pathv[i]);
+    globfree(&g);
+}
+
 static void record_init(void)
 {
     if (!record_agree())
         return;
+    remove_stale_partials();
     if (PMPI_Comm_dup(MPI_COMM_WORLD, &pcomm) != MPI_SUCCESS) {
         cs_log(0, 1, "cannot duplicate MPI_COMM_WORLD; recording is off");
         pcomm = MPI_COMM_NULL;

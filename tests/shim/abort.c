@@ -1,12 +1,13 @@
 /* An application that never reaches MPI_Finalize.
  *
- *   shim_abort EXPECT abort|exit
+ *   shim_abort EXPECT abort|exit|full
  *
  * Every rank makes a known set of collectives, writes what it called to
  * EXPECT.RANK (the format of mix.c), synchronises with PMPI_Barrier (not
  * recorded), then the last rank calls MPI_Abort (abort) or exit(3) without
  * MPI_Finalize (exit) while the others wait in MPI_Barrier, to be killed by
  * the launcher (SIGTERM).  Every rank must leave a partial profile.
+ * full: the same calls, then a normal MPI_Finalize (the control run).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -17,8 +18,9 @@
 
 int main(int argc, char **argv)
 {
-    if (argc < 3 || (strcmp(argv[2], "abort") && strcmp(argv[2], "exit"))) {
-        fprintf(stderr, "usage: shim_abort EXPECT abort|exit\n");
+    if (argc < 3 || (strcmp(argv[2], "abort") && strcmp(argv[2], "exit") &&
+                     strcmp(argv[2], "full"))) {
+        fprintf(stderr, "usage: shim_abort EXPECT abort|exit|full\n");
         return 2;
     }
     MPI_Init(&argc, &argv);
@@ -48,6 +50,10 @@ int main(int argc, char **argv)
     fclose(f);
 
     PMPI_Barrier(MPI_COMM_WORLD);
+    if (!strcmp(argv[2], "full")) {
+        MPI_Finalize();
+        return 0;
+    }
     if (me == np - 1) {
         if (!strcmp(argv[2], "abort"))
             MPI_Abort(MPI_COMM_WORLD, 3);

@@ -46,4 +46,18 @@ for mode in abort exit; do
         echo "FAIL $mode: collsel show does not say incomplete:"; cat "$out/$mode.show"; fail=1
     fi
 done
+# A later complete run recording into the same FILE: the stale partial files
+# of the aborted run are removed at MPI_Init, so FILE alone is the profile.
+prof=$out/exit.prof
+if [ -n "$(ls "$prof".partial.* 2>/dev/null)" ]; then
+    "$mpiexec" "$flavour" "$np" "$collsel" exec --record "$prof" -- "$prog" "$out/full.expect" full \
+        >"$out/full.log" 2>&1 || { echo "FAIL full: the complete run failed"; cat "$out/full.log"; fail=1; }
+    if [ -n "$(ls "$prof".partial.* 2>/dev/null)" ]; then
+        echo "FAIL full: stale partial files left next to $prof"; fail=1
+    fi
+    "$collsel" show "$prof" >"$out/full.show" 2>&1
+    if grep -qi 'incomplete' "$out/full.show"; then
+        echo "FAIL full: collsel show reports the complete run as incomplete"; fail=1
+    fi
+fi
 exit $fail
