@@ -15,17 +15,26 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: collsel penalty TREE --perf PERF [--profile PROFILE] [--csv]\n"
-            "       collsel penalty --table --perf PERF [--profile PROFILE] [--threshold PCT]\n\n"
+            "       collsel penalty --table --perf PERF [--profile PROFILE] [--threshold PCT]\n"
+            "                       [--margin PCT]\n\n"
             "Penalty of a point = (t_chosen - t_best) / t_best, where t_best is the fastest\n"
             "method measured at the point and t_chosen the time of the tree's choice (its\n"
             "first method measured there).  Prints min, max, mean and median over the\n"
             "measured points, and weighted by the time the profile spent at each point.\n"
+            "Also against native, (t_chosen - t_native) / t_native (negative: faster):\n"
+            "mean and max, and the points where the choice is more than 5 %% slower.\n"
             "  --csv     one line per point instead:\n"
             "            collective,comm_size,msg_bytes,chosen,best,t_chosen_us,t_best_us,"
             "penalty,weight\n"
             "  --table   no TREE: build the papers' trees of maximum depth 1..6 (and the\n"
             "            exact one) from PERF and print leaves, mean depth and penalties\n"
-            "exit status: 0 ok, 2 bad input or usage\n");
+            "            (nat-mean%%, nat-max%%: against native; >5%%: points more than 5 %%\n"
+            "            slower than native)\n"
+            "  --margin PCT  (--table, default %g) build the trees with this decision\n"
+            "            margin: a method other than native is taken only where it is at\n"
+            "            least PCT %% faster than native (see collsel tune --help)\n"
+            "exit status: 0 ok, 2 bad input or usage\n",
+            CS_TUNE_MARGIN);
 }
 
 static void print_csv(const cs_tree *t, const cs_map *m, const double *pen, const int *chosen)
@@ -83,6 +92,9 @@ static int penalty_tree(const char *tree, const char *perf_path, const cs_perf *
             cs_sel_print_pen(stdout, "penalty uniform", &s, 0);
             if (prof)
                 cs_sel_print_pen(stdout, "penalty weighted", &s, 1);
+            cs_sel_print_native(stdout, &s, 0);
+            if (prof)
+                cs_sel_print_native(stdout, &s, 1);
         }
         free(pen);
         free(chosen);
@@ -98,17 +110,20 @@ done:
     return rc;
 }
 
-static int penalty_table(const cs_perf *perf, const cs_profile *prof, double threshold)
+static int penalty_table(const cs_perf *perf, const cs_profile *prof, double threshold,
+                         double margin)
 {
     cs_err e;
     for (int c = 0; c < CS_NCOLL; c++) {
         cs_map m;
         if (cs_map_build(&m, perf, c, prof, &e) < 0)
             continue;
-        printf("%s (%d x %d points, %d methods, threshold %g%%)\n", cs_coll_name(c), m.ncs, m.nms,
-               m.nmethods, threshold);
-        printf("  %-9s %6s %6s %6s %6s %8s %8s %8s %8s%s\n", "max-depth", "leaves", "nodes",
-               "depth", "bytes", "min%", "max%", "mean%", "median%", prof ? " wmean%" : "");
+        m.margin = margin;
+        printf("%s (%d x %d points, %d methods, threshold %g%%, margin %g%%)\n", cs_coll_name(c),
+               m.ncs, m.nms, m.nmethods, threshold, margin);
+        printf("  %-9s %6s %6s %6s %6s %8s %8s %8s %8s%s %9s %8s %4s%s\n", "max-depth", "leaves",
+               "nodes", "depth", "bytes", "min%", "max%", "mean%", "median%", prof ? " wmean%" : "",
+               "nat-mean%", "nat-max%", ">5%", prof ? " nat-wmean%" : "");
         for (int d = 1; d <= 7; d++) {
             cs_tune_opts o;
             cs_tune_opts_default(&o);
@@ -131,6 +146,9 @@ static int penalty_table(const cs_perf *perf, const cs_profile *prof, double thr
                    st.mean_depth, st.bytes, 100 * s.min, 100 * s.max, 100 * s.mean, 100 * s.median);
             if (prof)
                 printf(" %7.2f", 100 * s.wmean);
+            printf(" %9.2f %8.2f %4zu", 100 * s.nat_mean, 100 * s.nat_max, s.nslower);
+            if (prof)
+                printf(" %10.2f", 100 * s.nat_wmean);
             printf("\n");
             cs_tree_free(t);
         }
@@ -145,10 +163,11 @@ int cs_cmd_penalty(int argc, char **argv)
         {"perf", required_argument, 0, 'p'}, {"profile", required_argument, 0, 'P'},
         {"csv", no_argument, 0, 'c'},        {"table", no_argument, 0, 'T'},
         {"threshold", required_argument, 0, 't'}, {"help", no_argument, 0, 'h'},
+        {"margin", required_argument, 0, 'm'},
         {0, 0, 0, 0}};
     const char *perf_path = NULL, *prof_path = NULL;
     int csv = 0, table = 0, c;
-    double thr = 100;
+    double thr = 100, margin = CS_TUNE_MARGIN;
     optind = 0;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -162,6 +181,13 @@ int cs_cmd_penalty(int argc, char **argv)
             if (cs_sel_num(optarg, 1e-9, 100, &thr) < 0) {
                 fprintf(stderr, "collsel penalty: --threshold '%s' (accepted: a percentage in "
                                 "(0, 100])\n", optarg);
+                return CS_EXIT_USAGE;
+            }
+            break;
+        case 'm':
+            if (cs_sel_num(optarg, 0, 100, &margin) < 0) {
+                fprintf(stderr, "collsel penalty: --margin '%s' (accepted: a percentage in "
+                                "[0, 100])\n", optarg);
                 return CS_EXIT_USAGE;
             }
             break;
@@ -184,7 +210,7 @@ int cs_cmd_penalty(int argc, char **argv)
     cs_profile *prof;
     if (cs_sel_load("penalty", perf_path, prof_path, &perf, &prof) < 0)
         return CS_EXIT_USAGE;
-    int rc = table ? penalty_table(&perf, prof, thr)
+    int rc = table ? penalty_table(&perf, prof, thr, margin)
                    : penalty_tree(argv[optind], perf_path, &perf, prof, csv);
     cs_perf_free(&perf);
     cs_sel_free_profile(prof);

@@ -13,7 +13,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: collsel tune --perf PERF [--profile PROFILE] [--max-depth N]\n"
-            "                    [--threshold PCT] [--max-leaves N] [--json] -o TREE\n\n"
+            "                    [--threshold PCT] [--max-leaves N] [--margin PCT] [--json]\n"
+            "                    -o TREE\n\n"
             "Builds one quadtree decision function per collective in PERF and writes\n"
             "them to TREE (for COLLSEL_TREE, collsel-replay --mix, codegen, map).\n\n"
             "Without --profile: the papers' construction.  A block of the decision map\n"
@@ -27,15 +28,27 @@ static void usage(FILE *f)
             "counted).  The papers' tree (--threshold, --max-depth) with the same number\n"
             "of leaves is built for comparison and both profile-weighted penalties are\n"
             "printed.\n\n"
-            "Penalty of a point = (t_chosen - t_best) / t_best over the measured points;\n"
-            "weighted by the time the application spent at the point.\n"
+            "  --margin PCT  (default %g) a method other than native counts as better\n"
+            "           than native at a point only if it is at least PCT %% faster there\n"
+            "           (t < t_native x (1 - PCT/100)); otherwise the point's decision is\n"
+            "           native.  A papers' leaf answers the majority of its points'\n"
+            "           decisions; with --profile a leaf ranks native first unless the\n"
+            "           best call-weighted total over its block beats native's by PCT %%.\n"
+            "           Guards against measurement noise; 0 = the plain fastest method.\n\n"
+            "Penalty of a point = (t_chosen - t_best) / t_best over the measured points\n"
+            "(t_best: the fastest measured method, margin or not); weighted by the time\n"
+            "the application spent at the point.  \"vs native\" = (t_chosen - t_native) /\n"
+            "t_native (negative: faster than native): mean, max, and the number of\n"
+            "points where the tree's choice is more than 5 %% slower than native.\n"
             "  --json   statistics as JSON on stdout\n"
-            "exit status: 0 ok, 1 failure (writing), 2 bad input or usage\n");
+            "exit status: 0 ok, 1 failure (writing), 2 bad input or usage\n",
+            CS_TUNE_MARGIN);
 }
 
 typedef struct tune_args {
     const char *perf, *profile, *out;
     cs_tune_opts o;
+    double margin;
     int leaves_given, json;
 } tune_args;
 
@@ -46,9 +59,11 @@ static int parse(int argc, char **argv, tune_args *a)
         {"max-depth", required_argument, 0, 'd'}, {"threshold", required_argument, 0, 't'},
         {"max-leaves", required_argument, 0, 'l'}, {"output", required_argument, 0, 'o'},
         {"json", no_argument, 0, 'j'},            {"help", no_argument, 0, 'h'},
+        {"margin", required_argument, 0, 'm'},
         {0, 0, 0, 0}};
     memset(a, 0, sizeof *a);
     cs_tune_opts_default(&a->o);
+    a->margin = CS_TUNE_MARGIN;
     optind = 0;
     opterr = 0;
     int c;
@@ -72,6 +87,13 @@ static int parse(int argc, char **argv, tune_args *a)
             if (cs_sel_num(optarg, 1e-9, 100, &a->o.threshold) < 0) {
                 fprintf(stderr, "collsel tune: --threshold '%s' (accepted: a percentage in "
                                 "(0, 100])\n", optarg);
+                return -1;
+            }
+            break;
+        case 'm':
+            if (cs_sel_num(optarg, 0, 100, &a->margin) < 0) {
+                fprintf(stderr, "collsel tune: --margin '%s' (accepted: a percentage in "
+                                "[0, 100])\n", optarg);
                 return -1;
             }
             break;
@@ -122,7 +144,12 @@ static int tune_one(const tune_args *a, const cs_perf *perf, const cs_profile *p
     cs_err e;
     cs_tree *cmp = NULL;
     int rc = -1;
-    if (cs_map_build(&m, perf, coll, prof, &e) < 0 || cs_tree_build(t, &m, &a->o, &e) < 0) {
+    if (cs_map_build(&m, perf, coll, prof, &e) < 0) {
+        fprintf(stderr, "collsel tune: %s: %s\n", a->perf, e.msg);
+        return -1;
+    }
+    m.margin = a->margin;
+    if (cs_tree_build(t, &m, &a->o, &e) < 0) {
         fprintf(stderr, "collsel tune: %s: %s\n", a->perf, e.msg);
         cs_map_free(&m);
         return -1;
@@ -152,6 +179,8 @@ static int tune_one(const tune_args *a, const cs_perf *perf, const cs_profile *p
                first ? "" : ",", cn, m.ncs, m.nms, m.nmethods, 1 << st.k, st.nodes, st.leaves,
                st.answering, st.min_depth, st.max_depth, st.mean_depth, st.bytes);
         json_pen(stdout, "penalty", &ps, 0);
+        putchar(',');
+        cs_sel_json_native(stdout, &ps, prof != NULL);
         if (prof) {
             putchar(',');
             json_pen(stdout, "weighted_penalty", &ps, 1);
@@ -159,23 +188,39 @@ static int tune_one(const tune_args *a, const cs_perf *perf, const cs_profile *p
             json_pen(stdout, "penalty", &pc, 0);
             putchar(',');
             json_pen(stdout, "weighted_penalty", &pc, 1);
+            putchar(',');
+            cs_sel_json_native(stdout, &pc, 1);
             putchar('}');
         }
         putchar('}');
     } else {
+        int nnat = 0, npts = 0;
+        for (int i = 0; i < m.ncs; i++)
+            for (int j = 0; j < m.nms; j++) {
+                int d = cs_map_decide(&m, i, j);
+                npts += d >= 0;
+                nnat += d >= 0 && d == m.native;
+            }
         printf("%s: %d comm sizes (%u..%u) x %d message sizes (%s..%s), %d methods, grid %d x %d\n",
                cn, m.ncs, m.cs[0], m.cs[m.ncs - 1], m.nms, cs_sel_size(b1, 32, m.ms[0]),
                cs_sel_size(b2, 32, m.ms[m.nms - 1]), m.nmethods, 1 << st.k, 1 << st.k);
+        printf("  margin %g%%: native is the decision at %d of %d measured points%s\n", m.margin,
+               nnat, npts, m.native < 0 ? " (native not measured)" : "");
         printf("  tree: %u nodes, %u leaves (%u answering), depth min %u max %u mean %.2f, "
                "%zu bytes encoded (%zu in nodes)\n",
                st.nodes, st.leaves, st.answering, st.min_depth, st.max_depth, st.mean_depth,
                st.bytes, st.bytes_nodes);
         cs_sel_print_pen(stdout, "penalty uniform", &ps, 0);
-        if (prof) {
+        if (prof)
             cs_sel_print_pen(stdout, "penalty weighted", &ps, 1);
+        cs_sel_print_native(stdout, &ps, 0);
+        if (prof) {
+            cs_sel_print_native(stdout, &ps, 1);
             printf("  papers' tree, same %u answering leaves (no profile):\n", st.answering);
             cs_sel_print_pen(stdout, "penalty uniform", &pc, 0);
             cs_sel_print_pen(stdout, "penalty weighted", &pc, 1);
+            cs_sel_print_native(stdout, &pc, 0);
+            cs_sel_print_native(stdout, &pc, 1);
         }
     }
     rc = 0;
@@ -213,7 +258,7 @@ int cs_cmd_tune(int argc, char **argv)
             goto done;
     }
     if (a.json)
-        printf("]}\n");
+        printf("],\"margin\":%g}\n", a.margin);
     if (!n) {
         fprintf(stderr, "collsel tune: %s: no rows\n", a.perf);
         goto done;

@@ -4,7 +4,8 @@
  *
  * Methods are sorted by name with COLL.native first, so that ties between
  * equally fast methods go to native (and otherwise to a stable order).
- * Duplicate rows for one (point, method): the last one wins.
+ * Duplicate rows for one (point, method): the last one wins.  The decision
+ * margin (map.h, cs_map_decide) starts at 0; the commands set it.
  *
  * Profile weight of a point = the time the application spent in the calls
  * that fall on it, per rank: for each profile cell of the collective, every

@@ -54,6 +54,10 @@ typedef struct cs_tune_opts {
     int nchoices;      /* methods ranked per leaf before native is appended (<= 7) */
 } cs_tune_opts;
 
+/* Default decision margin of the commands (collsel tune / penalty --table
+ * --margin), percent; see map.h.  The library's maps start at 0. */
+#define CS_TUNE_MARGIN 10.0
+
 /* Defaults: papers, no depth cap, 100 %, 16 leaves, 4 choices. */
 void cs_tune_opts_default(cs_tune_opts *o);
 

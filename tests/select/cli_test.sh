@@ -50,6 +50,10 @@ expect 2 "collsel tune: --threshold '0' (accepted: a percentage in (0, 100])" --
     "$collsel" tune --perf coll.csv --threshold 0 -o t.tree
 expect 2 "collsel tune: --max-depth 'x' (accepted: 0..8)" -- \
     "$collsel" tune --perf coll.csv --max-depth x -o t.tree
+expect 2 "collsel tune: --margin '-1' (accepted: a percentage in [0, 100])" -- \
+    "$collsel" tune --perf coll.csv --margin -1 -o t.tree
+expect 2 "collsel penalty: --margin 'x' (accepted: a percentage in [0, 100])" -- \
+    "$collsel" penalty --table --perf coll.csv --margin x
 expect 2 "collsel tune: unknown option '--bogus' (collsel tune --help)" -- \
     "$collsel" tune --bogus
 expect 2 "collsel tree: usage: collsel tree show TREE" -- "$collsel" tree
@@ -57,11 +61,14 @@ for cmd in tune tree penalty; do
     expect 0 "" -- "$collsel" $cmd --help
     check "$cmd --help prints usage" grep -q "usage: collsel $cmd" out.txt
 done
+expect 0 "" -- "$collsel" tune --help
+check "tune --help documents --margin" grep -q -- "--margin PCT  (default 10)" out.txt
 check "no tree written on bad input" test ! -e t.tree
 
-# a real run: synthetic table, exact tree, show, penalty
+# a real run: synthetic table, exact tree, show, penalty (margin 0: the
+# plain fastest method at every point)
 "$synth" perf synth.csv && "$synth" profile app.prof || exit 1
-expect 0 "" -- "$collsel" tune --perf synth.csv -o exact.tree
+expect 0 "" -- "$collsel" tune --perf synth.csv --margin 0 -o exact.tree
 check "tune prints bcast and reduce" grep -q "^reduce: 31 comm sizes (2..32) x 48 message sizes (1 B..16 MiB), 6 methods, grid 64 x 64" out.txt
 check "exact tree: no penalty" grep -q "penalty uniform    min 0.0%  max 0.0%  mean 0.00%" out.txt
 expect 0 "" -- "$collsel" tree show exact.tree
@@ -71,6 +78,22 @@ check "tree show: an open-ended last leaf" grep -q "^  [0-9]*+ *[0-9.]* [KM]*i*B
 expect 0 "" -- "$collsel" penalty exact.tree --perf synth.csv --csv
 check "penalty --csv: 2 x 1488 points + header" test "$(wc -l < out.txt)" = 2977
 check "penalty --csv: all zero" test "$(awk -F, 'NR > 1 && $8 != 0' out.txt | wc -l)" = 0
+
+# the default margin of 10 %: native wherever no method is 10 % faster, so
+# the exact tree is never slower than native (but has a penalty against the
+# fastest method: synth's native is 5 % slower than binomial/pipeline)
+expect 0 "" -- "$collsel" tune --perf synth.csv -o m10.tree
+check "margin 10 reported" grep -q "^  margin 10%: native is the decision at [1-9][0-9]* of 1488 measured points" out.txt
+check "margin 10: honest penalty against the fastest" grep -q "penalty uniform    min 0.0%  max [1-9]" out.txt
+check "margin 10: exact tree never slower than native" \
+    test "$(grep -c 'vs native uniform  mean -[0-9.]*%  max [-]*0.0%  (1488 points, 0 more than 5% slower)' out.txt)" = 2
+expect 0 "" -- "$collsel" tune --perf synth.csv --margin 10 -o m10b.tree
+check "--margin 10 is the default" cmp -s m10.tree m10b.tree
+expect 0 "" -- "$collsel" penalty m10.tree --perf synth.csv
+check "penalty prints the figures against native" grep -q "vs native uniform  .*(1488 points, 0 more than 5% slower)" out.txt
+expect 0 "" -- "$collsel" penalty exact.tree --perf synth.csv
+check "margin 0: the fastest method can be slower than native elsewhere, never here" \
+    grep -q "vs native uniform  .*max [-]*0.0%" out.txt
 
 # papers' construction with a depth cap: a penalty appears, --table agrees
 expect 0 "" -- "$collsel" tune --perf synth.csv --max-depth 3 -o d3.tree

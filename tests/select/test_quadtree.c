@@ -404,6 +404,193 @@ static void test_choices(void)
     cs_perf_free(&p);
 }
 
+/* ---- the decision margin (map.h): native unless a method is PCT % faster ---- */
+/* 2 x 2 map: at every point a is 5 % faster than native (95 vs 100 us),
+ * and at (1,1) c is 20 % faster (80 us); b is slow.  Native is not measured
+ * at (1,0): there a wins whatever the margin. */
+static void margin_map(cs_perf *p)
+{
+    cs_perf_init(p);
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            uint32_t cs = 2u << i;
+            uint64_t ms = 1ull << (2 * j);
+            if (!(i == 1 && j == 0))
+                add_row(p, CS_BCAST, cs, ms, "bcast.native", 100);
+            add_row(p, CS_BCAST, cs, ms, "bcast.a", 95);
+            add_row(p, CS_BCAST, cs, ms, "bcast.b", 300);
+            add_row(p, CS_BCAST, cs, ms, "bcast.c", i == 1 && j == 1 ? 80 : 200);
+        }
+}
+
+static void test_margin_points(void)
+{
+    cs_perf p;
+    margin_map(&p);
+    struct {
+        double margin;
+        int want[2][2]; /* first choice of the exact tree = the point decision */
+    } cases[] = {
+        {10, {{0, 0}, {1, 3}}}, /* a 5 % faster: not enough; c 20 %: enough */
+        {0, {{1, 1}, {1, 3}}},  /* the plain fastest method (the old behaviour) */
+        {4, {{1, 1}, {1, 3}}},  /* 5 % > 4 % */
+        {25, {{0, 0}, {1, 0}}}, /* c 20 % faster: not enough; (1,0) has no native */
+        {5.5, {{0, 0}, {1, 3}}},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cs_tune_opts o;
+        cs_tune_opts_default(&o);
+        cs_tree *t = cs_tree_new();
+        cs_map m;
+        cs_err e;
+        MUST(cs_map_build(&m, &p, CS_BCAST, NULL, &e), e);
+        CHECK(m.native == 0 && m.margin == 0, "map: native %d, margin %g", m.native, m.margin);
+        m.margin = cases[c].margin;
+        MUST(cs_tree_build(t, &m, &o, &e), e);
+        for (int i = 0; i < 2; i++)
+            for (int j = 0; j < 2; j++) {
+                int w = cases[c].want[i][j];
+                CHECK(cs_map_decide(&m, i, j) == w, "margin %g (%d,%d): map decision %d, want %d",
+                      cases[c].margin, i, j, cs_map_decide(&m, i, j), w);
+                CHECK(first_choice(t, m.cs[i], m.ms[j]) == w, "margin %g (%d,%d): tree %d, want %d",
+                      cases[c].margin, i, j, first_choice(t, m.cs[i], m.ms[j]), w);
+                /* the fastest is unchanged: c at (1,1), a elsewhere */
+                CHECK(cs_map_best(&m, i, j) == (i == 1 && j == 1 ? 3 : 1), "map best (%d,%d)", i,
+                      j);
+            }
+        /* honest penalties: against the fastest method; and against native */
+        cs_pen_stats ps;
+        MUST(cs_penalty_eval(t, &m, &ps, NULL, NULL, &e), e);
+        int nat_pts = 0;
+        double want_nat = 0;
+        for (int i = 0; i < 2; i++)
+            for (int j = 0; j < 2; j++)
+                if (!(i == 1 && j == 0)) {
+                    int w = cases[c].want[i][j];
+                    want_nat += (w == 0 ? 100 : w == 1 ? 95 : 80) / 100.0 - 1;
+                    nat_pts++;
+                }
+        want_nat /= nat_pts;
+        /* native where a is only 5 % faster: 5/95; where c is 20 % faster: 20/80 */
+        double want_max = cases[c].margin == 0 || cases[c].margin == 4 ? 0
+                          : cases[c].margin == 25 ? 20 / 80.0 : 5 / 95.0;
+        CHECK(fabs(ps.max - want_max) < 1e-12 && ps.npoints == 4,
+              "margin %g: penalty max %g, want %g", cases[c].margin, ps.max, want_max);
+        CHECK(ps.nnat == 3 && ps.nslower == 0 && ps.nat_max <= 0 &&
+                  fabs(ps.nat_mean - want_nat) < 1e-12,
+              "margin %g: vs native %zu points, mean %g (want %g), max %g, %zu slower",
+              cases[c].margin, ps.nnat, ps.nat_mean, want_nat, ps.nat_max, ps.nslower);
+        cs_tree_free(t);
+        cs_map_free(&m);
+    }
+    /* a depth-0 papers' tree (one leaf): the majority of the margin decisions */
+    for (int c = 0; c < 2; c++) {
+        cs_tune_opts o;
+        cs_tune_opts_default(&o);
+        o.max_depth = 0;
+        cs_tree *t = cs_tree_new();
+        cs_map m;
+        cs_err e;
+        MUST(cs_map_build(&m, &p, CS_BCAST, NULL, &e), e);
+        m.margin = c ? 10 : 0;
+        MUST(cs_tree_build(t, &m, &o, &e), e);
+        const uint16_t *ids;
+        int n = cs_tree_decide(t, CS_BCAST, 2, 1, &ids);
+        /* grid 2 x 2, no padding: margin 10 -> native at 2 points; 0 -> a at 3 */
+        CHECK(n >= 2 && ids[0] == (c ? 0 : 1), "depth 0, margin %d: leaf starts with %d",
+              c ? 10 : 0, ids[0]);
+        cs_pen_stats ps;
+        MUST(cs_penalty_eval(t, &m, &ps, NULL, NULL, &e), e);
+        /* margin 10: native where measured, a at (1,0); 0: a everywhere */
+        CHECK(c ? ps.nslower == 0 && ps.nat_max == 0 : ps.nat_max == -0.05,
+              "depth 0, margin %d: vs native max %g", c ? 10 : 0, ps.nat_max);
+        cs_tree_free(t);
+        cs_map_free(&m);
+    }
+    /* out of range */
+    {
+        cs_tune_opts o;
+        cs_tune_opts_default(&o);
+        cs_tree *t = cs_tree_new();
+        cs_map m;
+        cs_err e;
+        MUST(cs_map_build(&m, &p, CS_BCAST, NULL, &e), e);
+        m.margin = -1;
+        CHECK(cs_tree_build(t, &m, &o, &e) < 0 && strstr(e.msg, "margin"), "margin -1 rejected");
+        cs_tree_free(t);
+        cs_map_free(&m);
+    }
+    cs_perf_free(&p);
+}
+
+/* The weighted leaf criterion: one leaf over a 2 x 2 map.  At (0,0), weight
+ * 1, a takes 88 us against native's 100 (12 % faster: a is the point's
+ * decision even at margin 10); at the three other points, weight 1/3 each,
+ * a takes 101.  Weighted normalised totals: native 1/0.88 + 1 = 2.136, a
+ * 1 + 1.01 = 2.01: a is 5.9 % below native over the block. */
+static void test_margin_weighted(void)
+{
+    cs_perf p;
+    cs_perf_init(&p);
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            add_row(&p, CS_BCAST, 2u << i, 1ull << (2 * j), "bcast.native", 100);
+            add_row(&p, CS_BCAST, 2u << i, 1ull << (2 * j), "bcast.a", i + j ? 101 : 88);
+            add_row(&p, CS_BCAST, 2u << i, 1ull << (2 * j), "bcast.b", 300);
+        }
+    struct {
+        double margin;
+        int leaves, first;
+    } cases[] = {{10, 1, 0}, {6, 1, 0}, {5.5, 1, 1}, {4, 1, 1}, {0, 1, 1}, {10, 4, -1}, {0, 4, -1}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cs_tune_opts o;
+        cs_tune_opts_default(&o);
+        o.mode = CS_TUNE_WEIGHTED;
+        o.max_leaves = cases[c].leaves;
+        cs_tree *t = cs_tree_new();
+        cs_map m;
+        cs_err e;
+        MUST(cs_map_build(&m, &p, CS_BCAST, NULL, &e), e);
+        m.w = calloc(4, sizeof *m.w);
+        m.w[0] = 1;
+        m.w[1] = m.w[2] = m.w[3] = 1 / 3.0;
+        m.margin = cases[c].margin;
+        MUST(cs_tree_build(t, &m, &o, &e), e);
+        cs_tree_stats st;
+        cs_tree_stats_get(t, CS_BCAST, &st);
+        CHECK(st.answering == (uint32_t)cases[c].leaves, "case %zu: %u leaves", c, st.answering);
+        if (cases[c].first >= 0) {
+            const uint16_t *ids;
+            int n = cs_tree_decide(t, CS_BCAST, 4, 4, &ids);
+            CHECK(n >= 2 && ids[0] == cases[c].first && ids[1] == 1 - cases[c].first,
+                  "weighted leaf, margin %g: ranked %d %d, want %d first", cases[c].margin,
+                  ids[0], n > 1 ? ids[1] : -1, cases[c].first);
+        } else { /* split to points: the point decisions, as in the papers' trees */
+            for (int i = 0; i < 2; i++)
+                for (int j = 0; j < 2; j++) {
+                    int want = i + j ? 0 : 1; /* a 12 % faster at (0,0), 1 % slower elsewhere */
+                    CHECK(first_choice(t, m.cs[i], m.ms[j]) == want,
+                          "weighted points, margin %g (%d,%d): %d", cases[c].margin, i, j,
+                          first_choice(t, m.cs[i], m.ms[j]));
+                }
+        }
+        cs_pen_stats ps;
+        MUST(cs_penalty_eval(t, &m, &ps, NULL, NULL, &e), e);
+        /* one leaf answering native: 12/88 at (0,0) against the fastest,
+         * never slower than native; answering a: 1 % slower at 3 points */
+        if (cases[c].first == 0)
+            CHECK(fabs(ps.max - 12 / 88.0) < 1e-12 && ps.nat_max == 0 && ps.nat_wmax == 0,
+                  "native leaf: penalty max %g, vs native %g", ps.max, ps.nat_max);
+        if (cases[c].first == 1)
+            CHECK(fabs(ps.nat_max - 0.01) < 1e-12 && ps.nslower == 0 &&
+                      fabs(ps.nat_wmean - (-0.12 + 0.01) / 2) < 1e-12,
+                  "a leaf: vs native max %g, weighted mean %g", ps.nat_max, ps.nat_wmean);
+        cs_tree_free(t);
+        cs_map_free(&m);
+    }
+    cs_perf_free(&p);
+}
+
 int main(void)
 {
     test_completion();
@@ -412,6 +599,8 @@ int main(void)
     test_weighted();
     test_choices();
     test_weights();
+    test_margin_points();
+    test_margin_weighted();
     if (sel_failures)
         fprintf(stderr, "%d checks failed\n", sel_failures);
     else
