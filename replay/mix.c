@@ -1,20 +1,25 @@
 /* collsel-replay --mix: replay a profile's Bcast/Reduce/Barrier mix natively
  * (registry entry 0) and through a decision tree (what the shim does with
- * COLLSEL_TREE: cs_tree_decide, first applicable candidate, else native),
- * in the same run.
+ * COLLSEL_TREE: cs_tree_decide, first applicable candidate, else native; the
+ * decision is taken once per root, as the shim caches it), in the same run.
  *
- * Each point (a cell's exact size) gets calls in proportion to its recorded
- * operations, scaled so that the whole replay fits the time budget (a short
- * native probe of every point gives the scale, rescaled after every round
- * when the machine turns out slower or faster; at least one call per point).
- * Rounds alternate native and tuned passes over the whole mix, in the order
- * N T T N N T ... (each side first in half of the rounds, so a drift of the
- * machine cancels), so that a noisy machine hurts both sides alike.  A
- * point's time in a pass is the maximum over its ranks; its time per call is
- * the median over rounds (robust to a round hit by another process).  Totals
- * weight each point's time per call by the profile's operations (the time
- * the application would spend in these collectives); the replayed totals
- * are plain sums.
+ * Each point (a cell's exact size) is measured exactly as collsel-replay
+ * measures it (one shared code path: the same cs_rop buffers, datatypes and
+ * root rotation, the same round size from cs_time_round_size on native, the
+ * same rounds - back-to-back calls between a barrier and an allreduce, max
+ * over ranks - and the interleaving of stage 2, cs_time_interleaved): native
+ * and tuned rounds alternate, N T, T N, N T, ..., so drifting load hits both
+ * sides alike.  A point's time per call is the median over its rounds; its
+ * ratio is the median of the ratios tuned/native of the paired rounds (each
+ * pair ran back to back), with the 95 % CI of that median as its spread.
+ *
+ * Every point gets at least --rounds rounds per side (meaningful even for
+ * points with few recorded calls); the rest of the budget goes half in
+ * equal shares, half in proportion to the point's share of the profile's
+ * time (operations x native time per call).  Totals weight each point's
+ * time per call by the profile's operations (the time the application would
+ * spend in these collectives; tuned = native x the point's ratio); the
+ * replayed totals are plain sums.
  */
 #include <math.h>
 #include <stdio.h>
@@ -26,28 +31,20 @@
 #include "replay.h"
 #include "timing.h"
 
+#define MIX_MAX_CYCLES 2000
+#define MIX_ROUND_OVERHEAD 40e-6 /* barrier + allreduce of a round (budgeting only) */
+
 typedef struct item {
     const cs_point *p;
-    long calls;              /* in the current round, per side */
-    long total;              /* calls per side, all rounds */
-    double *t[2];            /* seconds per call in each round: [0] native, [1] tuned */
-    double rep[2];           /* seconds replayed, all rounds */
-    double med[2];           /* median over rounds, seconds per call */
+    int r;                   /* calls per round */
+    double est;              /* native seconds per call (round sizing) */
+    int cycles;              /* rounds per side */
+    double med[2];           /* median over rounds, seconds per call: [0] native, [1] tuned */
+    double ratio, rlo, rhi;  /* median of the paired ratios tuned/native, its 95 % CI */
+    double rep[2];           /* seconds replayed per side */
+    int same;                /* the tree runs native at every root */
     char method[96];         /* the tree's choice (first root) */
 } item;
-
-/* Run calls of op through run(), timed, max over the point's ranks. */
-static int timed(MPI_Comm comm, cs_rop *op, cs_timed_fn run, long calls, double *sec)
-{
-    int rc = PMPI_Barrier(comm);
-    double t0 = PMPI_Wtime();
-    for (long i = 0; i < calls && rc == MPI_SUCCESS; i++)
-        rc = run(op, i);
-    double dt = PMPI_Wtime() - t0;
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Allreduce(&dt, sec, 1, MPI_DOUBLE, MPI_MAX, comm);
-    return rc;
-}
 
 /* Tree-local id -> registry index, per collective (-1: unknown name). */
 static int *tree_map(const cs_tree *t, int coll, int *n, int rank)
@@ -65,81 +62,118 @@ static int *tree_map(const cs_tree *t, int coll, int *n, int rank)
     return map;
 }
 
-/* One pass over all items with side s (0 native, 1 tuned) into round r;
- * probe: time `probe_calls` native calls per item into med[0]. */
-static int pass(item *it, size_t n, cs_rop *ops, int side, int r, long probe_calls)
+/* Every rank waits for the point's group (asleep if not in it). */
+static int world_sync(int rc, int idle)
 {
-    int rc = MPI_SUCCESS;
-    for (size_t i = 0; i < n && rc == MPI_SUCCESS; i++) {
-        MPI_Comm comm = cs_replay_comm((int)it[i].p->comm_size);
-        if (comm != MPI_COMM_NULL) {
-            double sec = 0;
-            long calls = probe_calls ? probe_calls : it[i].calls;
-            rc = timed(comm, &ops[i], side ? cs_rop_run_tree : cs_rop_run, calls, &sec);
-            if (probe_calls) {
-                it[i].med[0] = sec / calls;
-            } else {
-                it[i].t[side][r] = sec / calls;
-                it[i].rep[side] += sec;
-            }
+    MPI_Request req;
+    int all = rc;
+    if (PMPI_Iallreduce(&rc, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &req) != MPI_SUCCESS)
+        return MPI_ERR_OTHER;
+    int w = cs_replay_wait(&req, idle);
+    return w != MPI_SUCCESS ? w : all;
+}
+
+/* The point's measurement: cycles of a native and a tuned round. */
+static int measure_item(item *it, cs_rop *op, MPI_Comm comm, double max_seconds, int min_cycles)
+{
+    int nm;
+    cs_rop_with w[2] = {{op, &cs_methods(op->coll, &nm)[0]}, {op, NULL}};
+    cs_timed f[2] = {{cs_rop_run_with, &w[0], 0}, {cs_rop_run_with, &w[1], 0}};
+    cs_timing_opts io;
+    memset(&io, 0, sizeof io);
+    io.calls_per_round = it->r;
+    io.warmup = 2;
+    io.min_rounds = min_cycles < it->cycles ? min_cycles : it->cycles;
+    io.max_rounds = it->cycles;
+    io.max_seconds = max_seconds;
+    cs_timing t[2];
+    double *x = malloc(sizeof *x * 3 * (size_t)it->cycles);
+    if (!x)
+        return MPI_ERR_NO_MEM;
+    int rc = cs_time_interleaved(comm, f, 2, &io, t, x);
+    if (rc == MPI_SUCCESS) {
+        int c = t[0].rounds;
+        double *q = x + 2 * (size_t)it->cycles;
+        for (int k = 0; k < c; k++) {
+            double nv = x[k], tv = x[it->cycles + k];
+            q[k] = nv > 0 ? tv / nv : 1;
+            it->rep[0] += nv * it->r;
+            it->rep[1] += tv * it->r;
         }
-        MPI_Request req; /* the other ranks wait here, asleep */
-        if (rc == MPI_SUCCESS)
-            rc = PMPI_Ibarrier(MPI_COMM_WORLD, &req);
-        if (rc == MPI_SUCCESS)
-            rc = cs_replay_wait(&req, comm == MPI_COMM_NULL);
+        it->cycles = c;
+        it->med[0] = t[0].median_us * 1e-6;
+        it->med[1] = t[1].median_us * 1e-6;
+        it->ratio = cs_median_sorted(q, c);
+        cs_median_ci(q, c, &it->rlo, &it->rhi);
     }
+    free(x);
     return rc;
 }
 
-static void print_table(const cs_replay_opts *o, item *it, size_t n, double tot[2],
-                        double rep[2])
+static void print_table(const cs_replay_opts *o, item *it, size_t n, double tot[2], double rep[2],
+                        double tlo, double thi)
 {
     double ratio = tot[0] > 0 ? tot[1] / tot[0] : 0;
     char b[32];
     if (o->format == CS_OUT_CSV) {
         printf("collective,comm_size,msg_bytes,root_mode,ops,calls,native_us,tuned_us,method,"
-               "ratio,slower\n");
+               "rounds,ratio_lo,ratio_hi,ratio,slower\n");
     } else if (o->format == CS_OUT_JSON) {
-        printf("{\n  \"rounds\": %d,\n  \"points\": [\n", o->rounds);
+        printf("{\n  \"min_rounds\": %d,\n  \"points\": [\n", o->rounds);
     } else {
-        printf("%-8s %5s %10s %8s %10s %8s %11s %11s %7s  %s\n", "coll", "ranks", "size", "root",
-               "ops", "calls", "native_us", "tuned_us", "ratio", "method (tuned)");
+        printf("%-8s %5s %10s %8s %9s %6s %8s %11s %11s %7s %-17s  %s\n", "coll", "ranks", "size",
+               "root", "ops", "rounds", "calls", "native_us", "tuned_us", "ratio", "[95% CI]",
+               "method (tuned)");
     }
     for (size_t i = 0; i < n; i++) {
         const cs_point *p = it[i].p;
-        double nu = it[i].med[0] * 1e6, tu = it[i].med[1] * 1e6, r = nu > 0 ? tu / nu : 0;
-        int slow = r > 1.05;
+        double nu = it[i].med[0] * 1e6, tu = it[i].med[1] * 1e6, r = it[i].ratio;
+        long calls = (long)it[i].cycles * it[i].r;
+        int slow = r > 1.05 && !it[i].same;
         const char *coll = cs_coll_name(p->coll), *rm = cs_root_mode_name(p->root_mode);
         if (o->format == CS_OUT_CSV)
-            printf("%s,%u,%llu,%s,%.6g,%ld,%.3f,%.3f,%s,%.4f,%d\n", coll, p->comm_size,
-                   (unsigned long long)p->bytes, rm, p->ops, it[i].total, nu, tu,
-                   it[i].method, r, slow);
+            printf("%s,%u,%llu,%s,%.6g,%ld,%.3f,%.3f,%s,%d,%.4f,%.4f,%.4f,%d\n", coll,
+                   p->comm_size, (unsigned long long)p->bytes, rm, p->ops, calls, nu, tu,
+                   it[i].method, it[i].cycles, it[i].rlo, it[i].rhi, r, slow);
         else if (o->format == CS_OUT_JSON)
             printf("    {\"collective\": \"%s\", \"comm_size\": %u, \"msg_bytes\": %llu, "
-                   "\"root_mode\": \"%s\", \"ops\": %.6g, \"calls\": %ld, \"native_us\": %.3f, "
-                   "\"tuned_us\": %.3f, \"method\": \"%s\", \"ratio\": %.4f, \"slower\": %s}%s\n",
-                   coll, p->comm_size, (unsigned long long)p->bytes, rm, p->ops,
-                   it[i].total, nu, tu, it[i].method, r, slow ? "true" : "false",
-                   i + 1 < n ? "," : "");
-        else
-            printf("%-8s %5u %10s %8s %10.4g %8ld %11.2f %11.2f %7.3f  %s%s\n", coll,
-                   p->comm_size, p->coll == CS_BARRIER ? "-" : cs_fmt_bytes(b, sizeof b, (double)p->bytes),
-                   rm, p->ops, it[i].total, nu, tu, r, it[i].method,
-                   slow ? "  <-- SLOWER than native by > 5 %" : "");
+                   "\"root_mode\": \"%s\", \"ops\": %.6g, \"rounds\": %d, \"calls\": %ld, "
+                   "\"native_us\": %.3f, \"tuned_us\": %.3f, \"method\": \"%s\", "
+                   "\"same_as_native\": %s, \"ratio\": %.4f, \"ratio_lo\": %.4f, "
+                   "\"ratio_hi\": %.4f, \"slower\": %s}%s\n",
+                   coll, p->comm_size, (unsigned long long)p->bytes, rm, p->ops, it[i].cycles,
+                   calls, nu, tu, it[i].method, it[i].same ? "true" : "false", r, it[i].rlo,
+                   it[i].rhi, slow ? "true" : "false", i + 1 < n ? "," : "");
+        else {
+            char ci[40];
+            snprintf(ci, sizeof ci, "[%.3f, %.3f]", it[i].rlo, it[i].rhi);
+            printf("%-8s %5u %10s %8s %9.4g %6d %8ld %11.2f %11.2f %7.3f %-17s  %s%s\n", coll,
+                   p->comm_size,
+                   p->coll == CS_BARRIER ? "-" : cs_fmt_bytes(b, sizeof b, (double)p->bytes), rm,
+                   p->ops, it[i].cycles, calls, nu, tu, r, ci, it[i].method,
+                   it[i].same ? "  (= native: the ratio shows the noise)"
+                   : !slow ? ""
+                   : it[i].rlo > 1 ? "  <-- SLOWER than native by > 5 %"
+                                   : "  <-- > 5 % slower, within the spread (CI includes 1)");
+        }
     }
     if (o->format == CS_OUT_CSV)
-        printf("total,,,,,,%.3f,%.3f,,%.4f,%d\n", tot[0] * 1e6, tot[1] * 1e6, ratio,
-               ratio > 1.05);
+        printf("total,,,,,,%.3f,%.3f,,,%.4f,%.4f,%.4f,%d\n", tot[0] * 1e6, tot[1] * 1e6, tlo, thi,
+               ratio, ratio > 1.05);
     else if (o->format == CS_OUT_JSON)
         printf("  ],\n  \"native_s\": %.6f,\n  \"tuned_s\": %.6f,\n  \"ratio\": %.4f,\n"
+               "  \"ratio_lo\": %.4f,\n  \"ratio_hi\": %.4f,\n"
                "  \"replayed_native_s\": %.6f,\n  \"replayed_tuned_s\": %.6f\n}\n",
-               tot[0], tot[1], ratio, rep[0], rep[1]);
+               tot[0], tot[1], ratio, tlo, thi, rep[0], rep[1]);
     else
         printf("\nprofile-weighted time in these collectives: native %.6f s, tuned %.6f s, "
-               "ratio tuned/native %.3f\n(per call: median over %d alternating rounds per side)\nreplayed: native "
+               "ratio tuned/native %.3f\n(every point at the low / high end of its CI: %.3f / "
+               "%.3f; per point: medians over >= %d rounds per side, N and T rounds "
+               "alternating; ratio = median of the paired rounds' ratios; tuned total =\n"
+               "sum of operations x native time x ratio)\nreplayed: native "
                "%.4f s, tuned %.4f s, ratio %.3f\n",
-               tot[0], tot[1], ratio, o->rounds, rep[0], rep[1], rep[0] > 0 ? rep[1] / rep[0] : 0);
+               tot[0], tot[1], ratio, tlo, thi, o->rounds, rep[0], rep[1],
+               rep[0] > 0 ? rep[1] / rep[0] : 0);
 }
 
 int cs_replay_mix(const cs_replay_opts *o, const cs_points *pts, const cs_tree *tree)
@@ -148,6 +182,7 @@ int cs_replay_mix(const cs_replay_opts *o, const cs_points *pts, const cs_tree *
     item *it = calloc(pts->n ? pts->n : 1, sizeof *it);
     cs_rop *ops = calloc(pts->n ? pts->n : 1, sizeof *ops);
     int *map[CS_NCOLL] = {0}, nmap[CS_NCOLL] = {0}, rc = MPI_SUCCESS, status = 0;
+    double t_start = PMPI_Wtime();
     if (!it || !ops)
         goto out;
     for (int c = 0; c < CS_NCOLL; c++)
@@ -165,75 +200,90 @@ int cs_replay_mix(const cs_replay_opts *o, const cs_points *pts, const cs_tree *
         status = 1;
         goto out;
     }
-    /* Set up every point on its group (collective over the group). */
+    /* Set up every point on its group (collective over the group), decide
+     * the tree's methods, size the rounds on native. */
     for (size_t i = 0; i < n && rc == MPI_SUCCESS; i++) {
         const cs_point *p = it[i].p;
         MPI_Comm comm = cs_replay_comm((int)p->comm_size);
-        if (comm == MPI_COMM_NULL)
-            continue;
-        rc = cs_rop_init(&ops[i], (enum cs_coll)p->coll, comm, p->bytes, p->root_mode, p->root);
-        int nm;
-        ops[i].m = &cs_methods(ops[i].coll, &nm)[0];
-        ops[i].tree = tree;
-        ops[i].tree_map = map[p->coll];
-        ops[i].tree_nmap = nmap[p->coll];
-        const cs_method *m = cs_rop_tree_pick(&ops[i], 0);
-        snprintf(it[i].method, sizeof it[i].method, "%s", m->name);
-        for (int r = 1; p->root_mode == CS_ROOT_VARYING && r < ops[i].call.size; r++)
-            if (cs_rop_tree_pick(&ops[i], r) != m) {
-                snprintf(it[i].method, sizeof it[i].method, "%s (root 0; varies)", m->name);
-                break;
+        int mine = MPI_SUCCESS;
+        if (comm != MPI_COMM_NULL) {
+            mine = cs_rop_init(&ops[i], (enum cs_coll)p->coll, comm, p->bytes, p->root_mode,
+                               p->root);
+            int nm;
+            const cs_method *nat = &cs_methods(ops[i].coll, &nm)[0];
+            if (mine == MPI_SUCCESS &&
+                cs_rop_set_tree(&ops[i], tree, map[p->coll], nmap[p->coll]) < 0)
+                mine = MPI_ERR_NO_MEM;
+            if (mine == MPI_SUCCESS) {
+                const cs_method *m = cs_rop_tree_pick(&ops[i], 0);
+                snprintf(it[i].method, sizeof it[i].method, "%s", m->name);
+                it[i].same = m == nat;
+                for (int r = 1; p->root_mode == CS_ROOT_VARYING && r < ops[i].call.size; r++) {
+                    const cs_method *mr = cs_rop_tree_pick(&ops[i], r);
+                    it[i].same &= mr == nat;
+                    if (mr != m) {
+                        snprintf(it[i].method, sizeof it[i].method, "%s (root 0; varies)",
+                                 m->name);
+                    }
+                }
+                cs_rop_with wn = {&ops[i], nat};
+                cs_timed fn = {cs_rop_run_with, &wn, 0};
+                cs_timing_opts so;
+                memset(&so, 0, sizeof so);
+                so.warmup = 3;
+                mine = cs_time_round_size(comm, &fn, &so, &it[i].r, &it[i].est);
             }
+        }
+        rc = world_sync(mine, comm == MPI_COMM_NULL);
     }
-    for (size_t i = 0; i < n; i++)
-        if (!(it[i].t[0] = calloc(2 * (size_t)o->rounds, sizeof(double))))
-            PMPI_Abort(MPI_COMM_WORLD, 1);
-        else
-            it[i].t[1] = it[i].t[0] + o->rounds;
-    /* Probe: native time per call of every point (after a warm-up). */
-    if (rc == MPI_SUCCESS)
-        rc = pass(it, n, ops, 0, 0, 2);
-    if (rc == MPI_SUCCESS)
-        rc = pass(it, n, ops, 0, 0, 3);
-    /* Scale on world rank 0 (in every group: it has every point's times),
-     * then share the call counts; again after every round. */
-    long *calls = malloc(sizeof *calls * n);
-    if (!calls)
+    /* Rounds per point, on world rank 0 (in every group: it has every
+     * point's sizing), shared with everybody. */
+    int *cycles = malloc(sizeof *cycles * n);
+    if (!cycles)
         PMPI_Abort(MPI_COMM_WORLD, 1); /* the ranks would disagree */
-    double round_budget = o->budget / o->rounds, per_mix = 0;
-    for (size_t i = 0; o->rank == 0 && i < n; i++)
-        per_mix += it[i].p->ops * it[i].med[0];
-    double scale = per_mix > 0 ? round_budget / 2 / per_mix : 1;
-    for (int r = 0; r < o->rounds && rc == MPI_SUCCESS; r++) {
-        if (o->rank == 0 && r > 0) { /* rescale to what round r - 1 took */
-            double took = 0;
-            for (size_t i = 0; i < n; i++)
-                took += (it[i].t[0][r - 1] + it[i].t[1][r - 1]) * (double)it[i].calls;
-            double f = took > 0 ? round_budget / took : 1;
-            scale *= f > 4 ? 4 : f;
-        }
-        for (size_t i = 0; o->rank == 0 && i < n; i++) {
-            double c = floor(it[i].p->ops * scale + 0.5);
-            calls[i] = c < 1 ? 1 : c > 1e7 ? 10000000 : (long)c;
-        }
-        rc = PMPI_Bcast(calls, (int)n, MPI_LONG, 0, MPI_COMM_WORLD);
+    if (o->rank == 0) {
+        double left = o->budget - (PMPI_Wtime() - t_start), base = 0, wsum = 0;
         for (size_t i = 0; i < n; i++) {
-            it[i].calls = calls[i];
-            it[i].total += calls[i];
+            double cost = 2 * (it[i].r * it[i].est + MIX_ROUND_OVERHEAD);
+            base += o->rounds * cost;
+            wsum += it[i].p->ops * it[i].est;
         }
-        for (int k = 0; k < 2 && rc == MPI_SUCCESS; k++)
-            rc = pass(it, n, ops, (r % 2) ^ k, r, 0); /* N T, T N, N T, ... */
+        double extra = left - base > 0 ? left - base : 0;
+        for (size_t i = 0; i < n; i++) {
+            double cost = 2 * (it[i].r * it[i].est + MIX_ROUND_OVERHEAD);
+            double share = extra / 2 / (double)n +
+                           (wsum > 0 ? extra / 2 * it[i].p->ops * it[i].est / wsum : 0);
+            double c = o->rounds + floor(share / cost);
+            cycles[i] = c > MIX_MAX_CYCLES ? MIX_MAX_CYCLES : (int)c;
+        }
     }
-    free(calls);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Bcast(cycles, (int)n, MPI_INT, 0, MPI_COMM_WORLD);
+    for (size_t i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        MPI_Comm comm = cs_replay_comm((int)it[i].p->comm_size);
+        int mine = MPI_SUCCESS;
+        it[i].cycles = cycles[i];
+        if (comm != MPI_COMM_NULL) {
+            /* a bound in case the machine turns slow: 3 x the plan */
+            double plan = cycles[i] * 2 * (it[i].r * it[i].est + MIX_ROUND_OVERHEAD);
+            mine = measure_item(&it[i], &ops[i], comm, 3 * plan + 0.05, o->rounds);
+        }
+        rc = world_sync(mine, comm == MPI_COMM_NULL);
+    }
+    free(cycles);
     if (rc == MPI_SUCCESS && o->rank == 0) {
-        double tot[2] = {0, 0}, rep[2] = {0, 0};
-        for (size_t i = 0; i < n; i++)
-            for (int s = 0; s < 2; s++) {
+        double tot[2] = {0, 0}, rep[2] = {0, 0}, lo = 0, hi = 0;
+        for (size_t i = 0; i < n; i++) {
+            for (int s = 0; s < 2; s++)
                 rep[s] += it[i].rep[s];
-                it[i].med[s] = cs_median_sorted(it[i].t[s], o->rounds);
-                tot[s] += it[i].p->ops * it[i].med[s];
-            }
-        print_table(o, it, n, tot, rep);
+            /* tuned: native x the paired ratio (robust to drift between
+             * the rounds; consistent with the per-point ratios) */
+            tot[0] += it[i].p->ops * it[i].med[0];
+            tot[1] += it[i].p->ops * it[i].med[0] * it[i].ratio;
+            lo += it[i].p->ops * it[i].med[0] * it[i].rlo;
+            hi += it[i].p->ops * it[i].med[0] * it[i].rhi;
+        }
+        print_table(o, it, n, tot, rep, tot[0] > 0 ? lo / tot[0] : 0, tot[0] > 0 ? hi / tot[0] : 0);
         fflush(stdout);
     }
 out:
@@ -243,10 +293,8 @@ out:
         fprintf(stderr, "collsel-replay: --mix: MPI error %d\n", rc);
     else if ((!it || !ops) && o->rank == 0)
         fprintf(stderr, "collsel-replay: --mix: out of memory\n");
-    for (size_t i = 0; ops && i < n; i++) {
+    for (size_t i = 0; ops && i < n; i++)
         cs_rop_free(&ops[i]);
-        free(it[i].t[0]);
-    }
     for (int c = 0; c < CS_NCOLL; c++)
         free(map[c]);
     free(it);

@@ -58,7 +58,9 @@ void cs_rop_free(cs_rop *op)
 {
     free(op->buf);
     free(op->sbuf);
+    free(op->picks);
     op->buf = op->sbuf = NULL;
+    op->picks = NULL;
 }
 
 int cs_rop_root(const cs_rop *op, long i)
@@ -94,12 +96,12 @@ int cs_rop_run(void *arg, long i)
     return cs_method_run(op->m, &op->call);
 }
 
-const cs_method *cs_rop_tree_pick(cs_rop *op, long i)
+/* The tree's decision for the current op->call (root set). */
+static const cs_method *decide(cs_rop *op)
 {
     int nm;
     const cs_method *tab = cs_methods(op->coll, &nm);
     const uint16_t *ids;
-    op->call.root = cs_rop_root(op, i);
     int n = op->tree ? cs_tree_decide(op->tree, op->coll, (uint32_t)op->call.size,
                                       op->decide_bytes, &ids)
                      : 0;
@@ -111,9 +113,44 @@ const cs_method *cs_rop_tree_pick(cs_rop *op, long i)
     return &tab[0];
 }
 
+int cs_rop_set_tree(cs_rop *op, const struct cs_tree *tree, const int *map, int nmap)
+{
+    op->tree = tree;
+    op->tree_map = map;
+    op->tree_nmap = nmap;
+    free(op->picks);
+    int size = op->call.size > 0 ? op->call.size : 1;
+    op->picks = calloc((size_t)size, sizeof *op->picks);
+    if (!op->picks)
+        return -1;
+    int nroots = op->root_mode == CS_ROOT_VARYING ? size : 1;
+    for (int i = 0; i < nroots; i++) {
+        op->call.root = cs_rop_root(op, i);
+        op->picks[op->call.root] = decide(op);
+    }
+    op->call.root = cs_rop_root(op, 0);
+    return 0;
+}
+
+const cs_method *cs_rop_tree_pick(cs_rop *op, long i)
+{
+    op->call.root = cs_rop_root(op, i);
+    const cs_method *m = op->picks ? op->picks[op->call.root] : NULL;
+    return m ? m : decide(op);
+}
+
 int cs_rop_run_tree(void *arg, long i)
 {
     cs_rop *op = arg;
     const cs_method *m = cs_rop_tree_pick(op, i);
     return cs_method_run(m, &op->call);
+}
+
+int cs_rop_run_with(void *arg, long i)
+{
+    cs_rop_with *w = arg;
+    if (!w->m)
+        return cs_rop_run_tree(w->op, i);
+    w->op->call.root = cs_rop_root(w->op, i);
+    return cs_method_run(w->m, &w->op->call);
 }

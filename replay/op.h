@@ -32,7 +32,18 @@ typedef struct cs_rop {
     const int *tree_map;
     int tree_nmap;
     uint64_t decide_bytes; /* size given to the decision function */
+    const cs_method **picks; /* cs_rop_set_tree: the tree's method per root (index:
+                                root), decided once as the shim's cache does */
 } cs_rop;
+
+/* One way to run an operation: op through method m, or through the tree's
+ * picks when m is NULL.  The closure of the interleaved timing (stage 2 of
+ * collsel-replay, --mix): both use the same buffers, datatypes, root
+ * rotation and rounds as cs_rop_run. */
+typedef struct cs_rop_with {
+    cs_rop *op;
+    const cs_method *m;
+} cs_rop_with;
 
 uint64_t cs_rop_bytes(enum cs_coll coll, uint64_t bytes);
 
@@ -47,10 +58,18 @@ int cs_rop_applies(cs_rop *op, const cs_method *m);
  * would behave exactly as the unsegmented method). */
 int cs_rop_redundant(const cs_rop *op, const cs_method *m);
 
+/* Decide the tree's method for every root the rotation uses (local, no
+ * MPI; call after cs_rop_init).  Returns 0, or -1 out of memory. */
+int cs_rop_set_tree(cs_rop *op, const struct cs_tree *tree, const int *map, int nmap);
+
 /* cs_timed_fn closures (timing.h): call i of op through op->m ... */
 int cs_rop_run(void *op, long i);
+/* ... through a cs_rop_with ... */
+int cs_rop_run_with(void *with, long i);
 /* ... or through the tree: first applicable candidate of the leaf, native
- * if none (what the shim does). */
+ * if none (what the shim does; decided in advance by cs_rop_set_tree, so
+ * the timed calls cost what the method costs, as with the shim's cached
+ * decision). */
 int cs_rop_run_tree(void *op, long i);
 /* The method the tree picks for call i (registry entry). */
 const cs_method *cs_rop_tree_pick(cs_rop *op, long i);

@@ -20,14 +20,20 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: mpirun -n P " PROG " [--profile PROFILE] [--grid SPEC] [--methods LIST]\n"
-        "            [--colls LIST] [--time-per-point S] [--budget S] [--quick] -o PERF.csv\n"
+        "            [--colls LIST] [--time-per-point S] [--budget S] [--quick]\n"
+        "            [--finalists K] [-v] -o PERF.csv\n"
         "       mpirun -n P " PROG " --mix PROFILE --tree TREE [--budget S] [--rounds N]\n"
         "            [--colls LIST] [--csv|--json]\n\n"
         "Measuring: times native and every applicable method (collective timing: warm-up,\n"
-        "rounds separated by a barrier, max over ranks, until the 95 %% CI of the median is\n"
-        "within 5 %% or the point's time is used up) and writes PERF.csv (collective,\n"
-        "comm_size,msg_bytes,method,median_us,min_us,max_us,reps; reps = timed rounds),\n"
-        "rewritten after every point so an interrupted run keeps its data.\n"
+        "rounds of back-to-back calls separated by a barrier, max over ranks, until the\n"
+        "95 %% CI of the median is within 5 %% or the method's share of the point's time\n"
+        "is used up), then (stage 2) re-measures the K best methods and native with most\n"
+        "of the point's time in interleaved rounds (A B C D N, B C D N A, ...) so that a\n"
+        "changing machine load hits them alike, and writes PERF.csv (collective,\n"
+        "comm_size,msg_bytes,method,median_us,min_us,max_us,reps; reps = timed rounds:\n"
+        "stage-2 rounds for the finalists and native), rewritten after every point so\n"
+        "an interrupted run keeps its data.  All measurements of a point use the same\n"
+        "round size (calls per round, sized on native), as --mix does.\n"
         "  --profile PROFILE   the Bcast/Reduce/Barrier cells of a recorded profile: each\n"
         "                      exact message size and communicator size, with the cell's\n"
         "                      root behaviour (root 0, a fixed root, or rotating roots)\n"
@@ -45,6 +51,10 @@ static void usage(FILE *f)
         "  --budget S          total seconds: caps the time per point (measuring) or the\n"
         "                      replay (--mix, default 5; --quick 2)\n"
         "  --quick             short run: 0.3 s per point, CI target 10 %%, --mix 2 s\n"
+        "  --finalists K       methods re-measured in stage 2 besides native (default 4;\n"
+        "                      0: no stage 2, every method gets an equal share)\n"
+        "  -v, --verbose       one line per point on stderr: round size, stage times and\n"
+        "                      the finalists' stage-2/stage-1 medians in us\n"
         "  -o, --output PERF   the perf table to write\n"
         "  --progress          a live progress line on stderr (point, method, points\n"
         "                      done/total, time left); default: when the stderr of rank\n"
@@ -57,15 +67,17 @@ static void usage(FILE *f)
         "Data: bcast moves bytes; reduce sums doubles, its size rounded to the nearest\n"
         "multiple of 8 (>= 8) - the perf table records the size really reduced.\n\n"
         "Mix (--mix PROFILE --tree TREE): replays the profile's Bcast/Reduce/Barrier cells\n"
-        "in proportion to their recorded operations, natively and through the tree\n"
-        "(first applicable candidate, as the preload library does), in alternating\n"
-        "rounds, and prints per point the native and tuned time per call, the chosen\n"
-        "method and the ratio (flagging points > 5 %% slower), and the totals.\n"
-        "  --rounds N          alternating rounds per side (default 6)\n"
+        "natively and through the tree (first applicable candidate, as the preload\n"
+        "library does), each cell in alternating rounds N T, T N, ... measured exactly\n"
+        "as in measuring mode (same buffers, roots, round size), and prints per point the\n"
+        "native and tuned time per call, the chosen method, the ratio tuned/native (the\n"
+        "median of the ratios of paired rounds) with its 95 %% CI, flagging points > 5 %%\n"
+        "slower, and the totals weighted by the profile's operations.\n"
+        "  --rounds N          at least N rounds per side and point (default 20); the\n"
+        "                      budget gives more, half in equal shares, half in\n"
+        "                      proportion to the points' share of the profile's time\n"
         "  --csv, --json       print the table as CSV or JSON instead of text (CSV: a\n"
-        "                      last row 'total' with the profile-weighted times in us)\n"
-        "Times per call are medians over the rounds; the call counts are rescaled after\n"
-        "every round to keep the replay within the budget.\n");
+        "                      last row 'total' with the profile-weighted times in us)\n");
 }
 
 static int is_rank0_env(void)
@@ -180,7 +192,7 @@ static int takes_value(const char *a)
 {
     static const char *opts[] = {"--profile", "--mix",    "--tree",           "--grid",
                                  "--methods", "-o",       "--output",         "--colls",
-                                 "--budget",  "--rounds", "--time-per-point"};
+                                 "--budget",  "--rounds", "--time-per-point", "--finalists"};
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
         if (!strcmp(a, opts[i]))
             return 1;
@@ -203,6 +215,9 @@ static int parse_args(int argc, char **argv, cs_replay_opts *o, const char **mix
             takes = 0;
         } else if (!strcmp(a, "--progress") || !strcmp(a, "--no-progress")) {
             o->progress = a[2] == 'p' ? 1 : -1;
+            takes = 0;
+        } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+            o->verbose = 1;
             takes = 0;
         } else if (!strcmp(a, "--csv") || !strcmp(a, "--json")) {
             o->format = a[2] == 'c' ? CS_OUT_CSV : CS_OUT_JSON;
@@ -238,6 +253,12 @@ static int parse_args(int argc, char **argv, cs_replay_opts *o, const char **mix
             if (*end || r < 1 || r > 1000)
                 rc = bad("--rounds '%s': need an integer in 1..1000", v);
             o->rounds = (int)r;
+        } else if (!strcmp(a, "--finalists")) {
+            char *end;
+            long k = strtol(v, &end, 10);
+            if (*end || k < 0 || k > 64)
+                rc = bad("--finalists '%s': need an integer in 0..64", v);
+            o->finalists = (int)k;
         }
         if (rc)
             return rc;
@@ -338,7 +359,7 @@ static int make_points(const cs_replay_opts *o, cs_points *pts)
 int main(int argc, char **argv)
 {
     cs_replay_opts o = {.colls = {1, 1, 1}, .time_per_point = 2.0, .budget = 5.0,
-                        .rel_ci = 0.05, .rounds = 6};
+                        .rel_ci = 0.05, .rounds = 20, .finalists = 4};
     const char *mix = NULL;
     int rc = parse_args(argc, argv, &o, &mix);
     if (rc >= 0) {

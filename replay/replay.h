@@ -19,7 +19,9 @@ typedef struct cs_replay_opts {
     double time_per_point;        /* measure: seconds for all methods of one point */
     double budget;                /* total seconds (measure: caps time_per_point; mix) */
     double rel_ci;                /* CI target of the timing */
-    int rounds;                   /* mix: rounds per side */
+    int rounds;                   /* mix: minimum rounds per side and point */
+    int finalists;                /* measure: stage-2 finalists per point (0: no stage 2) */
+    int verbose;                  /* measure: one line per point with the final (stderr) */
     int format;                   /* mix: CS_OUT_* on stdout */
     int progress;                 /* 1 forced, -1 off, 0 when a terminal is seen */
     int rank, size;               /* in MPI_COMM_WORLD */

@@ -14,6 +14,7 @@ void cs_timing_defaults(cs_timing_opts *o)
     o->rel_ci = 0.05;
     o->round_seconds = 100e-6;
     o->max_round_calls = 1000;
+    o->calls_per_round = 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -69,22 +70,86 @@ static int one_round(MPI_Comm comm, cs_timed_fn fn, void *arg, long *i, int r, d
     return out[2] != 0 ? MPI_ERR_OTHER : MPI_SUCCESS; /* another rank failed */
 }
 
+static void apply_opts(cs_timing_opts *o, const cs_timing_opts *opts)
+{
+    cs_timing_defaults(o);
+    if (opts) { /* zero = default */
+        if (opts->warmup > 0) o->warmup = opts->warmup;
+        if (opts->min_rounds > 0) o->min_rounds = opts->min_rounds;
+        if (opts->max_rounds > 0) o->max_rounds = opts->max_rounds;
+        if (opts->max_seconds > 0) o->max_seconds = opts->max_seconds;
+        if (opts->rel_ci > 0) o->rel_ci = opts->rel_ci;
+        if (opts->round_seconds > 0) o->round_seconds = opts->round_seconds;
+        if (opts->max_round_calls > 0) o->max_round_calls = opts->max_round_calls;
+        if (opts->calls_per_round > 0) o->calls_per_round = opts->calls_per_round;
+    }
+    if (o->max_rounds < o->min_rounds)
+        o->max_rounds = o->min_rounds;
+}
+
+/* Warm-up, then up to 3 untimed rounds to size a round to >= round_seconds.
+ * pow2 (the shared round size of cs_time_round_size): rounds of 3 at each
+ * tried size, their median decides, and the size is rounded up to a power
+ * of two - a round hit by another process must not shrink the size. */
+static int size_rounds(MPI_Comm comm, cs_timed_fn fn, void *arg, long *i, const cs_timing_opts *o,
+                       double start, int pow2, int *r_out, double *per_call)
+{
+    double v[3] = {0, 0, 0};
+    int rc = one_round(comm, fn, arg, i, o->warmup, start, v);
+    int r = 1;
+    for (int cal = 0; cal < (pow2 ? 4 : 3) && rc == MPI_SUCCESS; cal++) {
+        double x[3];
+        int nx = pow2 ? 3 : 1;
+        for (int k = 0; k < nx && rc == MPI_SUCCESS; k++) {
+            rc = one_round(comm, fn, arg, i, r, start, v);
+            x[k] = v[0];
+        }
+        double pc = cs_median_sorted(x, nx), per_round = pc * r;
+        if (per_call)
+            *per_call = pc;
+        if (rc != MPI_SUCCESS || per_round >= 0.5 * o->round_seconds ||
+            r >= (pow2 ? exp2(floor(log2(o->max_round_calls))) : o->max_round_calls))
+            break;
+        double want = per_round > 0 ? ceil(r * o->round_seconds / per_round) : 16.0 * r;
+        double cap = o->max_round_calls;
+        if (pow2) { /* a power of two, at most max_round_calls */
+            want = exp2(ceil(log2(want)));
+            cap = exp2(floor(log2(cap)));
+        }
+        r = want > cap ? (int)cap : (int)want;
+    }
+    *r_out = r;
+    return rc;
+}
+
+/* Statistics of the n round times t[] (seconds per call) into out. */
+static int summarize(const double *t, double *sorted, int n, cs_timing *out)
+{
+    memcpy(sorted, t, sizeof *t * (size_t)n);
+    double med = cs_median_sorted(sorted, n), lo, hi;
+    cs_median_ci(sorted, n, &lo, &hi);
+    out->median_us = med * 1e6;
+    out->min_us = n ? sorted[0] * 1e6 : 0;
+    out->max_us = n ? sorted[n - 1] * 1e6 : 0;
+    out->ci_lo_us = lo * 1e6;
+    out->ci_hi_us = hi * 1e6;
+    out->rounds = n;
+    return 0;
+}
+
+int cs_time_round_size(MPI_Comm comm, cs_timed *f, const cs_timing_opts *opts, int *r,
+                       double *sec_per_call)
+{
+    cs_timing_opts o;
+    apply_opts(&o, opts);
+    return size_rounds(comm, f->fn, f->arg, &f->i, &o, PMPI_Wtime(), 1, r, sec_per_call);
+}
+
 int cs_time_collective(MPI_Comm comm, cs_timed_fn fn, void *arg, const cs_timing_opts *opts,
                        cs_timing *out)
 {
     cs_timing_opts o;
-    cs_timing_defaults(&o);
-    if (opts) { /* zero = default */
-        if (opts->warmup > 0) o.warmup = opts->warmup;
-        if (opts->min_rounds > 0) o.min_rounds = opts->min_rounds;
-        if (opts->max_rounds > 0) o.max_rounds = opts->max_rounds;
-        if (opts->max_seconds > 0) o.max_seconds = opts->max_seconds;
-        if (opts->rel_ci > 0) o.rel_ci = opts->rel_ci;
-        if (opts->round_seconds > 0) o.round_seconds = opts->round_seconds;
-        if (opts->max_round_calls > 0) o.max_round_calls = opts->max_round_calls;
-    }
-    if (o.max_rounds < o.min_rounds)
-        o.max_rounds = o.min_rounds;
+    apply_opts(&o, opts);
     memset(out, 0, sizeof *out);
     double *t = malloc(sizeof *t * (size_t)o.max_rounds * 2);
     if (!t)
@@ -94,17 +159,13 @@ int cs_time_collective(MPI_Comm comm, cs_timed_fn fn, void *arg, const cs_timing
     double start = PMPI_Wtime();
 
     /* Warm-up (first calls pay for connections, caches, topologies), then
-     * up to 3 untimed rounds to size a round to >= round_seconds. */
-    int rc = one_round(comm, fn, arg, &i, o.warmup, start, v);
-    int r = 1;
-    for (int cal = 0; cal < 3 && rc == MPI_SUCCESS; cal++) {
-        rc = one_round(comm, fn, arg, &i, r, start, v);
-        double per_round = v[0] * r;
-        if (rc != MPI_SUCCESS || per_round >= 0.5 * o.round_seconds || r >= o.max_round_calls)
-            break;
-        double want = per_round > 0 ? ceil(r * o.round_seconds / per_round) : 16.0 * r;
-        r = want > o.max_round_calls ? o.max_round_calls : (int)want;
-    }
+     * (unless the round size is given) up to 3 untimed rounds to size a
+     * round to >= round_seconds. */
+    int rc, r = o.calls_per_round;
+    if (r > 0)
+        rc = one_round(comm, fn, arg, &i, o.warmup, start, v);
+    else
+        rc = size_rounds(comm, fn, arg, &i, &o, start, 0, &r, NULL);
 
     int n = 0;
     while (rc == MPI_SUCCESS) {
@@ -112,15 +173,8 @@ int cs_time_collective(MPI_Comm comm, cs_timed_fn fn, void *arg, const cs_timing
         if (rc != MPI_SUCCESS)
             break;
         t[n++] = v[0];
-        memcpy(sorted, t, sizeof *t * (size_t)n);
-        double med = cs_median_sorted(sorted, n), lo, hi;
-        cs_median_ci(sorted, n, &lo, &hi);
-        out->median_us = med * 1e6;
-        out->min_us = sorted[0] * 1e6;
-        out->max_us = sorted[n - 1] * 1e6;
-        out->ci_lo_us = lo * 1e6;
-        out->ci_hi_us = hi * 1e6;
-        out->rounds = n;
+        summarize(t, sorted, n, out);
+        double med = out->median_us, lo = out->ci_lo_us, hi = out->ci_hi_us;
         if (n >= o.min_rounds && med - lo <= o.rel_ci * med && hi - med <= o.rel_ci * med) {
             out->converged = 1;
             break;
@@ -129,6 +183,47 @@ int cs_time_collective(MPI_Comm comm, cs_timed_fn fn, void *arg, const cs_timing
             break;
     }
     out->calls_per_round = r;
+    free(t);
+    return rc;
+}
+
+int cs_time_interleaved(MPI_Comm comm, cs_timed *f, int n, const cs_timing_opts *opts,
+                        cs_timing *out, double *samples)
+{
+    cs_timing_opts o;
+    apply_opts(&o, opts);
+    int warmup = opts ? opts->warmup : 0, r = o.calls_per_round > 0 ? o.calls_per_round : 1;
+    int cap = o.max_rounds;
+    memset(out, 0, sizeof *out * (size_t)n);
+    double *t = malloc(sizeof *t * ((size_t)cap * (size_t)n + (size_t)cap));
+    if (!t)
+        return MPI_ERR_NO_MEM;
+    double *sorted = t + (size_t)cap * (size_t)n, v[3] = {0, 0, 0};
+    double start = PMPI_Wtime();
+    int rc = MPI_SUCCESS;
+    for (int k = 0; k < n && warmup > 0 && rc == MPI_SUCCESS; k++)
+        rc = one_round(comm, f[k].fn, f[k].arg, &f[k].i, warmup, start, v);
+    int c = 0;
+    while (rc == MPI_SUCCESS && c < cap) {
+        for (int j = 0; j < n && rc == MPI_SUCCESS; j++) {
+            int k = (c + j) % n;
+            rc = one_round(comm, f[k].fn, f[k].arg, &f[k].i, r, start, v);
+            t[(size_t)k * cap + c] = v[0];
+        }
+        if (rc != MPI_SUCCESS)
+            break;
+        c++;
+        /* v[1]: allreduced elapsed time of the cycle's last round */
+        if (c >= o.min_rounds && v[1] >= o.max_seconds)
+            break;
+    }
+    for (int k = 0; k < n; k++) {
+        summarize(t + (size_t)k * cap, sorted, c, &out[k]);
+        out[k].calls_per_round = r;
+        out[k].converged = 0;
+        if (samples)
+            memcpy(samples + (size_t)k * cap, t + (size_t)k * cap, sizeof *t * (size_t)c);
+    }
     free(t);
     return rc;
 }

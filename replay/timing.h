@@ -34,6 +34,8 @@ typedef struct cs_timing_opts {
     double rel_ci;         /* target half-width of the CI / median (default 0.05) */
     double round_seconds;  /* target duration of one round (default 100e-6) */
     int max_round_calls;   /* upper bound of calls per round (default 1000) */
+    int calls_per_round;   /* > 0: rounds of exactly this many calls (no sizing
+                              rounds); 0: sized after the warm-up (default) */
 } cs_timing_opts;
 
 typedef struct cs_timing {
@@ -52,6 +54,40 @@ void cs_timing_defaults(cs_timing_opts *o);
  * same opts).  Returns an MPI error code (MPI_SUCCESS on success). */
 int cs_time_collective(MPI_Comm comm, cs_timed_fn fn, void *arg, const cs_timing_opts *opts,
                        cs_timing *out);
+
+/* One closure of an interleaved measurement, with its own call counter
+ * (next call index: roots keep rotating across rounds and measurements). */
+typedef struct cs_timed {
+    cs_timed_fn fn;
+    void *arg;
+    long i;
+} cs_timed;
+
+/* The round size shared by every measurement of one operation (collsel-
+ * replay's stage 1 and stage 2, and --mix): opts->warmup calls of f, then up
+ * to 3 untimed sizing rounds as in cs_time_collective; the size is rounded
+ * UP to a power of two (at most the largest one <= max_round_calls: 512 by
+ * default) so that two runs agree
+ * despite noise.  *r: calls per round; *sec_per_call (may be NULL): the
+ * last sizing round's time per call (max over ranks).  Collective over comm;
+ * the results are identical on every rank. */
+int cs_time_round_size(MPI_Comm comm, cs_timed *f, const cs_timing_opts *opts, int *r,
+                       double *sec_per_call);
+
+/* Interleaved timing of n closures on comm (the second stage of a
+ * measurement, and --mix): opts->warmup calls of each (only if warmup > 0
+ * here), then CYCLES of one round of each closure - a round is
+ * opts->calls_per_round (> 0) back-to-back calls between a barrier and an
+ * allreduce, exactly as in cs_time_collective - the order rotated by one
+ * every cycle (cycle c runs c mod n, c+1 mod n, ...) so that drifting load
+ * and the effect of the preceding method hit every closure alike.  Stops
+ * after max_rounds cycles, or once max_seconds have passed with at least
+ * min_rounds cycles (decided on allreduced values: identical on every rank).
+ * out[k]: median/min/max/CI over the rounds of closure k, rounds = cycles.
+ * samples (NULL or n * max_rounds doubles): samples[k * max_rounds + c] =
+ * seconds per call of closure k in cycle c.  Returns an MPI error code. */
+int cs_time_interleaved(MPI_Comm comm, cs_timed *f, int n, const cs_timing_opts *opts,
+                        cs_timing *out, double *samples);
 
 /* Pure helpers (no MPI), exposed for unit tests.
  * Median of x[0..n) (x is sorted in place). */

@@ -32,7 +32,11 @@ step "4. tune: build the decision trees (refined where the application calls)"
 step "5. the tree"
 "$collsel" tree show "$OUT/example.tree"
 
-step "6. the application natively and with the tree (alternating, 3 runs each)"
+step "6. the application with the tree: the decisions the shim takes (COLLSEL_VERBOSE=2)"
+run "$NP" "$collsel" exec --tree "$OUT/example.tree" --verbose 2 -- "$app" > "$OUT/tuned.out" 2> "$OUT/decisions.txt"
+grep '^collsel:' "$OUT/decisions.txt" | sort -u
+
+step "7. the application natively and with the tree (alternating, 3 runs each)"
 nat=""; tun=""
 for i in 1 2 3; do
     run "$NP" "$app" > "$OUT/native.out" 2> "$OUT/native.err"
@@ -46,10 +50,10 @@ median() { printf '%s\n' $1 | sort -g | awk '{v[NR] = $1} END {print v[int((NR +
 mn=$(median "$nat"); mt=$(median "$tun")
 awk -v n="$mn" -v t="$mt" 'BEGIN { printf "application wall time (median of 3): native %.3f s, tuned %.3f s, ratio tuned/native %.3f\n", n, t, t / n }'
 
-step "7. the profile mix, native vs tuned, in one run"
+step "8. the profile mix, native vs tuned, in one run"
 run "$NP" "$B/replay/collsel-replay" --mix "$OUT/example.prof" --tree "$OUT/example.tree"
 
-step "8. pictures, generated C, exports"
+step "9. pictures, generated C, exports"
 "$collsel" map "$OUT/example.tree" --profile "$OUT/example.prof" -o "$OUT/map.png"
 "$collsel" map "$OUT/example.tree" --penalty --perf "$OUT/perf.csv" -o "$OUT/penalty.png"
 "$collsel" codegen "$OUT/example.tree" -o "$OUT/decide.c"

@@ -7,6 +7,11 @@
 #            a ratio (text and CSV)
 #   checkpoint  a run stopped in the middle keeps a valid table of the
 #            points measured so far
+#   finalists  stage 2: the K best of stage 1 and native are re-measured
+#            (interleaved); their rows carry the stage-2 figures (reps =
+#            stage-2 rounds, medians as printed by -v); no method that lost
+#            the screening is faster in the table than the final's best;
+#            --finalists 0: no stage 2
 #   args     bad arguments exit 2 with a clear message
 set -u
 case_=$1 mpiexec=$2 flavour=$3 replay=$4 check=$5 mkprof=$6 collsel=$7
@@ -80,6 +85,43 @@ checkpoint)
     "$collsel" tune --perf "$T/c.csv" -o "$T/c.tree" >/dev/null || fail "the kept table is not a valid perf table"
     ls "$T" | grep -q 'tmp' && fail "a temporary file was left behind"
     ;;
+finalists)
+    run 2 "$replay" --grid cs=2,ms=8,64k --colls bcast,reduce --finalists 2 -v --no-progress \
+        --time-per-point 0.3 -o "$T/f.csv" 2>"$T/err" || { cat "$T/err" >&2; fail "replay --finalists 2"; }
+    cat "$T/err" >&2
+    run 1 "$check" "$T/f.csv" bcast:2:8 bcast:2:65536 reduce:2:8 reduce:2:65536 ||
+        fail "perf table with a final"
+    [ "$(grep -c '^collsel-replay: final ' "$T/err")" = 4 ] || fail "not one final per point"
+    # final COLL,CS,BYTES calls=R methods=N cycles=C stage1=.. stage2=.. scale=.. NAME=S2/S1 ...
+    grep '^collsel-replay: final ' "$T/err" | while read -r _ _ point calls methods cycles _ _ _ rest; do
+        c=${cycles#cycles=}
+        [ "$c" -ge 10 ] || fail "$point: $cycles: fewer than 10 stage-2 rounds"
+        set -- $rest
+        [ $# = 3 ] || fail "$point: $# finalists, not 2 + native"
+        echo "$rest" | grep -q "${point%%,*}.native=" || fail "$point: native not in the final"
+        best=""
+        for f in "$@"; do
+            name=${f%%=*} s2=${f#*=}; s2=${s2%%/*}
+            row=$(grep "^$point,$name," "$T/f.csv") || fail "$point: no row for finalist $name"
+            reps=$(echo "$row" | cut -d, -f8) med=$(echo "$row" | cut -d, -f5)
+            [ "$reps" = "$c" ] || fail "$point: $name: reps $reps, not the $c stage-2 rounds"
+            awk -v a="$med" -v b="$s2" 'BEGIN { d = a - b; exit !(d < 0.0015 && d > -0.0015) }' ||
+                fail "$point: $name: median $med is not the stage-2 median $s2"
+            best=$(awk -v a="$med" -v b="$best" 'BEGIN { print (b == "" || a < b) ? a : b }')
+            echo ",$name," >>"$T/fin.$point"
+        done
+        # the methods that lost the screening: never below the final's best
+        grep "^$point," "$T/f.csv" | grep -v -F -f "$T/fin.$point" | cut -d, -f4,5 | tr , ' ' |
+            while read -r name med; do
+                awk -v a="$med" -v b="$best" 'BEGIN { exit !(a >= b) }' ||
+                    fail "$point: $name (not a finalist) at $med us, below the final's best $best"
+            done || exit 1
+    done || exit 1
+    run 2 "$replay" --grid cs=2,ms=8 --colls bcast --finalists 0 -v --no-progress \
+        --time-per-point 0.2 -o "$T/f0.csv" 2>"$T/err0" || fail "replay --finalists 0"
+    grep -q '^collsel-replay: final bcast,2,8 .* cycles=0 ' "$T/err0" || { cat "$T/err0"; fail "--finalists 0 ran a final"; }
+    run 1 "$check" "$T/f0.csv" bcast:2:8 || fail "perf table without a final"
+    ;;
 args)
     expect2() { # expect2 PATTERN CMD...: exit status 2 and PATTERN on stderr
         pat=$1; shift
@@ -98,6 +140,7 @@ args)
     expect2 "unknown option '--frobnicate'" "$replay" --frobnicate -o "$T/x.csv"
     expect2 "time-per-point '-1'" "$replay" --time-per-point -1 -o "$T/x.csv"
     expect2 'rounds' "$replay" --mix a --tree b --rounds 0
+    expect2 "finalists '-1'" "$replay" --finalists -1 -o "$T/x.csv"
     expect2 "option '-o' needs a value" "$replay" --grid cs=2 -o
     # input errors found under MPI: the file is named
     expect2 "$T/nonexistent.prof" run 2 "$replay" --profile "$T/nonexistent.prof" -o "$T/x.csv"

@@ -5,6 +5,9 @@
  *  - every rank gets the same result (same stop decision, same rounds);
  *  - a very fast closure gets many calls per round (round >= ~100 us);
  *  - a closure that never settles stops at the round/time bound;
+ *  - interleaved timing: every closure gets the same number of rounds, in
+ *    rotated order, results identical on every rank, bounds respected;
+ *    the shared round size is a power of two;
  *  - root rotation: ZERO -> 0, FIXED -> root mod size, VARYING -> i mod size,
  *    and cs_rop_run passes those roots to the method. */
 #include <mpi.h>
@@ -55,6 +58,24 @@ static int erratic(void *arg, long i)
     return MPI_SUCCESS;
 }
 
+/* Busy for *(double *)arg seconds on rank 0; records the cycle order. */
+static int order_log[64], norder;
+static int spin0(void *arg, long i)
+{
+    (void)i;
+    double until = MPI_Wtime() + (rank == 0 ? *(double *)arg : 0);
+    while (MPI_Wtime() < until)
+        ;
+    return MPI_SUCCESS;
+}
+static int tagged(void *arg, long i)
+{
+    (void)i;
+    if (norder < 64)
+        order_log[norder++] = *(int *)arg;
+    return MPI_SUCCESS;
+}
+
 /* The result must be identical on all ranks. */
 static void same_everywhere(const cs_timing *t)
 {
@@ -99,6 +120,62 @@ static void test_roots(void)
     cs_rop_free(&op);
 }
 
+static void test_interleaved(void)
+{
+    double d[2] = {100e-6, 300e-6};
+    cs_timed f[2] = {{spin0, &d[0], 0}, {spin0, &d[1], 0}};
+    cs_timing_opts o;
+    memset(&o, 0, sizeof o);
+    o.calls_per_round = 1;
+    o.warmup = 1;
+    o.min_rounds = 4;
+    o.max_rounds = 6;
+    o.max_seconds = 10;
+    cs_timing t[2];
+    double x[12];
+    CHECK(cs_time_interleaved(MPI_COMM_WORLD, f, 2, &o, t, x) == MPI_SUCCESS);
+    for (int k = 0; k < 2; k++) {
+        CHECK(t[k].rounds == 6 && t[k].calls_per_round == 1);
+        CHECK(f[k].i == 7); /* warm-up + 6 rounds of 1 call */
+        CHECK(t[k].median_us >= d[k] * 1e6 * 0.999);
+        CHECK(t[k].min_us <= t[k].median_us && t[k].median_us <= t[k].max_us);
+        same_everywhere(&t[k]);
+        for (int c = 0; c < 6; c++)
+            CHECK(x[k * 6 + c] * 1e6 >= t[k].min_us * 0.999 && x[k * 6 + c] * 1e6 <= t[k].max_us * 1.001);
+    }
+    CHECK(t[0].median_us < t[1].median_us);
+    /* time bound: at least min_rounds cycles, then stop */
+    o.max_rounds = 100000;
+    o.min_rounds = 3;
+    o.max_seconds = 0.01;
+    CHECK(cs_time_interleaved(MPI_COMM_WORLD, f, 2, &o, t, NULL) == MPI_SUCCESS);
+    CHECK(t[0].rounds >= 3 && t[0].rounds == t[1].rounds && t[0].rounds < 100);
+    same_everywhere(&t[0]);
+    /* order: cycle c starts at closure c mod n */
+    int id[3] = {0, 1, 2};
+    cs_timed g[3] = {{tagged, &id[0], 0}, {tagged, &id[1], 0}, {tagged, &id[2], 0}};
+    o.warmup = 0;
+    o.min_rounds = o.max_rounds = 3;
+    norder = 0;
+    CHECK(cs_time_interleaved(MPI_COMM_WORLD, g, 3, &o, t, NULL) == MPI_SUCCESS);
+    int want[9] = {0, 1, 2, 1, 2, 0, 2, 0, 1};
+    CHECK(norder == 9);
+    for (int k = 0; k < 9 && k < norder; k++)
+        CHECK(order_log[k] == want[k]);
+    /* the shared round size: a power of two, identical everywhere */
+    long calls = 0;
+    cs_timed nf = {noop, &calls, 0};
+    int r = 0;
+    double pc = 0;
+    memset(&o, 0, sizeof o);
+    CHECK(cs_time_round_size(MPI_COMM_WORLD, &nf, &o, &r, &pc) == MPI_SUCCESS);
+    CHECK(r > 10 && (r & (r - 1)) == 0 && nf.i == calls);
+    int rmin, rmax;
+    MPI_Allreduce(&r, &rmin, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&r, &rmax, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    CHECK(rmin == rmax);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -133,6 +210,7 @@ int main(int argc, char **argv)
     same_everywhere(&t);
 
     test_roots();
+    test_interleaved();
 
     int all;
     MPI_Allreduce(&fails, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
