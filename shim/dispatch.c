@@ -260,8 +260,8 @@ int cs_dispatch_init(void)
     }
     for (int c = 0; c < CS_NCOLL; c++)
         cs_sel_active[c] = sel[c].force > 0 || (sel[c].force < 0 && sel[c].nmap > 0);
-    if (cs_cfg.force || cs_cfg.tree)
-        agree();
+    agree(); /* on every rank, configured or not: a rank without COLLSEL_FORCE or
+                COLLSEL_TREE must still take part, or the others would hang */
     for (int c = 0; c < CS_NCOLL; c++) {
         if (sel[c].force > 0 && cs_sel_active[c]) {
             int n;

@@ -15,7 +15,9 @@
  * no fsync: the launcher follows SIGTERM with SIGKILL within a second or
  * so).  These paths make no MPI call; the signal path is best-effort (it
  * allocates), so it arms alarm() first: a write that cannot finish never
- * hangs the process.
+ * hangs the process.  A signal the application handles itself only writes
+ * a snapshot and hands over to the application's handler: recording and
+ * the final merge go on as if nothing had happened.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -165,11 +168,21 @@ out:
     return rc;
 }
 
-static void write_partial(void)
+/* Write this rank's profile so far to COLLSEL_RECORD.partial.RANK.  final:
+ * the run is ending here (exit, MPI_Abort, a fatal signal): recording
+ * stops and the merge at MPI_Finalize will not happen.  Otherwise a
+ * snapshot (a signal the application handles itself and may survive):
+ * recording goes on, and a later MPI_Finalize still merges everything (rank
+ * 0 then removes the snapshots, see remove_partials). */
+static void write_partial(int final)
 {
-    if (__atomic_exchange_n(&done, 1, __ATOMIC_SEQ_CST))
+    if (final) {
+        if (__atomic_exchange_n(&done, 1, __ATOMIC_SEQ_CST))
+            return;
+        cs_rec_on = 0;
+    } else if (__atomic_load_n(&done, __ATOMIC_SEQ_CST)) {
         return;
-    cs_rec_on = 0;
+    }
     cs_profile p;
     cs_err e;
     char path[4096];
@@ -180,38 +193,69 @@ static void write_partial(void)
                cs_world_rank, cs_cfg.record);
     else if (write_fast(&p, path, &e) < 0)
         cs_log(0, 0, "rank %d: cannot write the partial profile: %s", cs_world_rank, e.msg);
-    else
+    else if (final)
         cs_log(1, 0, "rank %d: run incomplete, partial profile in %s (%.1f ms)", cs_world_rank,
                path, 1e3 * (cs_now() - t0));
+    else
+        cs_log(1, 0, "rank %d: signal handled by the application, profile so far in %s",
+               cs_world_rank, path);
     cs_profile_free(&p);
 }
 
-static void on_exit_hook(void) { write_partial(); }
+static void on_exit_hook(void) { write_partial(1); }
 
-static void on_signal(int sig)
+/* SIGTERM/SIGINT.  Where the application has no handler of its own the
+ * process is about to die: write the partial profile (under alarm(), so a
+ * write that cannot finish never keeps it alive) and re-raise with the
+ * default action.  Where it has one, it may well survive (a "stop
+ * cleanly" flag): write a snapshot, put SIGALRM and any pending alarm of
+ * the application back as they were, and call its handler as the kernel
+ * would have (sa_sigaction with the same siginfo, or sa_handler). */
+static void on_signal(int sig, siginfo_t *info, void *uctx)
 {
-    signal(SIGALRM, SIG_DFL);
-    alarm(3);
-    write_partial();
-    for (int i = 0; i < 2; i++) {
-        if (sigs[i] != sig)
-            continue;
-        void (*old)(int) = old_act[i].sa_handler;
-        if (!(old_act[i].sa_flags & SA_SIGINFO) && old != SIG_DFL && old != SIG_IGN) {
-            old(sig);
-            return;
-        }
+    int saved_errno = errno;
+    struct sigaction *old = NULL;
+    for (int i = 0; i < 2; i++)
+        if (sigs[i] == sig)
+            old = &old_act[i];
+    int app = old && ((old->sa_flags & SA_SIGINFO) ? old->sa_sigaction != NULL
+                                                   : old->sa_handler != SIG_DFL &&
+                                                         old->sa_handler != SIG_IGN);
+    struct sigaction dfl, alrm_old;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(SIGALRM, &dfl, &alrm_old);
+    unsigned left = alarm(3);
+    write_partial(!app);
+    if (!app) {
+        sigaction(sig, &dfl, NULL);
+        raise(sig); /* delivered with the default action when we return */
+        return;
     }
-    signal(sig, SIG_DFL);
-    raise(sig);
+    alarm(0);
+    sigaction(SIGALRM, &alrm_old, NULL);
+    if (left)
+        alarm(left);
+    if (old->sa_flags & SA_RESETHAND) /* one-shot handler: the next one is fatal */
+        sigaction(sig, &dfl, NULL);
+    errno = saved_errno;
+    if (old->sa_flags & SA_SIGINFO)
+        old->sa_sigaction(sig, info, uctx);
+    else
+        old->sa_handler(sig);
 }
 
 /* Probe the directory by creating (and removing) a file: as root, access()
  * says yes even where a write will fail (read-only file system). */
 static int check_dir(const char *path, cs_err *e)
 {
+    struct stat st;
     if (cs_check_writable_dir(path, e) < 0)
         return -1;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) /* rename() could not replace it */
+        return cs_fail(e, "%s: exists and is not a regular file (%s)", path,
+                       S_ISDIR(st.st_mode) ? "a directory" : "a special file");
     char probe[4200];
     snprintf(probe, sizeof probe, "%s.probe.%ld", path, (long)getpid());
     int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600);
@@ -250,11 +294,13 @@ static int record_agree(void)
     return 1;
 }
 
-/* Partial files of an earlier run that did not finish would be merged into
- * this run's profile by `collsel show`: world rank 0 removes them before
- * the other ranks leave MPI_Init (they wait for it in the PMPI_Comm_dup
- * that follows), so a partial file can only come from this run. */
-static void remove_stale_partials(void)
+/* Partial files next to COLLSEL_RECORD, removed by world rank 0: at
+ * MPI_Init those of an earlier run that did not finish (`collsel show`
+ * would merge them into this run's profile; the other ranks wait for rank
+ * 0 in the PMPI_Comm_dup that follows, so a partial file can only come from
+ * this run), and once the final profile is written the snapshots this run
+ * wrote on signals it survived (their calls are in the profile). */
+static void remove_partials(const char *why)
 {
     char pattern[4200];
     if (cs_world_rank != 0 ||
@@ -265,7 +311,7 @@ static void remove_stale_partials(void)
         return;
     for (size_t i = 0; i < g.gl_pathc; i++)
         if (unlink(g.gl_pathv[i]) == 0)
-            cs_log(1, 1, "removed %s, left by an earlier incomplete run", g.gl_pathv[i]);
+            cs_log(1, 1, "removed %s, %s", g.gl_pathv[i], why);
     globfree(&g);
 }
 
@@ -273,7 +319,7 @@ static void record_init(void)
 {
     if (!record_agree())
         return;
-    remove_stale_partials();
+    remove_partials("left by an earlier incomplete run");
     if (PMPI_Comm_dup(MPI_COMM_WORLD, &pcomm) != MPI_SUCCESS) {
         cs_log(0, 1, "cannot duplicate MPI_COMM_WORLD; recording is off");
         pcomm = MPI_COMM_NULL;
@@ -283,14 +329,16 @@ static void record_init(void)
     tick0 = cs_ticks();
     wall0 = cs_now();
     atexit(on_exit_hook);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
     for (int i = 0; i < 2; i++) {
         sigaction(sigs[i], NULL, &old_act[i]);
-        if (old_act[i].sa_handler != SIG_IGN)
-            sigaction(sigs[i], &sa, NULL);
+        if (!(old_act[i].sa_flags & SA_SIGINFO) && old_act[i].sa_handler == SIG_IGN)
+            continue; /* ignored stays ignored */
+        /* the application's mask and flags (SA_RESTART, SA_ONSTACK, ...), so
+         * that its handler runs as it asked for */
+        struct sigaction sa = old_act[i];
+        sa.sa_sigaction = on_signal;
+        sa.sa_flags = (old_act[i].sa_flags & ~SA_RESETHAND) | SA_SIGINFO;
+        sigaction(sigs[i], &sa, NULL);
     }
     cs_rec_on = 1;
     cs_log(1, 1, "recording into %s (%u ranks on %u node(s))", cs_cfg.record, meta.world_size,
@@ -374,6 +422,8 @@ static void record_finalize(void)
                 calls += p.cells[i].rank_calls;
             cs_log(1, 1, "wrote %s: %llu calls (summed over %u ranks) in %zu cells, %zu sites",
                    cs_cfg.record, (unsigned long long)calls, p.nranks, p.ncells, p.nsites);
+            if (p.complete)
+                remove_partials("a snapshot of this run (its calls are in the profile)");
         }
     }
     cs_profile_free(&p);
@@ -391,5 +441,5 @@ int cs_life_finalize(void)
 void cs_life_abort(void)
 {
     if (cs_rec_on)
-        write_partial();
+        write_partial(1);
 }

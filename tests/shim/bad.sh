@@ -48,6 +48,12 @@ EXEC_ARGS="--record $rodir/x.prof" run read-only SHIM_TEST_CASE=1
 expect_line read-only 'COLLSEL_RECORD' "$rodir" 'recording is off'
 chmod 755 "$out/readonly"
 
+# COLLSEL_RECORD naming a directory: refused at init (rename() could not
+# replace it at the end, and all the data would be lost).
+mkdir -p "$out/adir.prof"
+EXEC_ARGS="--record $out/adir.prof" run is-dir SHIM_TEST_CASE=1
+expect_line is-dir 'COLLSEL_RECORD' "$out/adir.prof" 'not a regular file' 'recording is off'
+
 rm -f "$out/bogus.prof"
 EXEC_ARGS="--record $out/bogus.prof" run bogus COLLSEL_BOGUS=1
 expect_line bogus 'COLLSEL_BOGUS' 'COLLSEL_RECORD'
@@ -67,5 +73,19 @@ if [ "$rc" != 0 ] || [ ! -s "$out/some.expect" ]; then
 fi
 expect_line some 'COLLSEL_RECORD' 'some ranks' 'recording is off'
 [ -e "$out/some.prof" ] && { echo "FAIL some-ranks: a profile was written"; fail=1; }
+
+# COLLSEL_FORCE on rank 1 only: every rank must agree to stay native (our
+# methods meeting the native call would hang), one line says so.
+rm -f "$out/force-some.expect"
+timeout 60 "$mpiexec" "$flavour" 2 sh -c 'r=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}
+    if [ "$r" = 1 ]; then export COLLSEL_FORCE=bcast=bcast.binomial; fi
+    exec "$0" exec -- "$1" "$2/force-some.expect"' "$collsel" "$mix" "$out" \
+    >"$out/force-some.out" 2>"$out/force-some.err"
+rc=$?
+if [ "$rc" != 0 ] || [ ! -s "$out/force-some.expect" ]; then
+    echo "FAIL force-some: the application did not complete (exit status $rc)"
+    cat "$out/force-some.err"; fail=1
+fi
+expect_line force-some 'disagree' 'bcast stays native'
 
 exit $fail
