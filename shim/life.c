@@ -345,6 +345,41 @@ static void record_init(void)
            meta.nnodes);
 }
 
+static void record_finalize(void);
+
+/* The end of the run: the merge, then dispatch is switched off. */
+static void finalize_work(void)
+{
+    record_finalize();
+    cs_dispatch_finalize();
+    cs_hook_on = 0;
+}
+
+/* MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI is still
+ * fully usable, in the reverse order of their setting (MPI-2.2 and later;
+ * Open MPI and MPICH do).  Ours is set inside MPI_Init, before the
+ * application can set any: its delete callback runs after every callback
+ * of the application, whose collectives (libraries clean up there) are
+ * therefore still recorded and dispatched.  Where it cannot be set, the
+ * MPI_Finalize wrapper does the work before PMPI_Finalize instead. */
+static int self_key = MPI_KEYVAL_INVALID;
+static int self_hooked;
+
+static int self_delete(MPI_Comm comm, int key, void *attr, void *extra)
+{
+    (void)comm, (void)key, (void)attr, (void)extra;
+    finalize_work();
+    return MPI_SUCCESS;
+}
+
+static void hook_self(void)
+{
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &self_key, NULL) !=
+        MPI_SUCCESS)
+        return;
+    self_hooked = PMPI_Comm_set_attr(MPI_COMM_SELF, self_key, NULL) == MPI_SUCCESS;
+}
+
 int cs_life_init(int provided)
 {
     (void)provided;
@@ -353,6 +388,8 @@ int cs_life_init(int provided)
     record_init();
     cs_dispatch_init();
     cs_hook_on = cs_rec_on || cs_sel_active[0] || cs_sel_active[1] || cs_sel_active[2];
+    if (cs_hook_on)
+        hook_self();
     return 0;
 }
 
@@ -432,9 +469,8 @@ static void record_finalize(void)
 
 int cs_life_finalize(void)
 {
-    record_finalize();
-    cs_dispatch_finalize();
-    cs_hook_on = 0;
+    if (!self_hooked) /* else in PMPI_Finalize: self_delete */
+        finalize_work();
     return 0;
 }
 

@@ -247,7 +247,8 @@ void cs_config_load(void) CS_HIDDEN;
 /* Life cycle (life.c). */
 int cs_life_init(int provided) CS_HIDDEN;     /* after PMPI_Init* */
 int cs_life_finalize(void) CS_HIDDEN;         /* before PMPI_Finalize: merge, write,
-                                                 cs_dispatch_finalize() */
+                                                 cs_dispatch_finalize(), unless done
+                                                 by MPI_COMM_SELF's delete callback */
 void cs_life_abort(void) CS_HIDDEN;           /* before PMPI_Abort */
 
 #endif
