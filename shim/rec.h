@@ -46,7 +46,11 @@ static inline uint64_t cs_ticks(void)
 /* Per-thread caches of communicator sizes and datatype sizes: handle ->
  * value, valid while the global generation is unchanged.  The generation
  * moves on every MPI_Comm_free / MPI_Comm_disconnect / MPI_Type_free (C and
- * Fortran wrappers), after which a handle may name a new object. */
+ * Fortran wrappers), after which a handle may name a new object: before
+ * the free, and again after it, since attribute delete callbacks that run
+ * inside the free may call collectives on the dying object and so cache
+ * its handle under the new generation.  (The recording memos of cs_rslot
+ * carry the generation too.) */
 typedef struct cs_hc {
     uintptr_t h;
     unsigned gen;

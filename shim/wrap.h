@@ -172,4 +172,10 @@
 CS_WRAP_LIST(CS_W_PROTO)
 #undef CS_W_PROTO
 
+/* The frees after which MPI may hand the handle out again (wrap_c.c; the
+ * Fortran entry points call the same). */
+int cs_w_Comm_free(MPI_Comm *comm) CS_HIDDEN;
+int cs_w_Comm_disconnect(MPI_Comm *comm) CS_HIDDEN;
+int cs_w_Type_free(MPI_Datatype *type) CS_HIDDEN;
+
 #endif

@@ -12,6 +12,7 @@
  * for them; the time recorded covers whichever ran.  Failed calls
  * (rc != MPI_SUCCESS) are not recorded.
  */
+#include "coll/coll.h"
 #include "wrap.h"
 
 #define CS_EXPORT __attribute__((visibility("default")))
@@ -132,23 +133,54 @@ CS_EXPORT int MPI_Finalize(void)
 }
 
 /* Frees: a handle may be reused for a new object afterwards, so the
- * handle caches (rec.h) start over. */
-CS_EXPORT int MPI_Comm_free(MPI_Comm *comm)
+ * handle caches (rec.h) and the communicator states' cache (commstate.c)
+ * start over, before the free and again after it: MPI runs attribute
+ * delete callbacks inside the free, and the application's may call
+ * collectives on the object being freed, which caches it again.  While a
+ * communicator is being freed, dispatch leaves it native (coll.h,
+ * cs_comm_freeing_begin): our own state of it may be deleted already. */
+static int comm_free(MPI_Comm *comm, int (*pfree)(MPI_Comm *))
+{
+    cs_comm_freeing f;
+    cs_comm_freeing_begin(&f, comm ? *comm : MPI_COMM_NULL);
+    cs_handle_freed();
+    int rc = pfree(comm);
+    cs_handle_freed();
+    cs_comm_freeing_end(&f);
+    return rc;
+}
+
+int cs_w_Comm_free(MPI_Comm *comm)
+{
+    return comm_free(comm, PMPI_Comm_free);
+}
+
+int cs_w_Comm_disconnect(MPI_Comm *comm)
+{
+    return comm_free(comm, PMPI_Comm_disconnect);
+}
+
+int cs_w_Type_free(MPI_Datatype *type)
 {
     cs_handle_freed();
-    return PMPI_Comm_free(comm);
+    int rc = PMPI_Type_free(type);
+    cs_handle_freed();
+    return rc;
+}
+
+CS_EXPORT int MPI_Comm_free(MPI_Comm *comm)
+{
+    return cs_w_Comm_free(comm);
 }
 
 CS_EXPORT int MPI_Comm_disconnect(MPI_Comm *comm)
 {
-    cs_handle_freed();
-    return PMPI_Comm_disconnect(comm);
+    return cs_w_Comm_disconnect(comm);
 }
 
 CS_EXPORT int MPI_Type_free(MPI_Datatype *type)
 {
-    cs_handle_freed();
-    return PMPI_Type_free(type);
+    return cs_w_Type_free(type);
 }
 
 CS_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)

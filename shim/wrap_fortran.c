@@ -266,8 +266,7 @@ CS_FNAMES(mpi_finalize, MPI_FINALIZE, Finalize, cs_f_mpi_finalize, (F ierr))
     static void cs_f_##lower(F h, F ierr)                                                  \
     {                                                                                      \
         CT c = f2c(*h);                                                                    \
-        cs_handle_freed();                                                                 \
-        int rc = PMPI_##Camel(&c);                                                         \
+        int rc = cs_w_##Camel(&c); /* the caches of the C wrapper, see wrap_c.c */         \
         if (rc == MPI_SUCCESS)                                                             \
             *h = c2f(c);                                                                   \
         if (ierr)                                                                          \

@@ -80,6 +80,26 @@ typedef struct cs_comm_state {
  * first time.  Returns an MPI error code. */
 int cs_comm_state_get(MPI_Comm comm, cs_comm_state **st);
 
+/* Frees of user communicators: the preload library's MPI_Comm_free and
+ * MPI_Comm_disconnect wrappers (C and Fortran) put the free between
+ * cs_comm_freeing_begin() and cs_comm_freeing_end() (f on their stack;
+ * nested frees, a delete callback freeing another communicator, are fine).
+ * In between, on this thread, the state of comm is neither looked up nor
+ * created: cs_comm_state_get and the cs_call_* functions below return
+ * MPI_ERR_COMM for it, and the dispatcher runs the native call.  The
+ * application's attribute delete callbacks, which MPI runs inside the free,
+ * may call collectives on the communicator after the delete callback of our
+ * own state has run; a state made then would be set on a communicator being
+ * freed, and could be found again under the handle after MPI reused it.
+ * Both calls also invalidate every thread's cached (communicator -> state)
+ * look-ups: MPI may hand the handle out again as soon as the free returns. */
+typedef struct cs_comm_freeing {
+    MPI_Comm comm;
+    struct cs_comm_freeing *up;
+} cs_comm_freeing;
+void cs_comm_freeing_begin(cs_comm_freeing *f, MPI_Comm comm);
+void cs_comm_freeing_end(cs_comm_freeing *f);
+
 /* One call of a collective, as seen by one rank.  Filled by the dispatcher
  * (shim/dispatch.c) or by collsel-replay / the tests. */
 typedef struct cs_call {

@@ -12,7 +12,10 @@
  *
  * Lifetime: the attribute's delete callback (the user frees the
  * communicator) frees the private communicator, the topology cache and the
- * state.  At MPI_Finalize, MPI_COMM_SELF's attributes are deleted first,
+ * state.  While the preload library's free wrapper runs, no state is looked
+ * up or created for the communicator being freed (cs_comm_freeing_begin):
+ * collectives that the application's own delete callbacks run on it are
+ * native.  At MPI_Finalize, MPI_COMM_SELF's attributes are deleted first,
  * while MPI is still fully usable: a second keyval on MPI_COMM_SELF frees
  * every private communicator still alive at that point, so that delete
  * callbacks run later in MPI_Finalize (Open MPI deletes MPI_COMM_WORLD's
@@ -40,7 +43,12 @@ static state_node live = {.prev = &live, .next = &live};
 /* Per-thread cache of the last few (communicator -> state) look-ups, so
  * that the per-call path does not pay PMPI_Comm_get_attr (~30 ns in Open
  * MPI).  A freed communicator's handle may be reused: every state deletion
- * bumps state_gen, which invalidates all cached entries of all threads. */
+ * bumps state_gen, and so do the free wrappers of the preload library
+ * before and after the free (cs_comm_freeing_begin/end), which invalidates
+ * all cached entries of all threads.  A communicator that this thread is
+ * freeing (the list `freeing`) is never entered: after the bump at the
+ * start of its free, look-ups of it always miss the cache and find it in
+ * the list (only there: the per-call path stays one cache look-up). */
 #define CS_TCACHE 4
 #define CS_TLS _Thread_local __attribute__((tls_model("initial-exec"))) /* no
         __tls_get_addr call: the preload library is loaded at start-up */
@@ -51,6 +59,21 @@ static CS_TLS struct {
     unsigned long gen;
 } tcache[CS_TCACHE];
 static CS_TLS unsigned tcache_next;
+static CS_TLS cs_comm_freeing *freeing; /* innermost free of this thread */
+
+void cs_comm_freeing_begin(cs_comm_freeing *f, MPI_Comm comm)
+{
+    f->comm = comm;
+    f->up = freeing;
+    freeing = f;
+    atomic_fetch_add_explicit(&state_gen, 1, memory_order_acq_rel);
+}
+
+void cs_comm_freeing_end(cs_comm_freeing *f)
+{
+    freeing = f->up;
+    atomic_fetch_add_explicit(&state_gen, 1, memory_order_acq_rel);
+}
 
 static void live_unlink(state_node *n)
 {
@@ -114,7 +137,8 @@ static int remember(MPI_Comm comm, cs_comm_state *st, unsigned long gen)
     return MPI_SUCCESS;
 }
 
-/* The state of comm, created (locally) if it has none yet. */
+/* The state of comm, created (locally) if it has none yet; MPI_ERR_COMM
+ * while this thread is freeing comm (its state may be gone already). */
 static int state_peek(MPI_Comm comm, cs_comm_state **st)
 {
     unsigned long gen = atomic_load_explicit(&state_gen, memory_order_acquire);
@@ -123,6 +147,9 @@ static int state_peek(MPI_Comm comm, cs_comm_state **st)
             *st = tcache[i].st;
             return MPI_SUCCESS;
         }
+    for (const cs_comm_freeing *f = freeing; f; f = f->up)
+        if (f->comm == comm)
+            return MPI_ERR_COMM;
     pthread_once(&key_once, create_keys);
     if (key_rc != MPI_SUCCESS)
         return key_rc;
