@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "coll/coll.h"
 #include "rec.h"
 
 #define CS_MAX_SITES 64 /* call sites kept per run */
@@ -388,6 +389,8 @@ int cs_life_init(int provided)
     record_init();
     cs_dispatch_init();
     cs_hook_on = cs_rec_on || cs_sel_active[0] || cs_sel_active[1] || cs_sel_active[2];
+    if (cs_sel_active[0] || cs_sel_active[1] || cs_sel_active[2])
+        cs_comm_states_init(); /* its MPI_COMM_SELF attribute first: deleted last */
     if (cs_hook_on)
         hook_self();
     return 0;

@@ -80,6 +80,14 @@ typedef struct cs_comm_state {
  * first time.  Returns an MPI error code. */
 int cs_comm_state_get(MPI_Comm comm, cs_comm_state **st);
 
+/* Create the keyvals and set the MPI_COMM_SELF attribute whose delete
+ * callback frees every private communicator at MPI_Finalize (otherwise
+ * done at the first look-up).  The shim calls it from MPI_Init, before the
+ * application can set attributes of its own there: MPI_Finalize deletes
+ * MPI_COMM_SELF's attributes last-set first, so the private communicators
+ * outlive every callback of the application. */
+int cs_comm_states_init(void);
+
 /* Frees of user communicators: the preload library's MPI_Comm_free and
  * MPI_Comm_disconnect wrappers (C and Fortran) put the free between
  * cs_comm_freeing_begin() and cs_comm_freeing_end() (f on their stack;

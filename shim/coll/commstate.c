@@ -128,6 +128,12 @@ static void create_keys(void)
         key_rc = PMPI_Comm_set_attr(MPI_COMM_SELF, self_key, NULL);
 }
 
+int cs_comm_states_init(void)
+{
+    pthread_once(&key_once, create_keys);
+    return key_rc;
+}
+
 static int remember(MPI_Comm comm, cs_comm_state *st, unsigned long gen)
 {
     unsigned i = tcache_next++ % CS_TCACHE;
