@@ -273,7 +273,10 @@ static void show_csv(FILE *f, const char *path, const cs_profile *p)
 /* Length of the valid UTF-8 sequence at s, 0 if invalid. */
 static int utf8_len(const unsigned char *s)
 {
-    int n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : 0;
+    int n = s[0] >= 0xf0 && s[0] <= 0xf4   ? 4
+            : s[0] >= 0xe0 && s[0] < 0xf0 ? 3
+            : s[0] >= 0xc2 && s[0] < 0xe0 ? 2
+                                          : 0;
     for (int i = 1; i < n; i++)
         if ((s[i] & 0xc0) != 0x80)
             return 0;
@@ -392,10 +395,13 @@ int cs_cmd_show(int argc, char **argv)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
             return 0;
-        } else if (!strcmp(argv[i], "--csv")) {
-            fmt = FMT_CSV;
-        } else if (!strcmp(argv[i], "--json")) {
-            fmt = FMT_JSON;
+        } else if (!strcmp(argv[i], "--csv") || !strcmp(argv[i], "--json")) {
+            int f = argv[i][2] == 'c' ? FMT_CSV : FMT_JSON;
+            if (fmt != FMT_TEXT && fmt != f) {
+                fprintf(stderr, "collsel show: --csv and --json exclude each other\n");
+                return 2;
+            }
+            fmt = f;
         } else if (!strcmp(argv[i], "--top")) {
             char *end;
             long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : -1;

@@ -110,10 +110,14 @@ done:
     return rc;
 }
 
-static int penalty_table(const cs_perf *perf, const cs_profile *prof, double threshold,
-                         double margin)
+static int penalty_table(const char *perf_path, const cs_perf *perf, const cs_profile *prof,
+                         double threshold, double margin)
 {
     cs_err e;
+    if (perf->n == 0) {
+        fprintf(stderr, "collsel penalty: %s: no rows\n", perf_path);
+        return CS_EXIT_USAGE;
+    }
     for (int c = 0; c < CS_NCOLL; c++) {
         cs_map m;
         if (cs_map_build(&m, perf, c, prof, &e) < 0)
@@ -134,7 +138,8 @@ static int penalty_table(const cs_perf *perf, const cs_profile *prof, double thr
             cs_tree_stats st;
             if (!t || cs_tree_build(t, &m, &o, &e) < 0 ||
                 cs_penalty_eval(t, &m, &s, NULL, NULL, &e) < 0) {
-                fprintf(stderr, "collsel penalty: %s\n", t ? e.msg : "out of memory");
+                fprintf(stderr, "collsel penalty: %s: %s\n", perf_path,
+                        t ? e.msg : "out of memory");
                 cs_tree_free(t);
                 cs_map_free(&m);
                 return CS_EXIT_USAGE;
@@ -210,7 +215,7 @@ int cs_cmd_penalty(int argc, char **argv)
     cs_profile *prof;
     if (cs_sel_load("penalty", perf_path, prof_path, &perf, &prof) < 0)
         return CS_EXIT_USAGE;
-    int rc = table ? penalty_table(&perf, prof, thr, margin)
+    int rc = table ? penalty_table(perf_path, &perf, prof, thr, margin)
                    : penalty_tree(argv[optind], perf_path, &perf, prof, csv);
     cs_perf_free(&perf);
     cs_sel_free_profile(prof);

@@ -13,6 +13,7 @@ int cs_sel_load(const char *cmd, const char *perf_path, const char *prof_path, c
     cs_perf_init(perf);
     if (cs_perf_read(perf, perf_path, &e) < 0) {
         fprintf(stderr, "collsel %s: %s\n", cmd, e.msg);
+        cs_perf_free(perf);
         return -1;
     }
     if (!prof_path)

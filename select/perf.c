@@ -142,6 +142,10 @@ static int parse_row(perf_ctx *c, char *line, int lineno, cs_perf_row *r, cs_err
     if (strncmp(s, cname, cl) != 0 || s[cl] != '.' || !s[cl + 1])
         return cs_fail(e, "%s:%d: method '%s' does not start with its collective '%s.'", c->path,
                        lineno, s, cname);
+    if (strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") !=
+        strlen(s))
+        return cs_fail(e, "%s:%d: method '%s' has characters other than letters, digits, '_', "
+                          "'-' and '.'", c->path, lineno, s);
     if (strlen(s) >= CS_METHOD_NAME_MAX)
         return cs_fail(e, "%s:%d: method name '%s' longer than %d characters", c->path, lineno, s,
                        CS_METHOD_NAME_MAX - 1);
@@ -198,6 +202,10 @@ static int check_trailer(const char *path, const char *p, size_t n, size_t *body
 static int parse_text(cs_perf *t, const char *path, char *p, size_t n, cs_err *e)
 {
     perf_ctx c = {.path = path};
+    if (n >= 3 && !memcmp(p, "\xef\xbb\xbf", 3)) { /* UTF-8 byte order mark (spreadsheets) */
+        p += 3;
+        n -= 3;
+    }
     size_t body_end = n;
     unsigned long rows_expected = 0;
     int magic = !strncmp(p, PERF_MAGIC, strlen(PERF_MAGIC));

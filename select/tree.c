@@ -223,6 +223,38 @@ fail:
     return rc;
 }
 
+/* Method names are registry-style: letters, digits, '_', '-' and '.'. */
+static int name_ok(const char *s)
+{
+    return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") ==
+           strlen(s);
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* No method listed twice (sorted, so that a file of 65535 names is not
+ * compared pairwise). */
+static int check_unique(const cs_dtree *d, const char *what, const char *cn, cs_err *e)
+{
+    const char **v = malloc((size_t)d->nmethods * sizeof *v);
+    if (!v)
+        return cs_fail(e, "%s: out of memory", what);
+    for (int m = 0; m < d->nmethods; m++)
+        v[m] = d->methods[m];
+    qsort(v, (size_t)d->nmethods, sizeof *v, cmp_name);
+    for (int m = 1; m < d->nmethods; m++)
+        if (!strcmp(v[m - 1], v[m])) {
+            cs_fail(e, "%s: %s method '%s' listed twice", what, cn, v[m]);
+            free(v);
+            return -1;
+        }
+    free(v);
+    return 0;
+}
+
 static int check_stored(const cs_dtree *d, int coll, const char *what, cs_err *e)
 {
     const char *cn = cs_coll_name(coll);
@@ -250,10 +282,12 @@ static int check_stored(const cs_dtree *d, int coll, const char *what, cs_err *e
             !s[cl + 1])
             return cs_fail(e, "%s: %s method %d '%.63s' does not start with '%s.'", what, cn, m, s,
                            cn);
-        for (int q = 0; q < m; q++)
-            if (!strcmp(s, d->methods[q]))
-                return cs_fail(e, "%s: %s method '%s' listed twice", what, cn, s);
+        if (!name_ok(s))
+            return cs_fail(e, "%s: %s method %d has characters other than letters, digits, "
+                              "'_', '-' and '.' in its name", what, cn, m);
     }
+    if (check_unique(d, what, cn, e) < 0)
+        return -1;
     if (d->nnodes < 1 || d->nleaves < 1 || d->nleaves > 65536 || d->nnodes > (1u << 2 * d->k) * 2)
         return cs_fail(e, "%s: %s has %u nodes and %u leaves (too many or none)", what, cn,
                        d->nnodes, d->nleaves);

@@ -27,13 +27,14 @@
 
 static int valid_ident(const char *s)
 {
-    if (!s || !*s || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
+    if (!s || !*s || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_') ||
+        strlen(s) >= 64)
         return 0;
     for (; *s; s++)
         if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
               *s == '_'))
             return 0;
-    return strlen(s) < 64;
+    return 1;
 }
 
 static size_t count_lines(const cs_buf *b, size_t from)

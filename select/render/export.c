@@ -120,8 +120,8 @@ static int same_rule(const xrule *a, const xrule *b, int ompi)
 
 /* Translate the bands of one collective, merging neighbours that became
  * identical.  Prints each method's mapping once (seen[] per tree id). */
-static int translate(const cs_tree *t, const cs_bands *bs, int ompi, xband *xb, int *nxb,
-                     char *seen, cs_err *e)
+static int translate(const cs_tree *t, const char *path, const cs_bands *bs, int ompi, xband *xb,
+                     int *nxb, char *seen, cs_err *e)
 {
     *nxb = 0;
     for (int i = 0; i < bs->nbands; i++) {
@@ -135,8 +135,8 @@ static int translate(const cs_tree *t, const cs_bands *bs, int ompi, xband *xb, 
             const xalg *x = xalg_of(name, &m);
             if (!x) {
                 free(cur.r);
-                return cs_fail(e, "method '%s' has no counterpart in the %s table", name,
-                               ompi ? "Open MPI" : "MPICH");
+                return cs_fail(e, "%s: method '%s' has no counterpart in the %s table", path,
+                               name, ompi ? "Open MPI" : "MPICH");
             }
             xrule xr = {b->runs[r].ms_lo, x->ompi, m.fanout, m.segsize, x->mpich};
             int exact = ompi ? (x->ompi_exact == 2 ? m.fanout == 4 : x->ompi_exact) : x->mpich_exact;
@@ -404,7 +404,7 @@ int cs_cmd_export(int argc, char **argv)
             goto fail;
         xband *xb = calloc((size_t)bs.nbands, sizeof *xb);
         char *seen = calloc((size_t)cs_tree_nmethods(t, coll) + 1, 1);
-        int nxb = 0, ok = xb && seen ? translate(t, &bs, ompi, xb, &nxb, seen, &e) : cs_fail(&e, "out of memory");
+        int nxb = 0, ok = xb && seen ? translate(t, in, &bs, ompi, xb, &nxb, seen, &e) : cs_fail(&e, "out of memory");
         if (ok == 0 && ompi)
             emit_ompi(&o, coll, xb, nxb);
         else if (ok == 0)

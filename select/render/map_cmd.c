@@ -275,8 +275,11 @@ int cs_cmd_map(int argc, char **argv)
         }
     }
     if (s.np == 0) {
-        cs_fail(&e, "%s: nothing to draw (no collective%s)", o.in,
-                t && perfpath ? " present in both the tree and the table" : "");
+        if (t && perfpath)
+            cs_fail(&e, "%s and %s: nothing to draw (no collective present in both)", o.in,
+                    perfpath);
+        else
+            cs_fail(&e, "%s: nothing to draw (no collective)", o.in);
         rc = 2;
         goto fail;
     }

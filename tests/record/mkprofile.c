@@ -3,7 +3,11 @@
  *                           way the shim builds one: per-rank cells filled
  *                           with cs_cell_record, merged rank by rank
  *   mkprofile bad DIR       damaged variants of it, one per way a file can be
- *                           bad (names say how), for the exit-code tests */
+ *                           bad (names say how), for the exit-code tests;
+ *                           the payload-* ones have an intact checksum
+ *   mkprofile odd FILE      the golden profile with strings that are not
+ *                           valid UTF-8 (bytes 0xf5..0xff, cut sequences)
+ *                           and control characters, for the JSON output */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +103,35 @@ static void put(const char *dir, const char *name, const void *data, size_t n)
     }
 }
 
+/* Encode p with one cell changed by fn into DIR/NAME: a valid header and
+ * checksum around a payload the reader must reject. */
+static void bad_payload(const char *dir, const char *name, cs_profile *p,
+                        void (*fn)(cs_profile *))
+{
+    cs_profile q = *p;
+    cs_cell *cells = malloc(p->ncells * sizeof *cells);
+    cs_buf img = {0};
+    cs_err e;
+    memcpy(cells, p->cells, p->ncells * sizeof *cells);
+    q.cells = cells;
+    fn(&q);
+    if (cs_profile_encode(&q, &img, &e) < 0)
+        die(name, &e);
+    put(dir, name, img.p, img.n);
+    cs_buf_free(&img);
+    free(cells);
+}
+
+static void cell_coll(cs_profile *p) { p->cells[0].coll = CS_R_N + 5; }
+static void cell_order(cs_profile *p)
+{
+    cs_cell c = p->cells[0];
+    p->cells[0] = p->cells[1];
+    p->cells[1] = c;
+}
+static void cell_time(cs_profile *p) { p->cells[1].t_total = -1; }
+static void cell_comm0(cs_profile *p) { p->cells[2].comm_size = 0; }
+
 static void bad(const char *dir, const unsigned char *img, size_t n)
 {
     unsigned char *b = malloc(n);
@@ -130,14 +163,22 @@ static void bad(const char *dir, const unsigned char *img, size_t n)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3 || (strcmp(argv[1], "golden") && strcmp(argv[1], "bad"))) {
-        fprintf(stderr, "usage: mkprofile golden FILE | mkprofile bad DIR\n");
+    if (argc != 3 || (strcmp(argv[1], "golden") && strcmp(argv[1], "bad") &&
+                      strcmp(argv[1], "odd"))) {
+        fprintf(stderr, "usage: mkprofile golden FILE | mkprofile bad DIR | mkprofile odd FILE\n");
         return 2;
     }
     cs_profile p;
     cs_err e;
     golden(&p);
-    if (!strcmp(argv[1], "golden")) {
+    if (!strcmp(argv[1], "odd")) {
+        free(p.meta.cmdline);
+        free(p.meta.hostname0);
+        p.meta.cmdline = strdup("./app \xf5\x80\x80 \xff\xfe \xe2\x82 \xc3\xa9 \"q\" \t\x1b[31m");
+        p.meta.hostname0 = strdup("\xf8\x88\x80\x80\x80");
+        if (cs_profile_write(&p, argv[2], &e) < 0)
+            die(argv[2], &e);
+    } else if (!strcmp(argv[1], "golden")) {
         if (cs_profile_write(&p, argv[2], &e) < 0)
             die(argv[2], &e);
     } else {
@@ -145,6 +186,10 @@ int main(int argc, char **argv)
         if (cs_profile_encode(&p, &img, &e) < 0)
             die("encode", &e);
         bad(argv[2], img.p, img.n);
+        bad_payload(argv[2], "payload-coll.prof", &p, cell_coll);
+        bad_payload(argv[2], "payload-order.prof", &p, cell_order);
+        bad_payload(argv[2], "payload-time.prof", &p, cell_time);
+        bad_payload(argv[2], "payload-comm0.prof", &p, cell_comm0);
         cs_buf_free(&img);
     }
     cs_profile_free(&p);

@@ -35,6 +35,14 @@ if [ "$what" = golden ]; then
     "$collsel" show run.prof --csv | grep -q "^# complete: 0" || bad "CSV complete flag"
     "$collsel" show run.prof --json | grep -q '"partial_files": 2' || bad "JSON partial_files"
     "$collsel" show g.prof --top 2 | grep -q "hottest cells (2 of 7)" || bad "--top 2"
+    # strings that are not UTF-8 (0xf5..0xff, cut sequences) or hold control
+    # characters: the JSON is still valid UTF-8 JSON, the bad bytes U+FFFD
+    "$mkprofile" odd odd.prof || exit 1
+    if command -v python3 > /dev/null; then
+        "$collsel" show odd.prof --json > odd.json || bad "show odd.prof --json exit $?"
+        python3 -c 'import json,sys; d=json.loads(open(sys.argv[1],"rb").read().decode("utf-8")); c=d["meta"]["command"]; assert c.count("\ufffd") == 7 and "\u00e9 \"q\" \t\x1b" in c, c; assert d["meta"]["host0"] == "\ufffd" * 5' odd.json \
+            || bad "JSON of odd strings is not valid UTF-8 JSON: $(head -c 300 odd.json)"
+    fi
 else
     mkdir bad && "$mkprofile" bad bad || exit 1
     n=0
@@ -48,12 +56,12 @@ else
         grep -q "^collsel show: .*$f" err || bad "$f: message does not name the file: $(cat err)"
         echo "$f: $(cat err)"
     done
-    [ $n -ge 12 ] || bad "only $n damaged files"
+    [ $n -ge 16 ] || bad "only $n damaged files"
     grep -q "written by a newer collsel (format v7, this reads up to v1)" \
         <<EOF || bad "newer-version message"
 $("$collsel" show bad/newer.prof 2>&1)
 EOF
-    for args in "" "--bogus g.prof" "a.prof b.prof" "--top 0 a.prof" "--top"; do
+    for args in "" "--bogus g.prof" "a.prof b.prof" "--top 0 a.prof" "--top" "--csv --json a.prof"; do
         # shellcheck disable=SC2086
         "$collsel" show $args > /dev/null 2> err
         rc=$?

@@ -68,6 +68,18 @@ expect 2 "go together" -- "$collsel" map exact.tree --penalty -o x.png
 expect 2 "needs a TREE" -- "$collsel" map perf.csv --penalty --perf perf.csv -o x.png
 expect 2 "one %s" -- "$collsel" map exact.tree -o 'x-%d.png'
 expect 2 "usage" -- "$collsel" map exact.tree
+printf '%s\n' "$H" > hdr.csv
+expect 2 "^collsel map: exact.tree and hdr.csv: nothing to draw" -- \
+    "$collsel" map exact.tree --penalty --perf hdr.csv -o x.png
+expect 2 "not a C identifier" -- "$collsel" codegen exact.tree --prefix \
+    a123456789b123456789c123456789d123456789e123456789f123456789abcd -o x.c
+# a valid tree with a method no library has a counterpart for: the tree named
+printf '%s\nbcast,4,8,bcast.native,1,1,1,1\nbcast,4,8,bcast.mine,0.5,1,1,1\n' "$H" > mine.csv
+"$collsel" tune --perf mine.csv -o mine.tree > /dev/null || fail "tune mine.csv"
+expect 2 "^collsel export: mine.tree: method 'bcast.mine' has no counterpart in the Open MPI table" -- \
+    "$collsel" export mine.tree --format ompi-rules -o x.conf
+expect 2 "^collsel export: mine.tree: method 'bcast.mine' has no counterpart in the MPICH table" -- \
+    "$collsel" export mine.tree --format mpich-json --no-mpich-defaults -o x.json
 # ---- mpich-json: MPICH's built-in rules are read from the installed library
 # at export time; a missing or wrong library is bad input (exit 2, named).
 expect 2 "missing-libmpich.so.12" -- \

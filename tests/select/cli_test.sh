@@ -63,6 +63,18 @@ for cmd in tune tree penalty; do
 done
 expect 0 "" -- "$collsel" tune --help
 check "tune --help documents --margin" grep -q -- "--margin PCT  (default 10)" out.txt
+# tables that parse but cannot be tuned: every message names the table
+printf '%s\n' "$H" > hdr.csv
+awk -v h="$H" 'BEGIN {print h; for (c = 1; c <= 300; c++) print "bcast," c ",8,bcast.native,1,1,1,1"}' > wide.csv
+printf '%s\nbcast,4,8,bcast.bin\377omial,1,1,2,10\n' "$H" > name.csv
+expect 2 "collsel tune: hdr.csv: no rows" -- "$collsel" tune --perf hdr.csv -o t.tree
+expect 2 "collsel penalty: hdr.csv: no rows" -- "$collsel" penalty --table --perf hdr.csv
+expect 2 "collsel tune: wide.csv: bcast map is 300 x 1 points (at most 256 per axis supported)" -- \
+    "$collsel" tune --perf wide.csv -o t.tree
+expect 2 "collsel penalty: wide.csv: bcast map is 300 x 1 points (at most 256 per axis supported)" -- \
+    "$collsel" penalty --table --perf wide.csv
+expect 2 "collsel tune: name.csv:2: method 'bcast.bin$(printf '\377')omial' has characters other than letters, digits, '_', '-' and '.'" -- \
+    "$collsel" tune --perf name.csv -o t.tree
 check "no tree written on bad input" test ! -e t.tree
 
 # a real run: synthetic table, exact tree, show, penalty (margin 0: the

@@ -95,8 +95,9 @@ static void test_perf(void)
           e.msg);
     CHECK(u.n == 0, "failed reads add no rows");
     free(txt);
-    /* hand-made: no magic, columns reordered, optional ones missing */
-    put_text(path_of("hand.csv"), "method,collective,comm_size,msg_bytes,median_us\n"
+    /* hand-made: no magic, columns reordered, optional ones missing, a
+     * byte order mark as spreadsheets write it */
+    put_text(path_of("hand.csv"), "\xef\xbb\xbfmethod,collective,comm_size,msg_bytes,median_us\n"
                                   "# a comment\n\n"
                                   "bcast.linear, bcast, 8, 64, 5.5\r\n");
     MUST(cs_perf_read(&u, path_of("hand.csv"), &e), e);
@@ -117,6 +118,8 @@ static void test_perf(void)
         {"bcast,4,8k,bcast.x,1,1,1,1", ":2: msg_bytes '8k'"},
         {"bcast,4,8,bcast.x,1,1,1", ":2: 7 fields, the header has 8"},
         {"bcast,4,8,bcast.x,nan,1,1,1", ":2: median_us 'nan'"},
+        {"bcast,4,8,bcast.bin\xffomial,1,1,1,1", ":2: method 'bcast.bin\xffomial' has characters"},
+        {"bcast,4,8,bcast.a b,1,1,1,1", ":2: method 'bcast.a b' has characters"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         snprintf(buf, sizeof buf, "%s%s\n", hdr, bad[i].row);
@@ -142,6 +145,69 @@ static void tree_rejects(const void *bytes, size_t n, const char *want, const ch
     int rc = cs_tree_read(&t, p, &e);
     CHECK(rc < 0 && t == NULL && strstr(e.msg, p) && (!want || strstr(e.msg, want)),
           "%s: want '%s', got rc %d '%s'", what, want ? want : "", rc, e.msg);
+}
+
+/* A tree file of one bcast function on a 1 x 1 grid: one leaf answering
+ * method `leaf` of the n names name(i). */
+static void one_leaf_tree(const char *path, int n, const char *(*name)(int, char *), int leaf)
+{
+    cs_buf pl = {0}, f = {0};
+    char nb[64];
+    cs_buf_u32(&pl, 1);
+    cs_buf_u32(&pl, CS_BCAST);
+    cs_buf_u32(&pl, 0); /* k */
+    cs_buf_u32(&pl, 1);
+    cs_buf_u32(&pl, 4); /* comm sizes */
+    cs_buf_u32(&pl, 1);
+    cs_buf_u64(&pl, 8); /* message sizes */
+    cs_buf_u32(&pl, (uint32_t)n);
+    for (int i = 0; i < n; i++)
+        cs_buf_str(&pl, name(i, nb));
+    cs_buf_u32(&pl, 1);
+    cs_buf_u32(&pl, 0x80000000u); /* the root is leaf 0 */
+    cs_buf_u32(&pl, 1);
+    cs_buf_u8(&pl, 1);
+    cs_buf_put(&pl, (unsigned char[2]){(unsigned char)leaf, (unsigned char)(leaf >> 8)}, 2);
+    cs_buf_put(&f, "COLLSELT", 8);
+    cs_buf_u32(&f, 1);
+    cs_buf_u32(&f, (uint32_t)pl.n);
+    cs_buf_u32(&f, cs_crc32(0, pl.p, pl.n));
+    cs_buf_put(&f, pl.p, pl.n);
+    put_file(path, f.p, f.n);
+    cs_buf_free(&pl);
+    cs_buf_free(&f);
+}
+
+static const char *many_name(int i, char *b)
+{
+    snprintf(b, 64, "bcast.m%05d", i);
+    return b;
+}
+
+static const char *twice_name(int i, char *b)
+{
+    snprintf(b, 64, "bcast.m%05d", i == 40000 ? 17 : i);
+    return b;
+}
+
+/* The most methods a file may list: read at once (names checked for
+ * repeats by sorting, not pairwise); one repeated name is rejected. */
+static void test_tree_many_methods(void)
+{
+    cs_tree *t = NULL;
+    cs_err e;
+    one_leaf_tree(path_of("many.tree"), 65535, many_name, 65534);
+    MUST(cs_tree_read(&t, path_of("many.tree"), &e), e);
+    const uint16_t *ids;
+    CHECK(cs_tree_decide(t, CS_BCAST, 4, 8, &ids) == 1 &&
+              !strcmp(cs_tree_method_name(t, CS_BCAST, ids[0]), "bcast.m65534"),
+          "65535 methods: the leaf answers the last one");
+    cs_tree_free(t);
+    one_leaf_tree(path_of("dup.tree"), 65535, twice_name, 0);
+    size_t n;
+    void *dup = get_file(path_of("dup.tree"), &n);
+    tree_rejects(dup, n, "bcast method 'bcast.m00017' listed twice", "repeated name");
+    free(dup);
 }
 
 static void test_tree_files(void)
@@ -266,6 +332,17 @@ static void test_tree_files(void)
     crc = cs_crc32(0, bad + 20, n - 20);
     memcpy(bad + 16, &crc, 4);
     tree_rejects(bad, n, "node", "child out of range");
+    /* a method name with a byte that is no name character (the PNG text
+     * of `collsel map` must be UTF-8), valid checksum */
+    memcpy(bad, good, n);
+    unsigned char *nm = memmem(bad, n, "bcast.binomial", 14);
+    CHECK(nm != NULL, "method name in the file");
+    if (nm) {
+        nm[8] = 0xff;
+        crc = cs_crc32(0, bad + 20, n - 20);
+        memcpy(bad + 16, &crc, 4);
+        tree_rejects(bad, n, "characters other than", "method name byte");
+    }
     free(bad);
     free(good);
 }
@@ -275,6 +352,7 @@ int main(int argc, char **argv)
     snprintf(dir, sizeof dir, "%s", argc > 1 ? argv[1] : ".");
     test_perf();
     test_tree_files();
+    test_tree_many_methods();
     if (sel_failures)
         fprintf(stderr, "%d checks failed\n", sel_failures);
     else
