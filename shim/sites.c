@@ -4,12 +4,20 @@
  * symbol table, so static functions have names too) or else dladdr's
  * dynamic symbol; with neither, module + offset only.
  *
+ * Both give the nearest symbol at or below the address, whether or not it
+ * reaches that far: in a stripped program (only .dynsym left) a call in a
+ * static function would be named after whichever exported function precedes
+ * it. The dynamic symbol's size settles it: a name that is a dynamic
+ * symbol not covering the address is dropped. A name found only in .symtab
+ * (no size to check) is kept.
+ *
  * Format: "MODULE+0xOFF FUNCTION+0xOFF", MODULE being the file's basename
  * and both offsets those of the return address (the instruction after the
  * call), so the string is the same on every rank (independent of where the
  * module was loaded) and sites merge across ranks.
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,15 +28,29 @@
 
 #include "rec.h"
 
+/* libunwind named FN, starting OFF bytes below LOOK: true if FN is a
+ * dynamic symbol at that address whose size does not reach LOOK. */
+static int symbol_too_short(uintptr_t look, const char *fn, uintptr_t off)
+{
+    Dl_info start;
+    const ElfW(Sym) *sym = NULL;
+    memset(&start, 0, sizeof start);
+    if (off > look || !dladdr1((void *)(look - off), &start, (void **)&sym, RTLD_DL_SYMENT))
+        return 0;
+    return start.dli_sname && (uintptr_t)start.dli_saddr == look - off && sym &&
+           sym->st_size != 0 && off >= sym->st_size && !strcmp(start.dli_sname, fn);
+}
+
 void cs_site_name(void *ra, char *buf, size_t len)
 {
     Dl_info info;
+    const ElfW(Sym) *sym = NULL;
     memset(&info, 0, sizeof info);
     /* Look up the call instruction itself (ra - 1): a call that ends a
      * function would otherwise name the next one. */
     uintptr_t ip = (uintptr_t)ra;
     uintptr_t look = ip ? ip - 1 : ip;
-    if (!ra || !dladdr((void *)look, &info) || !info.dli_fname) {
+    if (!ra || !dladdr1((void *)look, &info, (void **)&sym, RTLD_DL_SYMENT) || !info.dli_fname) {
         snprintf(buf, len, "?+%#lx", (unsigned long)ip);
         return;
     }
@@ -44,6 +66,8 @@ void cs_site_name(void *ra, char *buf, size_t len)
     }
     unsigned long moff = (unsigned long)(ip - (uintptr_t)info.dli_fbase);
 
+    /* dladdr names a dynamic symbol only if it covers the address (glibc
+     * checks the size); libunwind names the nearest symbol below it. */
     char fn[256];
     unw_word_t off = 0;
     unw_accessors_t *acc = unw_get_accessors(unw_local_addr_space);
@@ -51,7 +75,7 @@ void cs_site_name(void *ra, char *buf, size_t len)
     if (acc && acc->get_proc_name &&
         acc->get_proc_name(unw_local_addr_space, (unw_word_t)look, fn, sizeof fn, &off, NULL) ==
             0 &&
-        fn[0]) {
+        fn[0] && !symbol_too_short(look, fn, (uintptr_t)off)) {
         snprintf(buf, len, "%s+%#lx %s+%#lx", mod, moff, fn, (unsigned long)off + 1);
     } else if (info.dli_sname && info.dli_saddr) {
         snprintf(buf, len, "%s+%#lx %s+%#lx", mod, moff, info.dli_sname,
