@@ -8,17 +8,21 @@
  * Recording: cs_rec_begin() with the communicator, the bytes this rank
  * contributes (wrap.h), the root and the application's return address;
  * clock reads around the call when it is to be timed; cs_rec_end().
+ * The MPI 4 large-count variants (MPI_Bcast_c, ...) where the library has
+ * them (wrap.h, CS_WRAP_LIST_C) are recorded in the same cells.
  * MPI_Bcast/Reduce/Barrier go to cs_dispatch_*() when selection is active
  * for them; the time recorded covers whichever ran.  Failed calls
  * (rc != MPI_SUCCESS) are not recorded.
  */
+#include <limits.h>
+
 #include "coll/coll.h"
 #include "wrap.h"
 
 #define CS_EXPORT __attribute__((visibility("default")))
 #define CS_RA __builtin_return_address(0)
 
-static inline uint64_t B(int count, MPI_Datatype t)
+static inline uint64_t B(long long count, MPI_Datatype t)
 {
     return count > 0 ? (uint64_t)count * cs_type_size(t) : 0;
 }
@@ -87,6 +91,42 @@ static uint64_t WM(int n, const int counts[], const MPI_Datatype types[])
 
 #define IP(buf) ((const void *)(buf) == MPI_IN_PLACE)
 
+#ifdef CS_HAVE_LARGE_COUNT
+static uint64_t VMC(int n, const MPI_Count counts[], MPI_Datatype t)
+{
+    uint64_t sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += counts[i] > 0 ? (uint64_t)counts[i] : 0;
+    return n > 0 ? (sum * cs_type_size(t) + (uint64_t)n / 2) / (uint64_t)n : 0;
+}
+
+static uint64_t WMC(int n, const MPI_Count counts[], const MPI_Datatype types[])
+{
+    uint64_t sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += B(counts[i], types[i]);
+    return n > 0 ? (sum + (uint64_t)n / 2) / (uint64_t)n : 0;
+}
+
+/* A large-count call whose count fits an int is the plain call: our
+ * methods may take it; a larger count stays native. */
+static int cs_dispatch_bcast_c(void *buf, MPI_Count count, MPI_Datatype dt, int root,
+                               MPI_Comm comm)
+{
+    if (count < 0 || count > INT_MAX)
+        return PMPI_Bcast_c(buf, count, dt, root, comm);
+    return cs_dispatch_bcast(buf, (int)count, dt, root, comm);
+}
+
+static int cs_dispatch_reduce_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
+                                MPI_Op op, int root, MPI_Comm comm)
+{
+    if (count < 0 || count > INT_MAX)
+        return PMPI_Reduce_c(sbuf, rbuf, count, dt, op, root, comm);
+    return cs_dispatch_reduce(sbuf, rbuf, (int)count, dt, op, root, comm);
+}
+#endif
+
 #define CS_DEFINE(NAME, ID, PARAMS, ARGS, ROOT, BYTES, SEL, FN)                            \
     int cs_w_##NAME(void *ra, CS_UNPAREN PARAMS)                                           \
     {                                                                                      \
@@ -107,6 +147,7 @@ static uint64_t WM(int n, const int counts[], const MPI_Datatype types[])
     CS_EXPORT int MPI_##NAME PARAMS { return cs_w_##NAME(CS_RA, CS_UNPAREN ARGS); }
 
 CS_WRAP_LIST(CS_DEFINE)
+CS_WRAP_LIST_C(CS_DEFINE)
 
 /* Life cycle. */
 

@@ -2,7 +2,8 @@
  * (blocking and non-blocking), sizes 0 B .. 8 KB, MPI_COMM_WORLD and a
  * sub-communicator from MPI_Comm_split, roots zero / fixed / varying,
  * MPI_IN_PLACE where the standard allows it, NULL arrays where they are not
- * significant, and (2+ ranks) an intercommunicator.
+ * significant, (2+ ranks) an intercommunicator, and with an MPI 4 library
+ * the large-count bindings (MPI_Bcast_c, ...).
  *
  *   shim_mix EXPECT [--threads N]
  *
@@ -243,6 +244,101 @@ static __attribute__((noinline)) void run_mix(MPI_Comm comm, int nb, char *s, ch
     free(tv);
 }
 
+#if MPI_VERSION >= 4
+/* The MPI 4 large-count bindings (MPICH 4), recorded in the same cells as
+ * the plain calls: every one of them once per (blocking, non-blocking),
+ * counts 0 and 5 ints, roots 0 and last. */
+static __attribute__((noinline)) void run_mix_c(MPI_Comm comm, char *s, char *r)
+{
+    int n, me;
+    PMPI_Comm_size(comm, &n);
+    PMPI_Comm_rank(comm, &me);
+    MPI_Count *cv = malloc(sizeof *cv * (size_t)n);
+    MPI_Aint *dv = malloc(sizeof *dv * (size_t)n), *dw = malloc(sizeof *dw * (size_t)n);
+    MPI_Datatype *tv = malloc(sizeof *tv * (size_t)n);
+    MPI_Request rq;
+    for (int k = 0; k < 2; k++)
+        for (int nb = 0; nb < 2; nb++) {
+            MPI_Count c = k ? 5 : 0;
+            uint64_t b = (uint64_t)c * 4;
+            int root = k ? n - 1 : 0;
+            for (int i = 0; i < n; i++) {
+                cv[i] = c;
+                dv[i] = (MPI_Aint)(i * c);
+                dw[i] = dv[i] * 4;
+                tv[i] = MPI_INT;
+            }
+            if (nb) MPI_Ibcast_c(s, c, MPI_INT, root, comm, &rq); else MPI_Bcast_c(s, c, MPI_INT, root, comm);
+            fin(nb, &rq);
+            ex(nb ? CS_R_IBCAST : CS_R_BCAST, comm, b, root);
+            if (nb) MPI_Ireduce_c(s, r, c, MPI_INT, MPI_SUM, root, comm, &rq);
+            else MPI_Reduce_c(s, r, c, MPI_INT, MPI_SUM, root, comm);
+            fin(nb, &rq);
+            ex(nb ? CS_R_IREDUCE : CS_R_REDUCE, comm, b, root);
+            if (nb) MPI_Iallreduce_c(s, r, c, MPI_INT, MPI_SUM, comm, &rq);
+            else MPI_Allreduce_c(s, r, c, MPI_INT, MPI_SUM, comm);
+            fin(nb, &rq);
+            ex(nb ? CS_R_IALLREDUCE : CS_R_ALLREDUCE, comm, b, NOROOT);
+            if (nb) MPI_Igather_c(s, c, MPI_INT, r, c, MPI_INT, root, comm, &rq);
+            else MPI_Gather_c(s, c, MPI_INT, r, c, MPI_INT, root, comm);
+            fin(nb, &rq);
+            ex(nb ? CS_R_IGATHER : CS_R_GATHER, comm, b, root);
+            if (nb) MPI_Igatherv_c(s, c, MPI_INT, r, cv, dv, MPI_INT, root, comm, &rq);
+            else MPI_Gatherv_c(s, c, MPI_INT, r, cv, dv, MPI_INT, root, comm);
+            fin(nb, &rq);
+            ex(nb ? CS_R_IGATHERV : CS_R_GATHERV, comm, b, root);
+            if (nb) MPI_Iscatter_c(s, c, MPI_INT, r, c, MPI_INT, root, comm, &rq);
+            else MPI_Scatter_c(s, c, MPI_INT, r, c, MPI_INT, root, comm);
+            fin(nb, &rq);
+            ex(nb ? CS_R_ISCATTER : CS_R_SCATTER, comm, b, root);
+            if (nb) MPI_Iscatterv_c(s, cv, dv, MPI_INT, r, c, MPI_INT, root, comm, &rq);
+            else MPI_Scatterv_c(s, cv, dv, MPI_INT, r, c, MPI_INT, root, comm);
+            fin(nb, &rq);
+            ex(nb ? CS_R_ISCATTERV : CS_R_SCATTERV, comm, b, root);
+            if (nb) MPI_Iallgather_c(s, c, MPI_INT, r, c, MPI_INT, comm, &rq);
+            else MPI_Allgather_c(s, c, MPI_INT, r, c, MPI_INT, comm);
+            fin(nb, &rq);
+            ex(nb ? CS_R_IALLGATHER : CS_R_ALLGATHER, comm, b, NOROOT);
+            if (nb) MPI_Iallgatherv_c(s, c, MPI_INT, r, cv, dv, MPI_INT, comm, &rq);
+            else MPI_Allgatherv_c(s, c, MPI_INT, r, cv, dv, MPI_INT, comm);
+            fin(nb, &rq);
+            ex(nb ? CS_R_IALLGATHERV : CS_R_ALLGATHERV, comm, b, NOROOT);
+            if (nb) MPI_Ialltoall_c(s, c, MPI_INT, r, c, MPI_INT, comm, &rq);
+            else MPI_Alltoall_c(s, c, MPI_INT, r, c, MPI_INT, comm);
+            fin(nb, &rq);
+            ex(nb ? CS_R_IALLTOALL : CS_R_ALLTOALL, comm, b, NOROOT);
+            if (nb) MPI_Ialltoallv_c(s, cv, dv, MPI_INT, r, cv, dv, MPI_INT, comm, &rq);
+            else MPI_Alltoallv_c(s, cv, dv, MPI_INT, r, cv, dv, MPI_INT, comm);
+            fin(nb, &rq);
+            ex(nb ? CS_R_IALLTOALLV : CS_R_ALLTOALLV, comm, b, NOROOT);
+            if (nb) MPI_Ialltoallw_c(s, cv, dw, tv, r, cv, dw, tv, comm, &rq);
+            else MPI_Alltoallw_c(s, cv, dw, tv, r, cv, dw, tv, comm);
+            fin(nb, &rq);
+            ex(nb ? CS_R_IALLTOALLW : CS_R_ALLTOALLW, comm, b, NOROOT);
+            if (nb) MPI_Ireduce_scatter_c(s, r, cv, MPI_INT, MPI_SUM, comm, &rq);
+            else MPI_Reduce_scatter_c(s, r, cv, MPI_INT, MPI_SUM, comm);
+            fin(nb, &rq);
+            ex(nb ? CS_R_IREDUCE_SCATTER : CS_R_REDUCE_SCATTER, comm, b, NOROOT);
+            if (nb) MPI_Ireduce_scatter_block_c(s, r, c, MPI_INT, MPI_SUM, comm, &rq);
+            else MPI_Reduce_scatter_block_c(s, r, c, MPI_INT, MPI_SUM, comm);
+            fin(nb, &rq);
+            ex(nb ? CS_R_IREDUCE_SCATTER_BLOCK : CS_R_REDUCE_SCATTER_BLOCK, comm, b, NOROOT);
+            if (nb) MPI_Iscan_c(s, r, c, MPI_INT, MPI_SUM, comm, &rq);
+            else MPI_Scan_c(s, r, c, MPI_INT, MPI_SUM, comm);
+            fin(nb, &rq);
+            ex(nb ? CS_R_ISCAN : CS_R_SCAN, comm, b, NOROOT);
+            if (nb) MPI_Iexscan_c(s, r, c, MPI_INT, MPI_SUM, comm, &rq);
+            else MPI_Exscan_c(s, r, c, MPI_INT, MPI_SUM, comm);
+            fin(nb, &rq);
+            ex(nb ? CS_R_IEXSCAN : CS_R_EXSCAN, comm, b, NOROOT);
+        }
+    free(cv);
+    free(dv);
+    free(dw);
+    free(tv);
+}
+#endif
+
 /* Runs of identical calls (the shim's memo path) and their transitions:
  * long runs, two sizes of one bin alternating, six sizes of one bin (more
  * than a cell keeps exactly), a root change in the middle of a run. */
@@ -357,6 +453,10 @@ int main(int argc, char **argv)
             run_mix(MPI_COMM_WORLD, nb, s, r);
             run_mix(sub, nb, s, r);
         }
+#if MPI_VERSION >= 4
+        run_mix_c(MPI_COMM_WORLD, s, r);
+        run_mix_c(sub, s, r);
+#endif
         if (np >= 2)
             run_inter(sub, me % 2, s, r);
         run_repeats(MPI_COMM_WORLD, s);
