@@ -383,7 +383,10 @@ static void hook_self(void)
 
 int cs_life_init(int provided)
 {
+    static int started; /* once, whichever entry point (C or Fortran) saw MPI start */
     (void)provided;
+    if (started++)
+        return 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &cs_world_rank);
     cs_config_load();
     record_init();
