@@ -167,6 +167,26 @@ static void parse_force(const char *spec)
     }
 }
 
+/* Does every leaf of collective coll's tree answer native (the first of
+ * its methods this build has is COLL.native, registry index 0)?  Then
+ * dispatch could only ever run native. */
+static int all_native(int coll, const int *map)
+{
+    cs_leaf *lv = NULL;
+    size_t nl = 0;
+    if (cs_tree_leaves(tree, coll, &lv, &nl) < 0)
+        return 0;
+    int native = 1;
+    for (size_t i = 0; i < nl && native; i++) {
+        int first = -1;
+        for (int k = 0; k < lv[i].n && first < 0; k++)
+            first = map[lv[i].ids[k]];
+        native = first <= 0; /* native, or nothing known: native too */
+    }
+    free(lv);
+    return native;
+}
+
 /* Map collective coll's tree method names to registry indices. */
 static void map_tree(int coll)
 {
@@ -194,6 +214,12 @@ static void map_tree(int coll)
     if (known == 0) {
         cs_log(0, 1, "COLLSEL_TREE=%s: none of the %s methods of the tree exists in this "
                      "build (%.300s); %s stays native", cs_cfg.tree, cn, list, cn);
+        free(map);
+    } else if (all_native(coll, map)) {
+        /* the MPI library's own choice everywhere: leave the collective
+         * alone (no per-call cost at all) */
+        cs_log(1, 1, "COLLSEL_TREE=%s: the tree keeps native %s everywhere; %s is not "
+                     "intercepted", cs_cfg.tree, cn, cn);
         free(map);
     } else {
         if (known < n)

@@ -9,7 +9,8 @@
  * MPI_Barrier and an 8-byte MPI_Bcast on the 2 ranks of MPI_COMM_WORLD (N
  * calls each, default 200000), and the same on MPI_COMM_SELF, where the
  * collective itself is almost free, so the difference is the shim's cost.
- * Without COLLSEL_RECORD the same program measures the pure pass-through.
+ * Without COLLSEL_RECORD the same program measures the pure pass-through;
+ * with COLLSEL_TREE, the cost of selection where the tree answers native.
  * Rank 0 prints per-call ns of both sides, the overhead in ns and in %, by
  * wall clock and by the thread's CPU time (which leaves out the time the
  * process was not running: the machine may be shared and oversubscribed),
@@ -73,11 +74,16 @@ int main(int argc, char **argv)
         {"Barrier self", MPI_COMM_SELF, 0},
         {"Bcast 8 B self", MPI_COMM_SELF, 1},
     };
-    const char *rec = getenv("COLLSEL_RECORD");
+    const char *rec = getenv("COLLSEL_RECORD"), *tree = getenv("COLLSEL_TREE"),
+               *force = getenv("COLLSEL_FORCE");
+    char mode[160];
+    snprintf(mode, sizeof mode, "%s%s%s%s", rec ? "recording " : "",
+             tree ? "tree-selecting " : "", force ? "forced " : "",
+             rec || tree || force ? "" : "pass-through (nothing configured)");
     if (me == 0)
         printf("bench_overhead: %d ranks, %ld calls per side and case, %d interleaved blocks, "
                "shim %s\n%-16s %-5s %10s %10s %12s %9s %12s %9s\n",
-               np, n, BLOCKS, rec ? "recording" : "pass-through (nothing configured)", "case",
+               np, n, BLOCKS, mode, "case",
                "clock", "native ns", "shim ns", "overhead ns", "overhead", "median d ns",
                "median");
     for (size_t k = 0; k < sizeof benches / sizeof benches[0]; k++) {

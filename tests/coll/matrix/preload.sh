@@ -102,6 +102,20 @@ expect tree "bcast 1048576 B -> bcast.pipeline.seg8k (tree)"
 expect tree "reduce [0-9]* B -> reduce.binomial (tree, next best applicable)"
 expect tree "barrier -> barrier.dissemination (tree)"
 
+# 4b. A tree that keeps native everywhere for a collective (here barrier):
+#     that collective is not intercepted at all (no per-call cost), the
+#     others still are.
+sed 's/^barrier,\([0-9]*\),0,barrier.dissemination,5$/barrier,\1,0,barrier.dissemination,50/' \
+    "$tmp/perf.csv" > "$tmp/perf-nb.csv"
+"$collsel" tune --perf "$tmp/perf-nb.csv" -o "$tmp/nb.tree" > "$tmp/tune-nb.out" 2>&1 ||
+    { cat "$tmp/tune-nb.out" >&2; fail "collsel tune (native barrier) failed"; }
+run nbtree COLLSEL_VERBOSE=2 COLLSEL_TREE="$tmp/nb.tree"
+expect nbtree "the tree keeps native barrier everywhere; barrier is not intercepted"
+expect nbtree "bcast [0-9]* B -> bcast.binomial (tree)"
+if grep -q -- "barrier -> " "$tmp/nbtree.err"; then
+    cat "$tmp/nbtree.err" >&2; fail "nbtree: barrier went through dispatch"
+fi
+
 # 5. A corrupt tree file: one line naming the file; everything native.
 printf 'not a tree\n' > "$tmp/bad.tree"
 run badtree COLLSEL_VERBOSE=2 COLLSEL_TREE="$tmp/bad.tree"
