@@ -291,6 +291,18 @@
 #define CS_WRAP_LIST_C(X)
 #endif
 
+/* The call site recorded for a call that reached a C entry point with
+ * return address ra.  MPICH's Fortran bindings call the C functions, so ra
+ * is inside MPICH's Fortran library; collsel's trampolines for them
+ * (wrap_mpich_fortran.c) leave the application's return address in
+ * cs_fortran_ra for the duration of the call. */
+#ifdef MPICH_VERSION
+extern __thread void *cs_fortran_ra CS_HIDDEN;
+#define CS_SITE_RA(ra) (cs_fortran_ra ? cs_fortran_ra : (ra))
+#else
+#define CS_SITE_RA(ra) (ra)
+#endif
+
 /* The internal implementations (wrap_c.c). */
 #define CS_W_PROTO(NAME, ID, PARAMS, ARGS, ROOT, BYTES, SEL, FN)                           \
     int cs_w_##NAME(void *ra, CS_UNPAREN PARAMS) CS_HIDDEN;

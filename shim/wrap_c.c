@@ -136,7 +136,7 @@ static int cs_dispatch_reduce_c(const void *sbuf, void *rbuf, MPI_Count count, M
         if (!cs_rec_on)                                                                    \
             return sel ? FN ARGS : PMPI_##NAME ARGS;                                       \
         cs_rslot s_;                                                                       \
-        int timed = cs_rec_begin(&s_, CS_R_##ID, comm, (BYTES), (ROOT), ra);               \
+        int timed = cs_rec_begin(&s_, CS_R_##ID, comm, (BYTES), (ROOT), CS_SITE_RA(ra));   \
         uint64_t t0 = timed ? cs_ticks() : 0;                                              \
         int rc = sel ? FN ARGS : PMPI_##NAME ARGS;                                         \
         uint64_t t1 = timed ? cs_ticks() : 0;                                              \
