@@ -4,12 +4,13 @@
  * symbol table, so static functions have names too) or else dladdr's
  * dynamic symbol; with neither, module + offset only.
  *
- * Both give the nearest symbol at or below the address, whether or not it
- * reaches that far: in a stripped program (only .dynsym left) a call in a
- * static function would be named after whichever exported function precedes
- * it. The dynamic symbol's size settles it: a name that is a dynamic
- * symbol not covering the address is dropped. A name found only in .symtab
- * (no size to check) is kept.
+ * libunwind gives the nearest function symbol below the address whether
+ * or not it reaches that far: in a stripped program (only .dynsym left) a
+ * call in a static function would be named after whichever exported
+ * function precedes it.  The dynamic symbol's size settles it: a name that
+ * is a dynamic symbol not covering the address is dropped (glibc's dladdr
+ * already checks sizes).  A name found only in .symtab (no size to check)
+ * is kept.
  *
  * Format: "MODULE+0xOFF FUNCTION+0xOFF", MODULE being the file's basename
  * and both offsets those of the return address (the instruction after the
@@ -44,13 +45,12 @@ static int symbol_too_short(uintptr_t look, const char *fn, uintptr_t off)
 void cs_site_name(void *ra, char *buf, size_t len)
 {
     Dl_info info;
-    const ElfW(Sym) *sym = NULL;
     memset(&info, 0, sizeof info);
     /* Look up the call instruction itself (ra - 1): a call that ends a
      * function would otherwise name the next one. */
     uintptr_t ip = (uintptr_t)ra;
     uintptr_t look = ip ? ip - 1 : ip;
-    if (!ra || !dladdr1((void *)look, &info, (void **)&sym, RTLD_DL_SYMENT) || !info.dli_fname) {
+    if (!ra || !dladdr((void *)look, &info) || !info.dli_fname) {
         snprintf(buf, len, "?+%#lx", (unsigned long)ip);
         return;
     }
