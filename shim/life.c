@@ -175,8 +175,15 @@ out:
  * snapshot (a signal the application handles itself and may survive):
  * recording goes on, and a later MPI_Finalize still merges everything (rank
  * 0 then removes the snapshots, see remove_partials). */
+static pid_t owner; /* the MPI process (a child it forks is not a rank) */
+
 static void write_partial(int final)
 {
+    /* A child forked after MPI_Init (a helper process, Python's
+     * multiprocessing, ...) inherits the atexit hook and the signal
+     * handlers; its exit must not leave partial files for the rank. */
+    if (getpid() != owner)
+        return;
     if (final) {
         if (__atomic_exchange_n(&done, 1, __ATOMIC_SEQ_CST))
             return;
@@ -329,6 +336,7 @@ static void record_init(void)
     fill_meta();
     tick0 = cs_ticks();
     wall0 = cs_now();
+    owner = getpid();
     atexit(on_exit_hook);
     for (int i = 0; i < 2; i++) {
         sigaction(sigs[i], NULL, &old_act[i]);
