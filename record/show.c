@@ -2,6 +2,7 @@
  * distribution as text (summary, hottest cells, call sites), as CSV (one row
  * per cell, metadata as "# key: value" lines) or as JSON.  Exit codes: 0 ok,
  * 1 output failed, 2 bad usage or a profile that cannot be read. */
+#include <glob.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,6 +151,21 @@ static void text_root(char *buf, size_t len, const cs_cell *c)
     }
 }
 
+/* Jobs started by MPI_Comm_spawn record next to their parent's profile,
+ * into PATH.spawn.PID (the shim): name them. */
+static void text_spawned(FILE *f, const char *path)
+{
+    char pattern[4200];
+    glob_t g;
+    if (snprintf(pattern, sizeof pattern, "%s.spawn.*", path) >= (int)sizeof pattern ||
+        glob(pattern, GLOB_NOESCAPE, NULL, &g) != 0)
+        return;
+    for (size_t i = 0; i < g.gl_pathc; i++)
+        if (!strstr(g.gl_pathv[i] + strlen(path), ".partial."))
+            fprintf(f, "spawned     %s (a job it started: collsel show it)\n", g.gl_pathv[i]);
+    globfree(&g);
+}
+
 static void show_text(FILE *f, const char *path, const cs_profile *p, size_t top)
 {
     const cs_meta *m = &p->meta;
@@ -166,6 +182,7 @@ static void show_text(FILE *f, const char *path, const cs_profile *p, size_t top
     fprintf(f, "host        %s (rank 0)\n", str_or(m->hostname0, "unknown"));
     fprintf(f, "start       %s\n", fmt_start(a, sizeof a, m->start_time));
     fprintf(f, "duration    %s\n", fmt_time(a, sizeof a, m->duration));
+    text_spawned(f, path);
 
     summary s[CS_R_N];
     double total;

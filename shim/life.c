@@ -280,6 +280,25 @@ static int check_dir(const char *path, cs_err *e)
  * application can be in flight), so that COLLSEL_RECORD set on some ranks
  * only, or a directory some rank cannot write, turns recording off
  * everywhere with one line, instead of a hang at the merge. */
+/* A job started by MPI_Comm_spawn inherits COLLSEL_RECORD: it would write
+ * the same file as its parent job, and the last writer would win.  It
+ * records into FILE.spawn.PID instead (PID: its world rank 0's process id,
+ * the same on all of its ranks), next to the parent's profile. */
+static void spawned_job_path(void)
+{
+    static char path[4200];
+    MPI_Comm parent = MPI_COMM_NULL;
+    if (!cs_cfg.record || PMPI_Comm_get_parent(&parent) != MPI_SUCCESS ||
+        parent == MPI_COMM_NULL)
+        return;
+    long id = (long)getpid();
+    PMPI_Bcast(&id, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    if (snprintf(path, sizeof path, "%s.spawn.%ld", cs_cfg.record, id) >= (int)sizeof path)
+        return; /* too long: the check of the directory will say so */
+    cs_log(1, 1, "spawned job: its profile goes to %s", path);
+    cs_cfg.record = path;
+}
+
 static int record_agree(void)
 {
     cs_err e;
@@ -302,17 +321,19 @@ static int record_agree(void)
     return 1;
 }
 
-/* Partial files next to COLLSEL_RECORD, removed by world rank 0: at
- * MPI_Init those of an earlier run that did not finish (`collsel show`
+/* Files next to COLLSEL_RECORD (FILE + suffix, a glob), removed by world
+ * rank 0.  Partial files: at MPI_Init those of an earlier run that did not
+ * finish (`collsel show`
  * would merge them into this run's profile; the other ranks wait for rank
  * 0 in the PMPI_Comm_dup that follows, so a partial file can only come from
  * this run), and once the final profile is written the snapshots this run
- * wrote on signals it survived (their calls are in the profile). */
-static void remove_partials(const char *why)
+ * wrote on signals it survived (their calls are in the profile).  Spawned
+ * jobs' profiles (FILE.spawn.PID) of an earlier run, at MPI_Init. */
+static void remove_next_to(const char *suffix, const char *why)
 {
     char pattern[4200];
     if (cs_world_rank != 0 ||
-        snprintf(pattern, sizeof pattern, "%s.partial.*", cs_cfg.record) >= (int)sizeof pattern)
+        snprintf(pattern, sizeof pattern, "%s%s", cs_cfg.record, suffix) >= (int)sizeof pattern)
         return;
     glob_t g;
     if (glob(pattern, GLOB_NOSORT | GLOB_NOESCAPE, NULL, &g) != 0)
@@ -325,9 +346,12 @@ static void remove_partials(const char *why)
 
 static void record_init(void)
 {
+    spawned_job_path();
     if (!record_agree())
         return;
-    remove_partials("left by an earlier incomplete run");
+    remove_next_to(".partial.*", "left by an earlier incomplete run");
+    /* this run's FILE replaces the earlier one: so do its spawned jobs' */
+    remove_next_to(".spawn.*", "a spawned job's profile of an earlier run");
     if (PMPI_Comm_dup(MPI_COMM_WORLD, &pcomm) != MPI_SUCCESS) {
         cs_log(0, 1, "cannot duplicate MPI_COMM_WORLD; recording is off");
         pcomm = MPI_COMM_NULL;
@@ -474,7 +498,7 @@ static void record_finalize(void)
             cs_log(1, 1, "wrote %s: %llu calls (summed over %u ranks) in %zu cells, %zu sites",
                    cs_cfg.record, (unsigned long long)calls, p.nranks, p.ncells, p.nsites);
             if (p.complete)
-                remove_partials("a snapshot of this run (its calls are in the profile)");
+                remove_next_to(".partial.*", "a snapshot of this run (its calls are in the profile)");
         }
     }
     cs_profile_free(&p);
