@@ -56,8 +56,9 @@ int cs_replay_wait(MPI_Request *req, int idle)
     if (!idle)
         return PMPI_Wait(req, MPI_STATUS_IGNORE);
     int done = 0, rc;
+    const struct timespec nap = {0, 200000}; /* a variable: SMPI makes nanosleep a macro */
     while ((rc = PMPI_Test(req, &done, MPI_STATUS_IGNORE)) == MPI_SUCCESS && !done)
-        nanosleep(&(struct timespec){0, 200000}, NULL);
+        nanosleep(&nap, NULL);
     return rc;
 }
 

@@ -187,6 +187,19 @@ int cs_time_collective(MPI_Comm comm, cs_timed_fn fn, void *arg, const cs_timing
     return rc;
 }
 
+/* Every function's rounds so far (t[k * cap + 0 .. c-1]) took exactly the
+ * same time: a deterministic clock (a simulator such as SimGrid SMPI with
+ * simulated computation off), where more rounds add nothing.  On real
+ * hardware round times never repeat to the last bit. */
+static int all_constant(const double *t, int n, int cap, int c)
+{
+    for (int k = 0; k < n; k++)
+        for (int j = 1; j < c; j++)
+            if (t[(size_t)k * cap + j] != t[(size_t)k * cap])
+                return 0;
+    return 1;
+}
+
 int cs_time_interleaved(MPI_Comm comm, cs_timed *f, int n, const cs_timing_opts *opts,
                         cs_timing *out, double *samples)
 {
@@ -214,7 +227,7 @@ int cs_time_interleaved(MPI_Comm comm, cs_timed *f, int n, const cs_timing_opts 
             break;
         c++;
         /* v[1]: allreduced elapsed time of the cycle's last round */
-        if (c >= o.min_rounds && v[1] >= o.max_seconds)
+        if (c >= o.min_rounds && (v[1] >= o.max_seconds || all_constant(t, n, cap, c)))
             break;
     }
     for (int k = 0; k < n; k++) {

@@ -50,8 +50,13 @@ static state_node live = {.prev = &live, .next = &live};
  * start of its free, look-ups of it always miss the cache and find it in
  * the list (only there: the per-call path stays one cache look-up). */
 #define CS_TCACHE 4
+#ifndef COLLSEL_SMPI
 #define CS_TLS _Thread_local __attribute__((tls_model("initial-exec"))) /* no
         __tls_get_addr call: the preload library is loaded at start-up */
+#else
+#define CS_TLS _Thread_local /* SMPI dlopens one copy per simulated rank:
+        initial-exec would exhaust the static TLS block */
+#endif
 static atomic_ulong state_gen = 1;
 static CS_TLS struct {
     MPI_Comm comm;
