@@ -6,8 +6,8 @@
 # "Native" is SMPI's emulation of Open MPI's decision logic
 # (smpi/coll-selector:ompi); simulated computation is off, so timings are
 # deterministic (one clean round per method suffices).  Outputs in out-sim/.
-# Needs Debian's libsimgrid-dev (installed here if missing) and the normal
-# build (for `collsel`; tools/setup.sh).  Slow: minutes per hundred points.
+# tools/setup.sh installs Debian's libsimgrid-dev and builds build-smpi/.
+# Slow: tens of minutes for the default grid at 64 ranks.
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 NP=${NP:-64}
@@ -15,14 +15,7 @@ GRID=${GRID:-"cs=4:$NP:x2,ms=1:4M:x16"}
 OUT=${COLLSEL_OUT:-$top/out-sim}
 B=${COLLSEL_BUILD:-$top/build}
 S=$top/build-smpi
-if ! dpkg -s libsimgrid-dev >/dev/null 2>&1; then
-    SUDO=; [ "$(id -u)" -ne 0 ] && SUDO=sudo
-    $SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q \
-        --no-install-recommends libsimgrid-dev
-fi
-[ -x "$B/tools/collsel" ] || "$top/tools/setup.sh"
-[ -f "$S/build.ninja" ] || meson setup "$S" -Dmpi=smpi > /dev/null
-ninja -C "$S" > /dev/null
+"$top/tools/setup.sh" > /dev/null   # packages (libsimgrid-dev) and builds
 mkdir -p "$OUT"
 collsel="$B/tools/collsel"
 

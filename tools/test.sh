@@ -3,17 +3,20 @@
 # build/, MPICH build in build-mpich/), then run the whole test suite:
 #   1. every test of the Open MPI build (unit, MPI, CLI golden tests),
 #   2. the MPICH flavour's tests (suite 'mpich', 2 ranks),
-#   3. the correctness matrix under AddressSanitizer + UBSan.
+#   3. the correctness matrix under AddressSanitizer + UBSan,
+#   4. the SimGrid SMPI flavour (tests/sim/run.sh).
 # Exit status 0 only if everything passed.
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/tools/setup.sh"
 cd "$top"
 start=$(date +%s)
-echo "== 1/3 tests of the Open MPI build"
+echo "== 1/4 tests of the Open MPI build"
 meson test -C build --print-errorlogs --num-processes 2
-echo "== 2/3 tests of the MPICH build"
+echo "== 2/4 tests of the MPICH build"
 meson test -C build-mpich --print-errorlogs --num-processes 1 --suite mpich
-echo "== 3/3 correctness matrix under ASan + UBSan"
+echo "== 3/4 correctness matrix under ASan + UBSan"
 "$top/tests/coll/matrix/run-sanitizers.sh" "$top/build-sanitize"
+echo "== 4/4 the replay on a simulated cluster (SimGrid SMPI)"
+"$top/tests/sim/run.sh" "$top/build-smpi" "$top/build/tools/collsel"
 echo "== all tests passed in $(($(date +%s) - start)) s"
