@@ -16,7 +16,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
-#include "../shim/coll/coll.h"
+#include "../coll/coll.h"
 
 struct cs_tree;
 

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "../select/tree.h"
-#include "coll/coll.h"
+#include "../coll/coll.h"
 #include "shim.h"
 
 int cs_sel_active[3];

@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "coll/coll.h"
+#include "../coll/coll.h"
 #include "rec.h"
 
 #define CS_MAX_SITES 64 /* call sites kept per run */

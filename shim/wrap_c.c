@@ -16,7 +16,7 @@
  */
 #include <limits.h>
 
-#include "coll/coll.h"
+#include "../coll/coll.h"
 #include "wrap.h"
 
 #define CS_EXPORT __attribute__((visibility("default")))

@@ -6,7 +6,7 @@
  *    possibly zstd-compressed, vs anything else = tree);
  *  - method names parsed into (collective, algorithm, fan-out, segment):
  *    the name format COLL.ALGO[.kN][.segNk] is the stable contract of
- *    shim/coll/coll.h, so no MPI registry is needed here;
+ *    coll/coll.h, so no MPI registry is needed here;
  *  - "bands": a tree's leaves flattened into communicator-size bands, each
  *    a sorted list of message-size runs of one method, neighbours with the
  *    same method merged and identical neighbouring bands merged.  Codegen

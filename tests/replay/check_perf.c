@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "../../select/perf.h"
-#include "../../shim/coll/coll.h"
+#include "../../coll/coll.h"
 
 static int fails;
 #define FAIL(...) (fprintf(stderr, "check_perf: " __VA_ARGS__), fputc('\n', stderr), fails++)

@@ -1,5 +1,5 @@
 /* Unit test of the bcast registry table (no MPI calls): exactly the method
- * names of the naming rules in shim/coll/coll.h, entry 0 native, each
+ * names of the naming rules in coll/coll.h, entry 0 native, each
  * entry's fields agree with its name (family, radix, segment size), every
  * name unique, and the family functions are shared (one engine, thin
  * variants). */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../shim/coll/bcast/bcast.h"
+#include "../../../coll/bcast/bcast.h"
 
 static int failures;
 #define EXPECT(cond, ...)                                                      \

@@ -1,4 +1,4 @@
-/* Unit tests of shim/coll/topo.c (no MPI calls): for every kind, fan-out,
+/* Unit tests of coll/topo.c (no MPI calls): for every kind, fan-out,
  * size 1..64 and root, the per-rank views agree (my child's parent is me),
  * the tree spans every rank exactly once from the root, children are sent
  * largest subtree first, depths meet their bounds, and INORDER_BINARY's
@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../../shim/coll/coll.h"
-#include "../../../shim/coll/topo.h"
+#include "../../../coll/coll.h"
+#include "../../../coll/topo.h"
 
 static int failures;
 #define EXPECT(cond, ...)                                                     \

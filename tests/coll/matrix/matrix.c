@@ -37,7 +37,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../../shim/coll/coll.h"
+#include "../../../coll/coll.h"
 #include "mtypes.h"
 #include "selftest.h"
 

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../../shim/coll/coll.h"
+#include "../../../coll/coll.h"
 
 #define NT 3
 #define ITERS 60

@@ -43,7 +43,7 @@
 #include <mpi.h>
 #include <stddef.h>
 
-#include "../../common/colls.h"
+#include "../common/colls.h"
 
 /* Per-communicator state, created on first use, cached on the user
  * communicator with an attribute and freed by the attribute's delete
