@@ -3,7 +3,8 @@
  *
  * A *method* is (collective, algorithm, segment size, fan-out/radix) with a
  * stable dotted name ("bcast.pipeline.seg8k").  There is one registry table
- * per collective (bcast/registry.c, reduce/registry.c, barrier/registry.c);
+ * per collective (bcast/registry.c, reduce/registry.c, barrier/registry.c,
+ * allreduce/registry.c);
  * everything that needs method names (env parser, tree files, `collsel
  * methods`, collsel-replay, the test matrix) reads them through the API
  * below.  Entry 0 of every table is the MPI library's own call
@@ -58,7 +59,7 @@ typedef struct cs_comm_state {
     int is_inter;      /* intercommunicator: we never run our methods on it */
     void *topo_cache;  /* owned by topo.c (cs_topo_cached / cs_topo_cache_free) */
     int logged;        /* dispatch: decisions printed once (COLLSEL_VERBOSE=2) */
-    unsigned long long logged_bins[3]; /* dispatch: per collective, bit b set once
+    unsigned long long logged_bins[CS_NCOLL]; /* dispatch: per collective, bit b set once
                                           the decision for a log2 byte bin b was
                                           printed (COLLSEL_VERBOSE=2) */
     int dup_rc;        /* MPI error of a failed creation of pcomm (not retried), or 0 */
@@ -66,7 +67,7 @@ typedef struct cs_comm_state {
                             by all a decision depends on besides the size */
         int valid, root, count, commute, idx;
         size_t bytes;
-    } last[3];
+    } last[CS_NCOLL];
 } cs_comm_state;
 
 /* Internal tags on the private duplicate c->pcomm.  Our traffic never meets
@@ -75,6 +76,9 @@ typedef struct cs_comm_state {
 #define CS_TAG_BARRIER 0x4342 /* "CB" */
 #define CS_TAG_REDUCE 0x4352  /* "CR" */
 #define CS_TAG_BCAST 0x4353   /* "CS": every bcast method */
+#define CS_TAG_ALLREDUCE 0x4341 /* "CA": every allreduce method (the bcast
+                                   and reduce steps of a composed method
+                                   use their own tags) */
 
 /* Get (creating on first use) the state of comm.  Collective over comm the
  * first time.  Returns an MPI error code. */
@@ -112,12 +116,14 @@ void cs_comm_freeing_end(cs_comm_freeing *f);
  * (shim/dispatch.c) or by collsel-replay / the tests. */
 typedef struct cs_call {
     enum cs_coll coll;
-    const void *sendbuf; /* reduce: send buffer (may be MPI_IN_PLACE at root) */
-    void *buf;           /* bcast: the buffer; reduce: recvbuf (root only) */
+    const void *sendbuf; /* reduce, allreduce: send buffer (may be MPI_IN_PLACE:
+                            reduce at the root, allreduce on every rank) */
+    void *buf;           /* bcast: the buffer; reduce: recvbuf (root only);
+                            allreduce: recvbuf (every rank) */
     int count;
     MPI_Datatype dt;
-    MPI_Op op;       /* reduce only */
-    int commute;     /* reduce only: 1 if op is commutative */
+    MPI_Op op;       /* reduce, allreduce */
+    int commute;     /* reduce, allreduce: 1 if op is commutative */
     int root;        /* bcast/reduce */
     MPI_Comm comm;   /* the user's communicator (native methods use it) */
     MPI_Comm pcomm;  /* private duplicate: all our traffic goes here */
@@ -147,6 +153,8 @@ int cs_call_bcast(cs_call *c, void *buf, int count, MPI_Datatype dt, int root, M
 int cs_call_reduce(cs_call *c, const void *sendbuf, void *recvbuf, int count,
                    MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm);
 int cs_call_barrier(cs_call *c, MPI_Comm comm);
+int cs_call_allreduce(cs_call *c, const void *sendbuf, void *recvbuf, int count,
+                      MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
 
 /* The same without creating the private duplicate: local (never
  * collective); c->pcomm is MPI_COMM_NULL until the communicator has one
@@ -159,6 +167,8 @@ int cs_call_bcast_local(cs_call *c, void *buf, int count, MPI_Datatype dt, int r
 int cs_call_reduce_local(cs_call *c, const void *sendbuf, void *recvbuf, int count,
                          MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm);
 int cs_call_barrier_local(cs_call *c, MPI_Comm comm);
+int cs_call_allreduce_local(cs_call *c, const void *sendbuf, void *recvbuf, int count,
+                            MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
 /* Create the private duplicate if needed (collective over c->comm the first
  * time) and set c->pcomm.  Returns an MPI error code (MPI_ERR_COMM for an
  * intercommunicator). */

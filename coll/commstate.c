@@ -298,6 +298,22 @@ int cs_call_barrier_local(cs_call *c, MPI_Comm comm)
     return call_init(c, CS_BARRIER, comm);
 }
 
+int cs_call_allreduce_local(cs_call *c, const void *sendbuf, void *recvbuf, int count,
+                            MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    int rc = call_init(c, CS_ALLREDUCE, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    c->sendbuf = sendbuf;
+    c->buf = recvbuf;
+    c->count = count;
+    c->dt = dt;
+    c->op = op;
+    if ((rc = PMPI_Op_commutative(op, &c->commute)) != MPI_SUCCESS)
+        return rc;
+    return call_bytes(c);
+}
+
 int cs_call_attach(cs_call *c)
 {
     int rc = state_attach(c->comm, c->st);
@@ -321,5 +337,12 @@ int cs_call_reduce(cs_call *c, const void *sendbuf, void *recvbuf, int count,
 int cs_call_barrier(cs_call *c, MPI_Comm comm)
 {
     int rc = cs_call_barrier_local(c, comm);
+    return rc != MPI_SUCCESS || c->st->is_inter ? rc : cs_call_attach(c);
+}
+
+int cs_call_allreduce(cs_call *c, const void *sendbuf, void *recvbuf, int count,
+                      MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    int rc = cs_call_allreduce_local(c, sendbuf, recvbuf, count, dt, op, comm);
     return rc != MPI_SUCCESS || c->st->is_inter ? rc : cs_call_attach(c);
 }

@@ -1,8 +1,9 @@
 /* The method registry: one table per collective (bcast/registry.c,
- * reduce/registry.c, barrier/registry.c), read by everything that needs
+ * reduce/registry.c, barrier/registry.c, allreduce/registry.c), read by everything that needs
  * method names through these functions. */
 #include <string.h>
 
+#include "allreduce/allreduce.h"
 #include "barrier/barrier.h"
 #include "bcast/bcast.h"
 #include "coll.h"
@@ -15,6 +16,7 @@ static const struct {
     [CS_BCAST] = {cs_bcast_methods, &cs_bcast_nmethods},
     [CS_REDUCE] = {cs_reduce_methods, &cs_reduce_nmethods},
     [CS_BARRIER] = {cs_barrier_methods, &cs_barrier_nmethods},
+    [CS_ALLREDUCE] = {cs_allreduce_methods, &cs_allreduce_nmethods},
 };
 
 const cs_method *cs_methods(enum cs_coll c, int *n)

@@ -364,8 +364,18 @@ const char *cs_fmt_bytes(char *buf, size_t len, double bytes)
 
 const char *cs_coll_name(int c)
 {
-    static const char *names[CS_NCOLL] = {"bcast", "reduce", "barrier"};
+    static const char *names[CS_NCOLL] = {"bcast", "reduce", "barrier", "allreduce"};
     return c >= 0 && c < CS_NCOLL ? names[c] : NULL;
+}
+
+const char *cs_coll_names(void)
+{
+    static char list[128];
+    if (!list[0]) /* idempotent: every caller writes the same bytes */
+        for (int c = 0; c < CS_NCOLL; c++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", c ? ", " : "",
+                     cs_coll_name(c));
+    return list;
 }
 
 int cs_coll_from_name(const char *s)

@@ -118,7 +118,7 @@ int main(int argc, char **argv)
                 int c = cs_coll_from_name(t);
                 if (c < 0) {
                     fprintf(stderr, "collsel-bench: --coll: unknown collective '%s' "
-                                    "(accepted: bcast, reduce, barrier)\n", t);
+                                    "(accepted: %s)\n", t, cs_coll_names());
                     bad = 1;
                 } else {
                     colls[c] = 1;

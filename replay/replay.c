@@ -180,12 +180,13 @@ static int parse_colls(cs_replay_opts *o, const char *v)
     for (char *t = strtok_r(d, ",", &save); t && rc == 0; t = strtok_r(NULL, ",", &save)) {
         int c = cs_coll_from_name(t);
         if (c < 0)
-            rc = bad("--colls: unknown collective '%s' (accepted: bcast, reduce, barrier)", t);
+            rc = bad("--colls: unknown collective '%s' (accepted: %s)", t, cs_coll_names());
         else
             o->colls[c] = any = 1;
     }
     free(d);
-    return rc ? rc : any ? 0 : bad("--colls '%s': empty (accepted: bcast, reduce, barrier)", v ? v : "");
+    return rc ? rc : any ? 0 : bad("--colls '%s': empty (accepted: %s)", v ? v : "",
+                                       cs_coll_names());
 }
 
 static int takes_value(const char *a)

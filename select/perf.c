@@ -125,8 +125,8 @@ static int parse_row(perf_ctx *c, char *line, int lineno, cs_perf_row *r, cs_err
     const char *cname = f[c->col[COL_COLL]];
     r->coll = cs_coll_from_name(cname);
     if (r->coll < 0)
-        return cs_fail(e, "%s:%d: unknown collective '%s' (accepted: bcast, reduce, barrier)",
-                       c->path, lineno, cname);
+        return cs_fail(e, "%s:%d: unknown collective '%s' (accepted: %s)",
+                       c->path, lineno, cname, cs_coll_names());
     uint64_t v;
     const char *s = f[c->col[COL_CS]];
     if (parse_u64(s, UINT32_MAX, &v) < 0 || v == 0)

@@ -27,7 +27,7 @@
 #include "../coll/coll.h"
 #include "shim.h"
 
-int cs_sel_active[3];
+int cs_sel_active[CS_NCOLL];
 
 static struct {
     int force;  /* registry index forced by COLLSEL_FORCE, or -1 */
@@ -131,16 +131,16 @@ static void force_item(const char *s, size_t len)
     if (!*item)
         return;
     if (!eq) {
-        cs_log(0, 1, "COLLSEL_FORCE='%s': '%s' is not COLL=METHOD (accepted: "
-                     "bcast=NAME,reduce=NAME,barrier=NAME); ignored", cs_cfg.force, item);
+        cs_log(0, 1, "COLLSEL_FORCE='%s': '%s' is not COLL=METHOD (COLL: %s); ignored",
+               cs_cfg.force, item, cs_coll_names());
         return;
     }
     *eq = 0;
     const char *cname = trim(item), *name = trim(eq + 1);
     int coll = cs_coll_from_name(cname);
     if (coll < 0) {
-        cs_log(0, 1, "COLLSEL_FORCE='%s': unknown collective '%s' (accepted: bcast, reduce, "
-                     "barrier); ignored", cs_cfg.force, cname);
+        cs_log(0, 1, "COLLSEL_FORCE='%s': unknown collective '%s' (accepted: %s); ignored",
+               cs_cfg.force, cname, cs_coll_names());
         return;
     }
     int idx = cs_method_index((enum cs_coll)coll, name);

@@ -11,6 +11,7 @@
 
 #include <mpi.h>
 
+#include "../common/colls.h"
 #include "../common/util.h"
 
 /* Configuration, filled once by cs_config_load() at MPI_Init from the
@@ -36,7 +37,7 @@ void cs_log(int level, int rank0only, const char *fmt, ...) CS_HIDDEN CS_PRINTF(
  * cs_sel_active[c] for each collective that is not plain native.  The
  * wrappers call cs_dispatch_*() only when cs_sel_active[c] is set, so that
  * with nothing configured the library is a pure pass-through. */
-extern int cs_sel_active[3] CS_HIDDEN;
+extern int cs_sel_active[CS_NCOLL] CS_HIDDEN;
 int cs_dispatch_init(void) CS_HIDDEN;
 void cs_dispatch_finalize(void) CS_HIDDEN;
 int cs_dispatch_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm) CS_HIDDEN;

@@ -550,8 +550,13 @@ int main(int argc, char **argv)
             nsizes = parse_list(argv[++i], sizes, 16);
         } else if (!strcmp(argv[i], "--colls") && i + 1 < argc) {
             const char *s = argv[++i];
-            for (int c = 0; c < CS_NCOLL; c++)
-                G.colls[c] = strstr(s, cs_coll_name(c)) != NULL;
+            for (int c = 0; c < CS_NCOLL; c++) { /* whole names: "reduce" is in "allreduce" */
+                size_t n = strlen(cs_coll_name(c));
+                G.colls[c] = 0;
+                for (const char *q = s; (q = strstr(q, cs_coll_name(c))); q += n)
+                    if ((q == s || q[-1] == ',') && (q[n] == 0 || q[n] == ','))
+                        G.colls[c] = 1;
+            }
         } else if (!strcmp(argv[i], "--methods") && i + 1 < argc) {
             G.filter = argv[++i];
         } else if (!strcmp(argv[i], "--quick")) {

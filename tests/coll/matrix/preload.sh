@@ -69,8 +69,8 @@ fi
 
 # 3. Unknown collective, an item that is not COLL=NAME, blanks: the valid
 #    item still counts.
-run badcoll COLLSEL_VERBOSE=2 "COLLSEL_FORCE=allreduce=linear, junk , reduce = binary"
-expect badcoll "unknown collective 'allreduce' (accepted: bcast, reduce, barrier)"
+run badcoll COLLSEL_VERBOSE=2 "COLLSEL_FORCE=alltoall=linear, junk , reduce = binary"
+expect badcoll "unknown collective 'alltoall' (accepted: bcast, reduce, barrier, allreduce)"
 expect badcoll "'junk' is not COLL=METHOD"
 expect badcoll "reduce [0-9]* B -> reduce.binary (forced)"
 
