@@ -37,12 +37,12 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: mpirun -n P collsel-bench [--coll C[,C...]] [--sizes LIST]\n"
             "                                 [--time-per-method S] [--top N]\n\n"
-            "Times every method of the chosen collectives (default bcast,reduce,barrier)\n"
+            "Times every method of the chosen collectives (default: all of them)\n"
             "against native on MPI_COMM_WORLD at each size of LIST (default\n"
             "8,65536,4194304; suffixes k, M accepted; barrier has no size) and prints,\n"
             "per point, the methods sorted by the ratio median(method)/median(native).\n"
             "Segmented variants whose segment is >= the message are skipped (they are\n"
-            "the unsegmented method).  Reduce sums doubles (sizes rounded to 8 bytes).\n"
+            "the unsegmented method).  (All)reduce sums doubles (sizes rounded to 8 B).\n"
             "  --time-per-method S  bound of one measurement in seconds (default 0.2)\n"
             "  --top N              print only the N best methods of each point\n");
 }
@@ -99,7 +99,9 @@ static int bench_point(enum cs_coll coll, uint64_t bytes, const cs_timing_opts *
 
 int main(int argc, char **argv)
 {
-    int colls[CS_NCOLL] = {1, 1, 1}, top = 0, rank, size, bad = 0;
+    int colls[CS_NCOLL], top = 0, rank, size, bad = 0;
+    for (int c = 0; c < CS_NCOLL; c++)
+        colls[c] = 1;
     uint64_t *sizes = NULL, dflt[] = {8, 65536, 4194304};
     int nsizes = 0;
     cs_timing_opts o;

@@ -11,7 +11,8 @@ uint64_t cs_rop_bytes(enum cs_coll coll, uint64_t bytes)
 {
     switch (coll) {
     case CS_BCAST: return bytes;
-    case CS_REDUCE: return bytes < 12 ? 8 : (bytes + 4) / 8 * 8;
+    case CS_REDUCE:
+    case CS_ALLREDUCE: return bytes < 12 ? 8 : (bytes + 4) / 8 * 8;
     default: return 0;
     }
 }
@@ -30,8 +31,9 @@ int cs_rop_init(cs_rop *op, enum cs_coll coll, MPI_Comm comm, uint64_t bytes, in
         return MPI_ERR_COUNT;
     if (coll != CS_BARRIER) {
         op->buf = malloc(n ? n : 1);
-        op->sbuf = coll == CS_REDUCE ? malloc(n) : NULL;
-        if (!op->buf || (coll == CS_REDUCE && !op->sbuf)) {
+        int reduces = coll == CS_REDUCE || coll == CS_ALLREDUCE;
+        op->sbuf = reduces ? malloc(n) : NULL;
+        if (!op->buf || (reduces && !op->sbuf)) {
             cs_rop_free(op);
             return MPI_ERR_NO_MEM;
         }
@@ -40,12 +42,14 @@ int cs_rop_init(cs_rop *op, enum cs_coll coll, MPI_Comm comm, uint64_t bytes, in
     int rc;
     if (coll == CS_BCAST) {
         rc = cs_call_bcast(&op->call, op->buf, (int)n, MPI_BYTE, 0, comm);
-    } else if (coll == CS_REDUCE) {
+    } else if (coll == CS_REDUCE || coll == CS_ALLREDUCE) {
         double *s = op->sbuf;
         for (uint64_t k = 0; k < n / 8; k++)
             s[k] = 1.0 + (double)(k % 7);
-        rc = cs_call_reduce(&op->call, op->sbuf, op->buf, (int)(n / 8), MPI_DOUBLE, MPI_SUM, 0,
-                            comm);
+        rc = coll == CS_REDUCE ? cs_call_reduce(&op->call, op->sbuf, op->buf, (int)(n / 8),
+                                                MPI_DOUBLE, MPI_SUM, 0, comm)
+                               : cs_call_allreduce(&op->call, op->sbuf, op->buf, (int)(n / 8),
+                                                   MPI_DOUBLE, MPI_SUM, comm);
     } else {
         rc = cs_call_barrier(&op->call, comm);
     }

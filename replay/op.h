@@ -2,7 +2,8 @@
  * the root rotation, plus the closures that run it through one registry
  * method (measuring) or through a decision tree (the --mix replay).
  *
- * Data: bcast moves MPI_BYTE; reduce sums MPI_DOUBLE, so its message size
+ * Data: bcast moves MPI_BYTE; reduce and allreduce sum MPI_DOUBLE, so their
+ * message size
  * is rounded to the nearest multiple of 8 bytes (at least 8: count >= 1);
  * cs_rop_bytes() gives the size really moved, which is what perf tables
  * record.  Barrier moves nothing (size 0).

@@ -12,6 +12,7 @@ int cs_coll_of_rcoll(int rcoll)
     case CS_R_BCAST: return CS_BCAST;
     case CS_R_REDUCE: return CS_REDUCE;
     case CS_R_BARRIER: return CS_BARRIER;
+    case CS_R_ALLREDUCE: return CS_ALLREDUCE;
     default: return -1;
     }
 }

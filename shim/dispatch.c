@@ -1,8 +1,9 @@
 /* Selection (owner: dispatch): COLLSEL_FORCE and COLLSEL_TREE, and the
- * per-call choice of a method for MPI_Bcast / MPI_Reduce / MPI_Barrier.
+ * per-call choice of a method for MPI_Bcast / MPI_Reduce / MPI_Barrier /
+ * MPI_Allreduce.
  *
  * At MPI_Init (cs_dispatch_init): COLLSEL_FORCE ("bcast=NAME,reduce=NAME,
- * barrier=NAME", any subset; NAME with or without the "bcast." prefix) is
+ * barrier=NAME,allreduce=NAME", any subset; NAME with or without the "bcast." prefix) is
  * parsed against the registry; COLLSEL_TREE is read and its method names are
  * mapped to registry indices once.  A bad entry gets one line from world
  * rank 0 and leaves that collective (a bad tree file: every collective the
@@ -365,8 +366,8 @@ static int run(cs_call *c)
     int n;
     const cs_method *t = cs_methods(c->coll, &n);
     const char *why = "cached";
-    int idx, commute = c->coll == CS_REDUCE ? c->commute : 1;
-    int root = c->coll == CS_BARRIER ? 0 : c->root;
+    int idx, commute = c->coll == CS_REDUCE || c->coll == CS_ALLREDUCE ? c->commute : 1;
+    int root = c->coll == CS_BCAST || c->coll == CS_REDUCE ? c->root : 0;
     struct cs_decision *d = &c->st->last[c->coll];
     if (d->valid && d->bytes == c->bytes && d->root == root && d->count == c->count &&
         d->commute == commute) {
@@ -412,6 +413,20 @@ int cs_dispatch_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
             return rc;
     }
     return PMPI_Reduce(sendbuf, recvbuf, count, dt, op, root, comm);
+}
+
+int cs_dispatch_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
+                          MPI_Op op, MPI_Comm comm)
+{
+    cs_call c;
+    if (comm != MPI_COMM_NULL && op != MPI_OP_NULL && dt != MPI_DATATYPE_NULL &&
+        cs_call_allreduce_local(&c, sendbuf, recvbuf, count, dt, op, comm) == 0 &&
+        !c.st->is_inter) {
+        int rc = run(&c);
+        if (rc >= 0)
+            return rc;
+    }
+    return PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm);
 }
 
 int cs_dispatch_barrier(MPI_Comm comm)

@@ -44,5 +44,7 @@ int cs_dispatch_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm 
 int cs_dispatch_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
                        MPI_Op op, int root, MPI_Comm comm) CS_HIDDEN;
 int cs_dispatch_barrier(MPI_Comm comm) CS_HIDDEN;
+int cs_dispatch_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
+                          MPI_Op op, MPI_Comm comm) CS_HIDDEN;
 
 #endif

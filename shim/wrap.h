@@ -102,7 +102,7 @@
     X(Reduce, REDUCE, (CS_P_REDUCE),                                                       \
       (CS_A_REDUCE), root, NR(root, B(count, dt)), CS_REDUCE, cs_dispatch_reduce)          \
     X(Allreduce, ALLREDUCE, (CS_P_ALLREDUCE),                                              \
-      (CS_A_ALLREDUCE), CS_NOROOT, B(count, dt), -1, PMPI_Allreduce)                       \
+      (CS_A_ALLREDUCE), CS_NOROOT, B(count, dt), CS_ALLREDUCE, cs_dispatch_allreduce)      \
     X(Gather, GATHER, (CS_P_GATHER),                                                       \
       (CS_A_GATHER), root, CS_BY_GATHER, -1, PMPI_Gather)                                  \
     X(Gatherv, GATHERV, (CS_P_GATHERV),                                                    \
@@ -225,7 +225,7 @@
     X(Reduce_c, REDUCE, (CS_PC_REDUCE),                                                    \
       (CS_A_REDUCE), root, NR(root, B(count, dt)), CS_REDUCE, cs_dispatch_reduce_c)        \
     X(Allreduce_c, ALLREDUCE, (CS_PC_ALLREDUCE),                                           \
-      (CS_A_ALLREDUCE), CS_NOROOT, B(count, dt), -1, PMPI_Allreduce_c)                     \
+      (CS_A_ALLREDUCE), CS_NOROOT, B(count, dt), CS_ALLREDUCE, cs_dispatch_allreduce_c)    \
     X(Gather_c, GATHER, (CS_PC_GATHER),                                                    \
       (CS_A_GATHER), root, CS_BY_GATHER, -1, PMPI_Gather_c)                                \
     X(Gatherv_c, GATHERV, (CS_PC_GATHERV),                                                 \

@@ -125,6 +125,14 @@ static int cs_dispatch_reduce_c(const void *sbuf, void *rbuf, MPI_Count count, M
         return PMPI_Reduce_c(sbuf, rbuf, count, dt, op, root, comm);
     return cs_dispatch_reduce(sbuf, rbuf, (int)count, dt, op, root, comm);
 }
+
+static int cs_dispatch_allreduce_c(const void *sbuf, void *rbuf, MPI_Count count,
+                                   MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    if (count < 0 || count > INT_MAX)
+        return PMPI_Allreduce_c(sbuf, rbuf, count, dt, op, comm);
+    return cs_dispatch_allreduce(sbuf, rbuf, (int)count, dt, op, comm);
+}
 #endif
 
 #define CS_DEFINE(NAME, ID, PARAMS, ARGS, ROOT, BYTES, SEL, FN)                            \

@@ -108,8 +108,8 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: collsel codegen TREE -o FILE.c [--prefix NAME]\n"
                "  Writes a self-contained C file with, per collective in TREE,\n"
-               "  int NAME_bcast(int comm_size, size_t msg_bytes) (and _reduce,\n"
-               "  _barrier) returning the index of the chosen method in the\n"
+               "  int NAME_bcast(int comm_size, size_t msg_bytes) (and _reduce, _barrier,\n"
+               "  _allreduce) returning the index of the chosen method in the\n"
                "  static table NAME_COLL_methods[] (also NAME_COLL_method(i)).\n"
                "  --prefix NAME   function name prefix (C identifier; default collsel_decide)\n"
                "  -o FILE.c       output file (written atomically)\n"

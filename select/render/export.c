@@ -5,7 +5,7 @@
  * (--mca coll_tuned_use_dynamic_rules 1 --mca
  * coll_tuned_dynamic_rules_filename FILE).  Numbers separated by blanks,
  * '#' comments to the end of the line:
- *   NCOLL, then per collective: ID (barrier 6, bcast 7, reduce 11),
+ *   NCOLL, then per collective: ID (allreduce 2, barrier 6, bcast 7, reduce 11),
  *   NCOMM, then per comm size: COMMSIZE NMSG, then per message size:
  *   MSGSIZE ALG FANINOUT SEGSIZE.
  * The rules of the largest listed comm size <= the communicator's size
@@ -56,6 +56,13 @@ typedef struct xalg {
 static const char *const why_knomial =
     "Open MPI takes the radix from coll_tuned_bcast_algorithm_knomial_radix (default 4)";
 
+static const char *const why_shm =
+    "a shared-memory / node-aware method: the library's tuning file cannot name one; "
+    "its own choice is kept";
+
+/* Families are matched on the algorithm's first token, so "shm" covers
+ * every shared-memory method ("shm.tree", "shm.ota", ...), "node" every
+ * node-aware one, "reduce_bcast" every composed allreduce. */
 static const xalg xalgs[] = {
     {CS_BCAST, "native", 0, 1, NULL, 1, NULL},
     {CS_BCAST, "linear", 1, 1, "MPIR_Bcast_intra_binomial", 0, NULL},
@@ -87,14 +94,38 @@ static const xalg xalgs[] = {
     {CS_BARRIER, "two_proc", 5, 1, "MPIR_Barrier_intra_dissemination", 0, NULL},
     {CS_BARRIER, "tree", 6, 0, "MPIR_Barrier_intra_dissemination", 0,
      "Open MPI's tree barrier has a fixed shape, no fan-out"},
+    /* Open MPI 4.1 allreduce: 1 basic linear, 2 nonoverlapping (reduce then
+     * bcast), 3 recursive doubling, 4 ring, 5 segmented ring, 6 Rabenseifner;
+     * MPICH 4.0 (MPIR, blocking): recursive doubling, reduce-scatter +
+     * allgather (Rabenseifner), smp (node-aware) */
+    {CS_ALLREDUCE, "native", 0, 1, NULL, 1, NULL},
+    {CS_ALLREDUCE, "reduce_bcast", 2, 0, "MPIR_Allreduce_intra_recursive_doubling", 0,
+     "Open MPI's nonoverlapping allreduce chooses its own reduce and bcast"},
+    {CS_ALLREDUCE, "recursive_doubling", 3, 1, "MPIR_Allreduce_intra_recursive_doubling", 1, NULL},
+    {CS_ALLREDUCE, "ring", 4, 1, "MPIR_Allreduce_intra_reduce_scatter_allgather", 0, NULL},
+    {CS_ALLREDUCE, "rabenseifner", 6, 1, "MPIR_Allreduce_intra_reduce_scatter_allgather", 1,
+     NULL},
+    {CS_ALLREDUCE, "knomial", 3, 0, "MPIR_Allreduce_intra_recursive_doubling", 0,
+     "Open MPI has no k-ary allreduce; recursive doubling is its k = 2 case"},
+    {CS_ALLREDUCE, "linear", 1, 1, "MPIR_Allreduce_intra_recursive_doubling", 0, NULL},
+    {CS_BCAST, "shm", 0, 0, NULL, 0, why_shm},
+    {CS_REDUCE, "shm", 0, 0, NULL, 0, why_shm},
+    {CS_BARRIER, "shm", 0, 0, NULL, 0, why_shm},
+    {CS_ALLREDUCE, "shm", 0, 0, NULL, 0, why_shm},
+    {CS_BCAST, "node", 0, 0, NULL, 0, why_shm},
+    {CS_REDUCE, "node", 0, 0, NULL, 0, why_shm},
+    {CS_BARRIER, "node", 0, 0, NULL, 0, why_shm},
+    {CS_ALLREDUCE, "node", 0, 0, "MPIR_Allreduce_intra_smp", 0, NULL},
 };
 
 static const xalg *xalg_of(const char *name, cs_rmeth *m)
 {
     if (cs_rmeth_parse(name, m) < 0)
         return NULL;
+    size_t fam = strcspn(m->algo, ".");
     for (size_t i = 0; i < sizeof xalgs / sizeof xalgs[0]; i++)
-        if (xalgs[i].coll == m->coll && strcmp(xalgs[i].algo, m->algo) == 0)
+        if (xalgs[i].coll == m->coll && strlen(xalgs[i].algo) == fam &&
+            strncmp(xalgs[i].algo, m->algo, fam) == 0)
             return &xalgs[i];
     return NULL;
 }
@@ -139,6 +170,8 @@ static int translate(const cs_tree *t, const char *path, const cs_bands *bs, int
                                name, ompi ? "Open MPI" : "MPICH");
             }
             xrule xr = {b->runs[r].ms_lo, x->ompi, m.fanout, m.segsize, x->mpich};
+            if (bs->coll == CS_ALLREDUCE && x->ompi == 4 && m.segsize > 0)
+                xr.alg = 5; /* Open MPI's segmented ring */
             int exact = ompi ? (x->ompi_exact == 2 ? m.fanout == 4 : x->ompi_exact) : x->mpich_exact;
             if (ompi && x->ompi_exact == 0 && x->ompi != 2)
                 xr.fan = 0;
@@ -150,9 +183,11 @@ static int translate(const cs_tree *t, const char *path, const cs_bands *bs, int
                            xr.alg, xr.fan, xr.seg, exact ? "" : "\n      no exact counterpart: ",
                            exact ? "" : why);
                 else
-                    printf("  %-28s -> %s%s\n", name, xr.mpich ? xr.mpich : "MPICH's default rules",
-                           exact ? "" : "\n      no exact counterpart: MPICH 4.0 has no such "
-                                        "blocking algorithm, closest taken");
+                    printf("  %-28s -> %s%s%s\n", name,
+                           xr.mpich ? xr.mpich : "MPICH's default rules",
+                           exact ? "" : "\n      no exact counterpart: ",
+                           exact ? "" : x->why == why_shm ? why_shm
+                                      : "MPICH 4.0 has no such blocking algorithm, closest taken");
             }
             if (cur.n && same_rule(&cur.r[cur.n - 1], &xr, ompi))
                 continue;
@@ -173,7 +208,9 @@ static int translate(const cs_tree *t, const char *path, const cs_bands *bs, int
 
 /* ---- Open MPI ------------------------------------------------------------- */
 
-static const int ompi_coll_id[CS_NCOLL] = {7, 11, 6}; /* bcast, reduce, barrier */
+/* Open MPI's collective ids (coll_base_functions.h order) */
+static const int ompi_coll_id[CS_NCOLL] = {
+    [CS_BCAST] = 7, [CS_REDUCE] = 11, [CS_BARRIER] = 6, [CS_ALLREDUCE] = 2};
 
 static void emit_ompi(cs_buf *o, int coll, const xband *xb, int n)
 {
@@ -210,26 +247,38 @@ static const char *const mpich_native[CS_NCOLL] = {
     "\"count=any\": {\"algorithm=MPIR_Reduce_intra_reduce_scatter_gather\": {}}}, "
     "\"is_op_built_in=no\": {\"algorithm=MPIR_Reduce_intra_binomial\": {}}}}",
     "{\"algorithm=MPIR_Barrier_intra_dissemination\": {}}",
+    "{\"avg_msg_size<=0\": {\"is_commutative=yes\": {\"algorithm=MPIR_Allreduce_intra_smp\": {}}, "
+    "\"is_commutative=no\": {\"algorithm=MPIR_Allreduce_intra_recursive_doubling\": {}}}, "
+    "\"avg_msg_size<=8\": {\"algorithm=MPIR_Allreduce_intra_recursive_doubling\": {}}, "
+    "\"avg_msg_size=any\": {\"is_op_built_in=no\": {\"algorithm=MPIR_Allreduce_intra_recursive_doubling\": {}}, "
+    "\"is_op_built_in=yes\": {\"count<pow2\": {\"algorithm=MPIR_Allreduce_intra_recursive_doubling\": {}}, "
+    "\"count=any\": {\"algorithm=MPIR_Allreduce_intra_reduce_scatter_allgather\": {}}}}}",
 };
 static const char *const mpich_inter[CS_NCOLL] = {
     "{\"algorithm=MPIR_Bcast_inter_remote_send_local_bcast\": {}}",
     "{\"algorithm=MPIR_Reduce_inter_local_reduce_remote_send\": {}}",
     "{\"algorithm=MPIR_Barrier_inter_bcast\": {}}",
+    "{\"algorithm=MPIR_Allreduce_inter_reduce_exchange_bcast\": {}}",
 };
 
 static void emit_mpich_leaf(cs_buf *o, int coll, const xrule *r)
 {
-    if (!r->mpich)
+    if (!r->mpich) {
         cs_buf_printf(o, "%s", mpich_native[coll]);
-    else if (coll == CS_REDUCE && strstr(r->mpich, "reduce_scatter_gather"))
-        /* Rabenseifner: commutative ops and count >= pof2 only */
+    } else if (strstr(r->mpich, "reduce_scatter_gather") ||
+               strstr(r->mpich, "reduce_scatter_allgather")) {
+        /* Rabenseifner: commutative ops and count >= pof2 only; else the
+         * algorithm MPICH itself falls back to */
+        const char *safe = coll == CS_REDUCE ? "MPIR_Reduce_intra_binomial"
+                                             : "MPIR_Allreduce_intra_recursive_doubling";
         cs_buf_printf(o, "{\"is_commutative=yes\": {\"count<pow2\": "
-                         "{\"algorithm=MPIR_Reduce_intra_binomial\": {}}, "
+                         "{\"algorithm=%s\": {}}, "
                          "\"count=any\": {\"algorithm=%s\": {}}}, "
-                         "\"is_commutative=no\": {\"algorithm=MPIR_Reduce_intra_binomial\": {}}}",
-                      r->mpich);
-    else
+                         "\"is_commutative=no\": {\"algorithm=%s\": {}}}",
+                      safe, r->mpich, safe);
+    } else {
         cs_buf_printf(o, "{\"algorithm=%s\": {}}", r->mpich);
+    }
 }
 
 static void emit_mpich(cs_buf *o, int coll, const xband *xb, int n, int first)

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../../common/colls.h"
 #include "../../common/util.h"
 
 typedef struct cs_rrect {
@@ -46,7 +47,7 @@ typedef struct cs_panel {
 } cs_panel;
 
 typedef struct cs_sheet {
-    cs_panel p[3];
+    cs_panel p[CS_NCOLL];
     int np;
     char (*keys)[64];  /* method names; colour = f(key index) */
     int nkeys;

@@ -89,20 +89,24 @@ int cs_rmeth_parse(const char *name, cs_rmeth *m)
     char *tok = strtok_r(buf, ".", &save);
     if (!tok || (m->coll = cs_coll_from_name(tok)) < 0)
         return -1;
-    tok = strtok_r(NULL, ".", &save);
-    if (!tok || strlen(tok) >= sizeof m->algo)
-        return -1;
-    strcpy(m->algo, tok);
+    size_t len = 0;
     while ((tok = strtok_r(NULL, ".", &save)) != NULL) {
         long v;
-        if ((v = suffix_num(tok, "seg", "k")) > 0 && !m->segsize)
+        if (len && (v = suffix_num(tok, "seg", "k")) > 0 && !m->segsize) {
             m->segsize = (int)v * 1024;
-        else if ((v = suffix_num(tok, "k", "")) > 0 && !m->fanout && !m->segsize)
+        } else if (len && (v = suffix_num(tok, "k", "")) > 0 && !m->fanout && !m->segsize) {
             m->fanout = (int)v;
-        else
-            return -1;
+        } else { /* a qualifier: part of the algorithm ("shm.tree") */
+            size_t n = strlen(tok);
+            if (len + (len > 0) + n >= sizeof m->algo)
+                return -1;
+            if (len)
+                m->algo[len++] = '.';
+            memcpy(m->algo + len, tok, n + 1);
+            len += n;
+        }
     }
-    return 0;
+    return len ? 0 : -1;
 }
 
 /* ---- bands ---------------------------------------------------------- */

@@ -37,13 +37,17 @@ int cs_rfile_crc(const char *path, uint32_t *crc, cs_err *e);
 
 typedef struct cs_rmeth {
     int coll;        /* enum cs_coll, -1 if the prefix is unknown */
-    char algo[48];   /* "knomial", "scatter_rdallgather", "native" */
+    char algo[96];   /* "knomial", "scatter_rdallgather", "native", "shm.tree":
+                        every token that is not .kN / .segNk (the first
+                        token is the family) */
     int fanout;      /* from .kN, 0 = none */
     int segsize;     /* bytes, from .segNk, 0 = unsegmented */
 } cs_rmeth;
 
-/* Parse "bcast.knomial.k4.seg8k".  Returns 0, or -1 if the name does not
- * follow COLL.ALGO[.kN][.segNk]. */
+/* Parse "bcast.knomial.k4.seg8k" (COLL.ALGO[.QUALIFIER...][.kN][.segNk]:
+ * the first kN / segNk set fanout / segsize, any other token after the
+ * collective is part of algo).  Returns 0, or -1 for an unknown collective
+ * or no algorithm. */
 int cs_rmeth_parse(const char *name, cs_rmeth *m);
 
 /* ---- bands ---------------------------------------------------------- */
