@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../select/tree.h"
+#include "../coll/pick.h"
 #include "op.h"
 #include "replay.h"
 #include "timing.h"
@@ -49,11 +49,9 @@ typedef struct item {
 /* Tree-local id -> registry index, per collective (-1: unknown name). */
 static int *tree_map(const cs_tree *t, int coll, int *n, int rank)
 {
-    *n = cs_tree_has(t, coll) ? cs_tree_nmethods(t, coll) : 0;
-    int *map = malloc(sizeof *map * (size_t)(*n > 0 ? *n : 1));
+    int *map = cs_pick_map(t, coll, n);
     for (int i = 0; map && i < *n; i++) {
         const char *name = cs_tree_method_name(t, coll, i);
-        map[i] = name ? cs_method_index((enum cs_coll)coll, name) : -1;
         if (map[i] < 0 && rank == 0)
             fprintf(stderr, "collsel-replay: tree method '%s' is not in this build's registry; "
                             "it is skipped (the next candidate or native is used)\n",

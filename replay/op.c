@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "../record/profile.h"
-#include "../select/tree.h"
+#include "../coll/pick.h"
 
 uint64_t cs_rop_bytes(enum cs_coll coll, uint64_t bytes)
 {
@@ -100,21 +100,13 @@ int cs_rop_run(void *arg, long i)
     return cs_method_run(op->m, &op->call);
 }
 
-/* The tree's decision for the current op->call (root set). */
+/* The tree's decision for the current op->call (root set): the shim's. */
 static const cs_method *decide(cs_rop *op)
 {
-    int nm;
+    int nm, pos;
     const cs_method *tab = cs_methods(op->coll, &nm);
-    const uint16_t *ids;
-    int n = op->tree ? cs_tree_decide(op->tree, op->coll, (uint32_t)op->call.size,
-                                      op->decide_bytes, &ids)
-                     : 0;
-    for (int k = 0; k < n; k++) {
-        int idx = ids[k] < op->tree_nmap ? op->tree_map[ids[k]] : -1;
-        if (idx >= 0 && idx < nm && cs_method_applies(&tab[idx], &op->call))
-            return &tab[idx];
-    }
-    return &tab[0];
+    return &tab[cs_pick(op->tree, op->tree_map, op->tree_nmap, &op->call, op->decide_bytes,
+                        &pos)];
 }
 
 int cs_rop_set_tree(cs_rop *op, const struct cs_tree *tree, const int *map, int nmap)

@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../select/tree.h"
 #include "../coll/coll.h"
+#include "../coll/pick.h"
 #include "shim.h"
 
 int cs_sel_active[CS_NCOLL];
@@ -192,19 +192,19 @@ static int all_native(int coll, const int *map)
 static void map_tree(int coll)
 {
     const char *cn = cs_coll_name(coll);
-    int n = cs_tree_has(tree, coll) ? cs_tree_nmethods(tree, coll) : 0;
-    if (n <= 0)
-        return;
-    int *map = malloc((size_t)n * sizeof *map);
+    int n, *map = cs_pick_map(tree, coll, &n);
     if (!map) {
         cs_log(0, 1, "COLLSEL_TREE=%s: out of memory; %s stays native", cs_cfg.tree, cn);
+        return;
+    }
+    if (n <= 0) {
+        free(map);
         return;
     }
     int known = 0;
     cs_buf unknown = {0};
     for (int i = 0; i < n; i++) {
         const char *name = cs_tree_method_name(tree, coll, i);
-        map[i] = name ? cs_method_index((enum cs_coll)coll, name) : -1;
         if (map[i] >= 0)
             known++;
         else
@@ -322,17 +322,10 @@ static int choose(const cs_call *c, const cs_method *t, const char **why)
         return cs_method_applies(&t[f], c) ? f : 0;
     }
     if (sel[c->coll].nmap > 0) {
-        const uint16_t *ids;
-        int n = cs_tree_decide(tree, c->coll, (uint32_t)c->size, (uint64_t)c->bytes, &ids);
-        for (int i = 0; i < n; i++) {
-            int idx = ids[i] < sel[c->coll].nmap ? sel[c->coll].map[ids[i]] : -1;
-            if (idx == 0 || (idx > 0 && cs_method_applies(&t[idx], c))) {
-                *why = i == 0 ? "tree" : "tree, next best applicable";
-                return idx;
-            }
-        }
-        *why = "tree: no candidate applies";
-        return 0;
+        int pos, idx = cs_pick(tree, sel[c->coll].map, sel[c->coll].nmap, c, c->bytes, &pos);
+        *why = pos < 0 ? "tree: no candidate applies"
+                       : pos == 0 ? "tree" : "tree, next best applicable";
+        return idx;
     }
     *why = "not selected";
     return 0;

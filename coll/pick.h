@@ -1,0 +1,29 @@
+/* The one place that picks the method for a call from a decision tree:
+ * the preload library's dispatch (shim/dispatch.c) and the tuned side of
+ * `collsel-replay --mix` (replay/op.c) both call it, so that the mix
+ * measures exactly what the shim runs.
+ *
+ * A tree names its methods; cs_pick_map() maps those names to this build's
+ * registry once.  Per call, cs_pick() takes the leaf's ranked candidates
+ * and returns the first that this build has and that applies to the call,
+ * else native (registry index 0).  Native itself always applies. */
+#ifndef COLLSEL_PICK_H
+#define COLLSEL_PICK_H
+
+#include "../select/tree.h"
+#include "coll.h"
+
+/* Tree-local method id -> registry index of collective coll (-1: not in
+ * this build).  *n: the number of ids (0 when the tree has no function for
+ * coll).  Returns a malloc'd array (at least one element), NULL when out of
+ * memory. */
+int *cs_pick_map(const cs_tree *t, int coll, int *n);
+
+/* The registry index for call c (decided at bytes, which may differ from
+ * c->bytes: the replay decides on the profile's size, moves a rounded
+ * one).  *pos: the candidate's rank in the leaf's list, -1 when none
+ * applies (native then). */
+int cs_pick(const cs_tree *t, const int *map, int nmap, const cs_call *c, uint64_t bytes,
+            int *pos);
+
+#endif
