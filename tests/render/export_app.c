@@ -25,6 +25,14 @@ int main(int argc, char **argv)
             for (int i = 0; r == 0 && i < cnt; i++)
                 bad += o[i] != n * (n - 1) / 2 + n * i;
             MPI_Barrier(MPI_COMM_WORLD);
+            for (int i = 0; i < cnt; i++)
+                b[i] = r * 3 + i;
+            MPI_Allreduce(b, o, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+            for (int i = 0; i < cnt; i++)
+                bad += o[i] != 3 * n * (n - 1) / 2 + n * i;
+            MPI_Allreduce(MPI_IN_PLACE, b, cnt, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+            for (int i = 0; i < cnt; i++)
+                bad += b[i] != 3 * (n - 1) + i;
         }
         MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         free(b);

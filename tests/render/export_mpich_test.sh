@@ -48,11 +48,14 @@ lib=$(sed -n "s/^MPICH's built-in rules of [0-9]* other collectives copied from 
 grep -q "bcast.native  *-> MPICH's default rules" native.out || fail "native not mapped to MPICH's rules"
 grep -q "reduce.rabenseifner  *-> MPIR_Reduce_intra_reduce_scatter_gather$" native.out ||
     fail "rabenseifner not mapped to reduce_scatter_gather"
+grep -q "allreduce.rabenseifner  *-> MPIR_Allreduce_intra_reduce_scatter_allgather$" native.out ||
+    fail "allreduce.rabenseifner not mapped to reduce_scatter_allgather"
 
 # run FILE: exit status of the test program at 2 ranks with that file
 run() {
     MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=$PWD/$1 MPIR_CVAR_BCAST_INTRA_ALGORITHM=auto \
     MPIR_CVAR_REDUCE_INTRA_ALGORITHM=auto MPIR_CVAR_BARRIER_INTRA_ALGORITHM=auto \
+    MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=auto \
         timeout 120 mpirun.mpich -n 2 ./app > run.out 2>&1
     rc=$?
     [ $rc -eq 0 ] && grep -q "collectives ok" run.out && return 0
@@ -60,10 +63,13 @@ run() {
 }
 head -c 300 synth.json > truncated.json
 sed 's/MPIR_Bcast_intra_binomial/MPIR_Bcast_intra_nonexistent/' synth.json > unknown.json
+sed 's/MPIR_Allreduce_intra_recursive_doubling/MPIR_Allreduce_intra_nonexistent/' synth.json \
+    > unknown_allreduce.json
+cmp -s synth.json unknown_allreduce.json && fail "synth.json names no MPICH allreduce algorithm"
 for f in synth.json native.json; do
     run $f || fail "MPICH did not run with $f: $(head -3 run.out)"
 done
-for f in truncated.json unknown.json; do
+for f in truncated.json unknown.json unknown_allreduce.json; do
     run $f && fail "MPICH accepted the broken $f (negative control)"
 done
 [ $fails -eq 0 ] && echo "export mpich-json: all checks passed"

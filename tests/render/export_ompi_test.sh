@@ -23,9 +23,9 @@ validate() {
     function num() { if (++i > n) { print "truncated"; exit 1 } return v[i] }
     { v[++n] = $1 }
     END {
-        i = 0; ncoll = num(); if (ncoll < 1 || ncoll > 3) { print "ncoll " ncoll; exit 1 }
+        i = 0; ncoll = num(); if (ncoll < 1 || ncoll > 4) { print "ncoll " ncoll; exit 1 }
         for (c = 0; c < ncoll; c++) {
-            id = num(); if (id != 6 && id != 7 && id != 11) { print "coll id " id; exit 1 }
+            id = num(); if (id != 2 && id != 6 && id != 7 && id != 11) { print "coll id " id; exit 1 }
             ncs = num(); last = -1
             for (s = 0; s < ncs; s++) {
                 cs = num(); if (cs <= last || (s == 0 && cs != 0)) { print "comm size " cs; exit 1 }
@@ -66,6 +66,10 @@ for t in synth native; do
 done
 grep -q "bcast.native  *-> algorithm 0 " native.out || fail "native does not map to algorithm 0"
 grep -q " 3 0 1024$" synth.conf || fail "synth.conf lacks the 1 KiB pipeline rule"
+grep -q "^2  *# collective id: allreduce" synth.conf || fail "synth.conf has no allreduce rules"
+grep -q " 5 0 65536$" synth.conf || fail "synth.conf lacks the segmented-ring allreduce rule"
+grep -q "allreduce.rabenseifner  *-> algorithm 6 " native.out ||
+    fail "allreduce.rabenseifner does not map to Open MPI's algorithm 6"
 # negative control: the same file cut after the first rule line
 head -n 9 synth.conf > broken.conf
 

@@ -20,6 +20,10 @@ awk -v scale="$scale" 'BEGIN {
             row("reduce", p, n, "reduce.binomial", (2 * L + k * L * 1.2) * r)
             row("reduce", p, n, "reduce.rabenseifner", (5 * L + 2.4 * k) * r)
             row("reduce", p, n, "reduce.chain.k2.seg8k", ((p - 1) + 6 + k * 1.3 * scale) * r)
+            row("allreduce", p, n, "allreduce.native", (3 * L + k * L * 1.5 + 1) * r)
+            row("allreduce", p, n, "allreduce.recursive_doubling", (2.5 * L + k * L * 1.2) * r)
+            row("allreduce", p, n, "allreduce.rabenseifner", (5 * L + 2.2 * k) * r)
+            row("allreduce", p, n, "allreduce.ring.seg64k", (2 * (p - 1) + 8 + k * 1.6 * scale) * r)
         }
         r = 1 + 0.03 * sin(p * 3)
         row("barrier", p, 0, "barrier.native", (2.1 * L + 1) * r)
