@@ -26,7 +26,10 @@
  *    private duplicate of the user communicator (never on c->comm);
  *  - they never read configuration: parameters come from the method entry
  *    (m->segsize, m->fanout);
- *  - errors from PMPI_* are returned to the caller unchanged;
+ *  - errors from PMPI_* are returned to the caller unchanged, through one
+ *    idiom (MPICH's MPIR_ERR_CHECK / fn_fail): CS_TRY(call) below, which
+ *    keeps the code in the function's `rc` and jumps to its `out` label,
+ *    where the clean-up runs and rc is returned;
  *  - an algorithm may assume m->applies (if set) returned 1 for this call.
  *    applies() must depend only on values that are identical on every rank
  *    of the call (comm size, total bytes, op commutativity, count for
@@ -45,6 +48,14 @@
 #include <stddef.h>
 
 #include "../common/colls.h"
+
+/* The error idiom of every algorithm: `int rc = MPI_SUCCESS;` ...
+ * CS_TRY(PMPI_Send(...)); ... `out:` clean-up; `return rc;`. */
+#define CS_TRY(call)                      \
+    do {                                  \
+        if ((rc = (call)) != MPI_SUCCESS) \
+            goto out;                     \
+    } while (0)
 
 /* Per-communicator state, created on first use, cached on the user
  * communicator with an attribute and freed by the attribute's delete

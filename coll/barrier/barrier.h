@@ -22,15 +22,7 @@ int cs_barrier_bruck(const cs_call *c, const cs_method *m);
 int cs_barrier_two_proc(const cs_call *c, const cs_method *m);
 int cs_barrier_two_proc_applies(const cs_call *c, const cs_method *m);
 
-/* Zero-byte signals on the private communicator.  CS_BAR_TRY returns the
- * MPI error of a failed call to the caller. */
-#define CS_BAR_TRY(call)                  \
-    do {                                  \
-        int rc_ = (call);                 \
-        if (rc_ != MPI_SUCCESS)           \
-            return rc_;                   \
-    } while (0)
-
+/* Zero-byte signals on the private communicator. */
 static inline int cs_bar_send(const cs_call *c, int to)
 {
     return PMPI_Send(NULL, 0, MPI_BYTE, to, CS_TAG_BARRIER, c->pcomm);

@@ -26,16 +26,25 @@ int cs_barrier_bruck(const cs_call *c, const cs_method *m)
     MPI_Request req[2 * (CS_BRUCK_MAXK - 1)];
     MPI_Status st[2 * (CS_BRUCK_MAXK - 1)]; /* not MPI_STATUSES_IGNORE: gcc 12 warns
                                                on MPICH's annotated prototype */
+    int rc = MPI_SUCCESS, n = 0;
+    for (int i = 0; i < 2 * (CS_BRUCK_MAXK - 1); i++)
+        req[i] = MPI_REQUEST_NULL;
     for (long d = 1; d < p; d *= k) {
-        int n = 0;
+        n = 0;
         for (long j = 1; j < k && j * d < p; j++) {
             int off = (int)(j * d);
-            CS_BAR_TRY(PMPI_Irecv(NULL, 0, MPI_BYTE, (r - off + p) % p, CS_TAG_BARRIER,
-                                  c->pcomm, &req[n++]));
-            CS_BAR_TRY(PMPI_Isend(NULL, 0, MPI_BYTE, (r + off) % p, CS_TAG_BARRIER,
-                                  c->pcomm, &req[n++]));
+            CS_TRY(PMPI_Irecv(NULL, 0, MPI_BYTE, (r - off + p) % p, CS_TAG_BARRIER, c->pcomm,
+                              &req[n++]));
+            CS_TRY(PMPI_Isend(NULL, 0, MPI_BYTE, (r + off) % p, CS_TAG_BARRIER, c->pcomm,
+                              &req[n++]));
         }
-        CS_BAR_TRY(PMPI_Waitall(n, req, st));
+        CS_TRY(PMPI_Waitall(n, req, st));
+        n = 0;
     }
-    return MPI_SUCCESS;
+out:
+    for (int i = 0; i < n; i++) /* a failed round: release what was posted (zero
+                                    bytes: no buffer outlives the call) */
+        if (req[i] != MPI_REQUEST_NULL)
+            PMPI_Request_free(&req[i]);
+    return rc;
 }

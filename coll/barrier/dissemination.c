@@ -14,8 +14,9 @@
 int cs_barrier_dissemination(const cs_call *c, const cs_method *m)
 {
     (void)m;
-    int p = c->size, r = c->rank;
+    int p = c->size, r = c->rank, rc = MPI_SUCCESS;
     for (int d = 1; d < p; d <<= 1)
-        CS_BAR_TRY(cs_bar_sendrecv(c, (r + d) % p, (r - d + p) % p));
-    return MPI_SUCCESS;
+        CS_TRY(cs_bar_sendrecv(c, (r + d) % p, (r - d + p) % p));
+out:
+    return rc;
 }

@@ -15,15 +15,15 @@
 int cs_barrier_double_ring(const cs_call *c, const cs_method *m)
 {
     (void)m;
-    if (c->size == 1)
-        return MPI_SUCCESS;
     int left = (c->rank + c->size - 1) % c->size, right = (c->rank + 1) % c->size;
-    for (int lap = 0; lap < 2; lap++) {
+    int rc = MPI_SUCCESS;
+    for (int lap = 0; c->size > 1 && lap < 2; lap++) {
         if (c->rank > 0)
-            CS_BAR_TRY(cs_bar_recv(c, left));
-        CS_BAR_TRY(cs_bar_send(c, right));
+            CS_TRY(cs_bar_recv(c, left));
+        CS_TRY(cs_bar_send(c, right));
         if (c->rank == 0)
-            CS_BAR_TRY(cs_bar_recv(c, left));
+            CS_TRY(cs_bar_recv(c, left));
     }
-    return MPI_SUCCESS;
+out:
+    return rc;
 }

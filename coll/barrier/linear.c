@@ -14,15 +14,15 @@
 int cs_barrier_linear(const cs_call *c, const cs_method *m)
 {
     (void)m;
-    if (c->size == 1)
-        return MPI_SUCCESS;
+    int rc = MPI_SUCCESS;
     if (c->rank != 0) {
-        CS_BAR_TRY(cs_bar_send(c, 0));
-        return cs_bar_recv(c, 0);
+        CS_TRY(cs_bar_send(c, 0));
+        CS_TRY(cs_bar_recv(c, 0));
     }
-    for (int r = 1; r < c->size; r++)
-        CS_BAR_TRY(cs_bar_recv(c, r));
-    for (int r = 1; r < c->size; r++)
-        CS_BAR_TRY(cs_bar_send(c, r));
-    return MPI_SUCCESS;
+    for (int r = 1; c->rank == 0 && r < c->size; r++)
+        CS_TRY(cs_bar_recv(c, r));
+    for (int r = 1; c->rank == 0 && r < c->size; r++)
+        CS_TRY(cs_bar_send(c, r));
+out:
+    return rc;
 }

@@ -16,20 +16,20 @@
 int cs_barrier_recursive_doubling(const cs_call *c, const cs_method *m)
 {
     (void)m;
-    int p = c->size, r = c->rank, q = 1;
-    if (p == 1)
-        return MPI_SUCCESS;
+    int p = c->size, r = c->rank, q = 1, rc = MPI_SUCCESS;
     while (q * 2 <= p)
         q *= 2;
     if (r >= q) { /* extra rank: folded onto r - q */
-        CS_BAR_TRY(cs_bar_send(c, r - q));
-        return cs_bar_recv(c, r - q);
+        CS_TRY(cs_bar_send(c, r - q));
+        CS_TRY(cs_bar_recv(c, r - q));
+        goto out;
     }
     if (r + q < p)
-        CS_BAR_TRY(cs_bar_recv(c, r + q));
+        CS_TRY(cs_bar_recv(c, r + q));
     for (int mask = 1; mask < q; mask <<= 1)
-        CS_BAR_TRY(cs_bar_sendrecv(c, r ^ mask, r ^ mask));
+        CS_TRY(cs_bar_sendrecv(c, r ^ mask, r ^ mask));
     if (r + q < p)
-        CS_BAR_TRY(cs_bar_send(c, r + q));
-    return MPI_SUCCESS;
+        CS_TRY(cs_bar_send(c, r + q));
+out:
+    return rc;
 }

@@ -21,13 +21,15 @@ int cs_barrier_tree(const cs_call *c, const cs_method *m)
     const cs_topo *t = cs_topo_cached(c, CS_TOPO_KARY, 0, m->fanout);
     if (!t)
         return MPI_ERR_NO_MEM;
+    int rc = MPI_SUCCESS;
     for (int i = 0; i < t->nchildren; i++)
-        CS_BAR_TRY(cs_bar_recv(c, t->children[i]));
+        CS_TRY(cs_bar_recv(c, t->children[i]));
     if (t->parent >= 0) {
-        CS_BAR_TRY(cs_bar_send(c, t->parent));
-        CS_BAR_TRY(cs_bar_recv(c, t->parent));
+        CS_TRY(cs_bar_send(c, t->parent));
+        CS_TRY(cs_bar_recv(c, t->parent));
     }
     for (int i = 0; i < t->nchildren; i++)
-        CS_BAR_TRY(cs_bar_send(c, t->children[i]));
-    return MPI_SUCCESS;
+        CS_TRY(cs_bar_send(c, t->children[i]));
+out:
+    return rc;
 }

@@ -100,21 +100,20 @@ int cs_bcast_bytes_get(const cs_call *c, cs_bcast_bytes *b)
         b->p = (char *)c->buf + tlb;
         return MPI_SUCCESS;
     }
-    int psize = (int)c->bytes, rc;
-    if (c->rank == c->root && (rc = PMPI_Pack_size(c->count, c->dt, c->pcomm, &psize)))
-        return rc;
+    int psize = (int)c->bytes, rc = MPI_SUCCESS, pos = 0;
+    if (c->rank == c->root)
+        CS_TRY(PMPI_Pack_size(c->count, c->dt, c->pcomm, &psize));
     if (!(b->tmp = malloc((size_t)psize > c->bytes ? (size_t)psize : c->bytes)))
         return MPI_ERR_NO_MEM;
     b->p = b->tmp;
-    if (c->rank == c->root) {
-        int pos = 0;
-        if ((rc = PMPI_Pack(c->buf, c->count, c->dt, b->tmp, psize, &pos, c->pcomm))) {
-            free(b->tmp);
-            b->tmp = NULL;
-            return rc;
-        }
+    if (c->rank == c->root)
+        CS_TRY(PMPI_Pack(c->buf, c->count, c->dt, b->tmp, psize, &pos, c->pcomm));
+out:
+    if (rc != MPI_SUCCESS) {
+        free(b->tmp);
+        b->tmp = NULL;
     }
-    return MPI_SUCCESS;
+    return rc;
 }
 
 int cs_bcast_bytes_put(const cs_call *c, cs_bcast_bytes *b, int rc)

@@ -26,12 +26,6 @@
 
 #include "bcast.h"
 
-#define TRY(call)                           \
-    do {                                    \
-        if ((rc = (call)) != MPI_SUCCESS)   \
-            goto out;                       \
-    } while (0)
-
 int cs_bcast_tree_bytes(MPI_Comm comm, int parent, const int *children, int nchildren,
                         char *p, size_t n, size_t seg)
 {
@@ -50,23 +44,23 @@ int cs_bcast_tree_bytes(MPI_Comm comm, int parent, const int *children, int nchi
     for (int i = 0; i < 2 * nchildren; i++)
         sreq[i] = MPI_REQUEST_NULL;
     if (parent >= 0)
-        TRY(PMPI_Irecv(SEGP(0), SEGN(0), MPI_BYTE, parent, CS_TAG_BCAST, comm, &rreq[0]));
+        CS_TRY(PMPI_Irecv(SEGP(0), SEGN(0), MPI_BYTE, parent, CS_TAG_BCAST, comm, &rreq[0]));
     for (size_t i = 0; i < nseg; i++) {
         if (parent >= 0) {
             if (i + 1 < nseg)
-                TRY(PMPI_Irecv(SEGP(i + 1), SEGN(i + 1), MPI_BYTE, parent, CS_TAG_BCAST, comm,
+                CS_TRY(PMPI_Irecv(SEGP(i + 1), SEGN(i + 1), MPI_BYTE, parent, CS_TAG_BCAST, comm,
                                &rreq[(i + 1) & 1]));
-            TRY(PMPI_Wait(&rreq[i & 1], MPI_STATUS_IGNORE));
+            CS_TRY(PMPI_Wait(&rreq[i & 1], MPI_STATUS_IGNORE));
         }
         if (nchildren == 0)
             continue;
         MPI_Request *bank = sreq + (i & 1) * nchildren;
-        TRY(cs_bcast_waitall(nchildren, bank)); /* segment i-2 */
+        CS_TRY(cs_bcast_waitall(nchildren, bank)); /* segment i-2 */
         for (int c = 0; c < nchildren; c++)
-            TRY(PMPI_Isend(SEGP(i), SEGN(i), MPI_BYTE, children[c], CS_TAG_BCAST, comm,
+            CS_TRY(PMPI_Isend(SEGP(i), SEGN(i), MPI_BYTE, children[c], CS_TAG_BCAST, comm,
                            &bank[c]));
     }
-    TRY(cs_bcast_waitall(2 * nchildren, sreq));
+    CS_TRY(cs_bcast_waitall(2 * nchildren, sreq));
 out:
     if (rc != MPI_SUCCESS) {
         for (int i = 0; i < 2; i++)

@@ -28,27 +28,24 @@ void cs_bcast_block_range(size_t n, int size, int first, int nblocks, size_t *of
 
 int cs_bcast_scatter(const cs_call *c, char *p)
 {
-    int P = c->size, v = (c->rank - c->root + P) % P, rc;
+    int P = c->size, v = (c->rank - c->root + P) % P, rc = MPI_SUCCESS;
     int span = 1; /* lowbit(v); for the root the first power of two >= P */
     while (span < P && !(v & span))
         span <<= 1;
     size_t off, len;
     if (v != 0) {
         cs_bcast_block_range(c->bytes, P, v, span < P - v ? span : P - v, &off, &len);
-        rc = PMPI_Recv(p + off, (int)len, MPI_BYTE, (v - span + c->root) % P, CS_TAG_BCAST,
-                       c->pcomm, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS)
-            return rc;
+        CS_TRY(PMPI_Recv(p + off, (int)len, MPI_BYTE, (v - span + c->root) % P, CS_TAG_BCAST,
+                         c->pcomm, MPI_STATUS_IGNORE));
     }
     for (int mask = span >> 1; mask > 0; mask >>= 1) {
         int child = v + mask;
         if (child >= P)
             continue;
         cs_bcast_block_range(c->bytes, P, child, mask < P - child ? mask : P - child, &off, &len);
-        rc = PMPI_Send(p + off, (int)len, MPI_BYTE, (child + c->root) % P, CS_TAG_BCAST,
-                       c->pcomm);
-        if (rc != MPI_SUCCESS)
-            return rc;
+        CS_TRY(PMPI_Send(p + off, (int)len, MPI_BYTE, (child + c->root) % P, CS_TAG_BCAST,
+                         c->pcomm));
     }
-    return MPI_SUCCESS;
+out:
+    return rc;
 }

@@ -31,12 +31,6 @@
  */
 #include "bcast.h"
 
-#define TRY(call)                           \
-    do {                                    \
-        if ((rc = (call)) != MPI_SUCCESS)   \
-            goto out;                       \
-    } while (0)
-
 /* Send p[0..n) to `to` and receive q[0..m) from `from` (same or -1: none). */
 static int swap(MPI_Comm comm, const char *p, size_t n, int to, char *q, size_t m, int from)
 {
@@ -67,11 +61,11 @@ static int root_send(MPI_Comm comm, char *p, const size_t *off, const size_t *le
     int rc = MPI_SUCCESS;
     for (size_t i = 0; i < nseg; i++) {
         MPI_Request *bank = req + (i & 1) * 2;
-        TRY(cs_bcast_waitall(2, bank)); /* segment i-2 */
+        CS_TRY(cs_bcast_waitall(2, bank)); /* segment i-2 */
         for (int h = 0; h < 2; h++) {
             size_t o = i * seg, n = len[h] > o ? len[h] - o : 0;
             if (child[h] >= 0 && n > 0)
-                TRY(PMPI_Isend(p + off[h] + o, (int)(n < seg ? n : seg), MPI_BYTE, child[h],
+                CS_TRY(PMPI_Isend(p + off[h] + o, (int)(n < seg ? n : seg), MPI_BYTE, child[h],
                                CS_TAG_BCAST, comm, &bank[h]));
         }
     }
@@ -97,22 +91,22 @@ int cs_bcast_splitbinary(const cs_call *c, const cs_method *m)
         return rc;
     if (v == 0) {
         int child[2] = {RANK(1), P > 2 ? RANK(2) : -1};
-        TRY(root_send(c->pcomm, b.p, off, len, child, seg));
+        CS_TRY(root_send(c->pcomm, b.p, off, len, child, seg));
         if (P % 2 == 0) /* the last left rank has no twin */
-            TRY(swap(c->pcomm, b.p + off[1], len[1], RANK(P - 1), NULL, 0, -1));
+            CS_TRY(swap(c->pcomm, b.p + off[1], len[1], RANK(P - 1), NULL, 0, -1));
     } else {
         int g = (v - 1) % 2, i = (v - 1) / 2, ng = g ? nR : nL;
         int parent = i == 0 ? RANK(0) : RANK(2 * ((i - 1) / 2) + 1 + g);
         int children[2], nc = 0;
         for (int ci = 2 * i + 1; ci <= 2 * i + 2 && ci < ng; ci++)
             children[nc++] = RANK(2 * ci + 1 + g);
-        TRY(cs_bcast_tree_bytes(c->pcomm, parent, children, nc, b.p + off[g], len[g], seg));
+        CS_TRY(cs_bcast_tree_bytes(c->pcomm, parent, children, nc, b.p + off[g], len[g], seg));
         if (g == 1) /* right: twin v-1 */
-            TRY(swap(c->pcomm, b.p + off[1], len[1], RANK(v - 1), b.p, len[0], RANK(v - 1)));
+            CS_TRY(swap(c->pcomm, b.p + off[1], len[1], RANK(v - 1), b.p, len[0], RANK(v - 1)));
         else if (i < nR) /* left with a twin v+1 */
-            TRY(swap(c->pcomm, b.p, len[0], RANK(v + 1), b.p + off[1], len[1], RANK(v + 1)));
+            CS_TRY(swap(c->pcomm, b.p, len[0], RANK(v + 1), b.p + off[1], len[1], RANK(v + 1)));
         else /* left without a twin: second half from the root */
-            TRY(swap(c->pcomm, NULL, 0, -1, b.p + off[1], len[1], RANK(0)));
+            CS_TRY(swap(c->pcomm, NULL, 0, -1, b.p + off[1], len[1], RANK(0)));
     }
 out:
     return cs_bcast_bytes_put(c, &b, rc);

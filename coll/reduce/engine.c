@@ -127,42 +127,34 @@ int cs_reduce_tree(const cs_call *c, const cs_topo *t, int segsize, void *rbuf)
                     goto out;
         }
     }
-    if (isroot && !direct && (rc = cs_reduce_copy(c, &ty, own, rbuf, c->count)))
-        goto out;
-    if (k > 0 && (rc = PMPI_Irecv(TARGET(0), SEGN(0), c->dt, ch[0], CS_TAG_REDUCE, c->pcomm,
-                                  &rreq[0])))
-        goto out;
+    rc = MPI_SUCCESS;
+    if (isroot && !direct)
+        CS_TRY(cs_reduce_copy(c, &ty, own, rbuf, c->count));
+    if (k > 0)
+        CS_TRY(PMPI_Irecv(TARGET(0), SEGN(0), c->dt, ch[0], CS_TAG_REDUCE, c->pcomm, &rreq[0]));
     for (int s = 0; s < nseg; s++) {
         const int n = SEGN(s);
         char *a = isroot ? (char *)rbuf + s * segbytes : (char *)own + s * segbytes;
         int ro = !isroot; /* a is the caller's send buffer: read-only */
-        if ((rc = PMPI_Wait(&sreq[s % 2], MPI_STATUS_IGNORE)))
-            goto out;
+        CS_TRY(PMPI_Wait(&sreq[s % 2], MPI_STATUS_IGNORE));
         for (int j = 0; j < k; j++) {
             const int i = s * k + j, cur = i % 2, right = !c->commute && ch[j] > c->rank;
-            if (i + 1 < njobs && (rc = PMPI_Irecv(TARGET(i + 1), SEGN((i + 1) / k), c->dt,
-                                                  ch[(i + 1) % k], CS_TAG_REDUCE, c->pcomm,
-                                                  &rreq[1 - cur])))
-                goto out;
-            if ((rc = PMPI_Wait(&rreq[cur], MPI_STATUS_IGNORE)))
-                goto out;
+            if (i + 1 < njobs)
+                CS_TRY(PMPI_Irecv(TARGET(i + 1), SEGN((i + 1) / k), c->dt, ch[(i + 1) % k],
+                                  CS_TAG_REDUCE, c->pcomm, &rreq[1 - cur]));
+            CS_TRY(PMPI_Wait(&rreq[cur], MPI_STATUS_IGNORE));
             if (direct && j == 0) { /* result = own op child, received in place */
-                if ((rc = PMPI_Reduce_local(own + s * segbytes, a, n, c->dt, c->op)))
-                    goto out;
+                CS_TRY(PMPI_Reduce_local(own + s * segbytes, a, n, c->dt, c->op));
             } else if (!ro && !right) { /* acc = child op acc */
-                if ((rc = PMPI_Reduce_local(in[cur], a, n, c->dt, c->op)))
-                    goto out;
+                CS_TRY(PMPI_Reduce_local(in[cur], a, n, c->dt, c->op));
             } else if (ro && !c->commute && !right) { /* left of read-only own data */
-                if ((rc = cs_reduce_copy(c, &ty, a, acc[s % 2], n)) ||
-                    (rc = PMPI_Reduce_local(in[cur], acc[s % 2], n, c->dt, c->op)))
-                    goto out;
+                CS_TRY(cs_reduce_copy(c, &ty, a, acc[s % 2], n));
+                CS_TRY(PMPI_Reduce_local(in[cur], acc[s % 2], n, c->dt, c->op));
                 a = acc[s % 2], ro = 0;
             } else { /* in = acc op child, which becomes the accumulator */
-                if ((rc = PMPI_Reduce_local(a, in[cur], n, c->dt, c->op)))
-                    goto out;
+                CS_TRY(PMPI_Reduce_local(a, in[cur], n, c->dt, c->op));
                 if (isroot) {
-                    if ((rc = cs_reduce_copy(c, &ty, in[cur], a, n)))
-                        goto out;
+                    CS_TRY(cs_reduce_copy(c, &ty, in[cur], a, n));
                 } else {
                     char *tmp = acc[s % 2];
                     acc[s % 2] = in[cur], in[cur] = tmp;
@@ -170,12 +162,11 @@ int cs_reduce_tree(const cs_call *c, const cs_topo *t, int segsize, void *rbuf)
                 }
             }
         }
-        if (!isroot && (rc = PMPI_Isend(a, n, c->dt, t->parent, CS_TAG_REDUCE, c->pcomm,
-                                        &sreq[s % 2])))
-            goto out;
+        if (!isroot)
+            CS_TRY(PMPI_Isend(a, n, c->dt, t->parent, CS_TAG_REDUCE, c->pcomm, &sreq[s % 2]));
     }
-    for (int b = 0; b < 2 && rc == MPI_SUCCESS; b++) /* not Waitall: MPICH's  */
-        rc = PMPI_Wait(&sreq[b], MPI_STATUS_IGNORE);  /* annotation trips gcc 12 */
+    for (int b = 0; b < 2; b++) /* not Waitall: MPICH's annotation trips gcc 12 */
+        CS_TRY(PMPI_Wait(&sreq[b], MPI_STATUS_IGNORE));
 #undef SEGN
 #undef TARGET
 out:

@@ -45,8 +45,7 @@ int cs_reduce_linear(const cs_call *c, const cs_method *m)
         rc = MPI_ERR_NO_MEM;
         if (!(own = cs_reduce_tmp(&ty, c->count, &raw[2])))
             goto out;
-        if ((rc = cs_reduce_copy(c, &ty, acc, (char *)own, c->count)))
-            goto out;
+        CS_TRY(cs_reduce_copy(c, &ty, acc, (char *)own, c->count));
     }
     for (int b = 0; b < 2; b++) /* temporaries for the sources below `last` */
         if (below(c, b == 0 ? last : below(c, last)) >= 0 &&
@@ -54,27 +53,21 @@ int cs_reduce_linear(const cs_call *c, const cs_method *m)
             rc = MPI_ERR_NO_MEM;
             goto out;
         }
-    rc = last == c->root ? cs_reduce_copy(c, &ty, own, acc, c->count)
-                         : PMPI_Recv(acc, c->count, c->dt, last, CS_TAG_REDUCE, c->pcomm,
-                                     MPI_STATUS_IGNORE);
-    if (rc)
-        goto out;
-    if ((src = below(c, last)) >= 0 &&
-        (rc = PMPI_Irecv(in[0], c->count, c->dt, src, CS_TAG_REDUCE, c->pcomm, &rreq[0])))
-        goto out;
+    CS_TRY(last == c->root ? cs_reduce_copy(c, &ty, own, acc, c->count)
+                           : PMPI_Recv(acc, c->count, c->dt, last, CS_TAG_REDUCE, c->pcomm,
+                                       MPI_STATUS_IGNORE));
+    if ((src = below(c, last)) >= 0)
+        CS_TRY(PMPI_Irecv(in[0], c->count, c->dt, src, CS_TAG_REDUCE, c->pcomm, &rreq[0]));
     for (int i = last - 1; i >= 0; i--) {
         if (i == c->root) { /* acc = own op acc */
-            if ((rc = PMPI_Reduce_local(own, acc, c->count, c->dt, c->op)))
-                goto out;
+            CS_TRY(PMPI_Reduce_local(own, acc, c->count, c->dt, c->op));
             continue;
         }
-        if ((src = below(c, i)) >= 0 &&
-            (rc = PMPI_Irecv(in[1 - cur], c->count, c->dt, src, CS_TAG_REDUCE, c->pcomm,
-                             &rreq[1 - cur])))
-            goto out;
-        if ((rc = PMPI_Wait(&rreq[cur], MPI_STATUS_IGNORE)) ||
-            (rc = PMPI_Reduce_local(in[cur], acc, c->count, c->dt, c->op)))
-            goto out;
+        if ((src = below(c, i)) >= 0)
+            CS_TRY(PMPI_Irecv(in[1 - cur], c->count, c->dt, src, CS_TAG_REDUCE, c->pcomm,
+                              &rreq[1 - cur]));
+        CS_TRY(PMPI_Wait(&rreq[cur], MPI_STATUS_IGNORE));
+        CS_TRY(PMPI_Reduce_local(in[cur], acc, c->count, c->dt, c->op));
         cur = 1 - cur;
     }
 out:

@@ -78,11 +78,10 @@ int cs_reduce_rabenseifner(const cs_call *c, const cs_method *m)
 
     /* 1. fold */
     if (nr < 0 && me < 2 * r) {
-        if ((rc = PMPI_Send(own, count, c->dt, me + 1, CS_TAG_REDUCE, c->pcomm)))
-            goto out;
+        CS_TRY(PMPI_Send(own, count, c->dt, me + 1, CS_TAG_REDUCE, c->pcomm));
         if (me == c->root) /* 4. the result comes back from the partner */
-            rc = PMPI_Recv(c->buf, count, c->dt, me + 1, CS_TAG_REDUCE, c->pcomm,
-                           MPI_STATUS_IGNORE);
+            CS_TRY(PMPI_Recv(c->buf, count, c->dt, me + 1, CS_TAG_REDUCE, c->pcomm,
+                             MPI_STATUS_IGNORE));
         goto out;
     }
     /* src: where this rank's partial vector is; until the first combine it
@@ -92,10 +91,8 @@ int cs_reduce_rabenseifner(const cs_call *c, const cs_method *m)
     const char *src = own;
     if (me < 2 * r) {
         char *into = w != own ? w : tmp;
-        if ((rc = PMPI_Recv(into, count, c->dt, me - 1, CS_TAG_REDUCE, c->pcomm,
-                            MPI_STATUS_IGNORE)) ||
-            (rc = PMPI_Reduce_local(into == w ? own : tmp, w, count, c->dt, c->op)))
-            goto out;
+        CS_TRY(PMPI_Recv(into, count, c->dt, me - 1, CS_TAG_REDUCE, c->pcomm, MPI_STATUS_IGNORE));
+        CS_TRY(PMPI_Reduce_local(into == w ? own : tmp, w, count, c->dt, c->op));
         src = w;
     }
 
@@ -106,17 +103,15 @@ int cs_reduce_rabenseifner(const cs_call *c, const cs_method *m)
         const int keep = up ? lo + mask : lo, give = up ? lo : lo + mask;
         const int nkeep = disp[keep + mask] - disp[keep], ngive = disp[give + mask] - disp[give];
         char *into = src == w ? tmp : w;
-        if ((rc = PMPI_Sendrecv(AT(src, give), ngive, c->dt, peer, CS_TAG_REDUCE,
-                                AT(into, keep), nkeep, c->dt, peer, CS_TAG_REDUCE, c->pcomm,
-                                MPI_STATUS_IGNORE)) ||
-            (rc = PMPI_Reduce_local(AT(src == w ? tmp : src, keep), AT(w, keep), nkeep, c->dt,
-                                    c->op)))
-            goto out;
+        CS_TRY(PMPI_Sendrecv(AT(src, give), ngive, c->dt, peer, CS_TAG_REDUCE, AT(into, keep),
+                             nkeep, c->dt, peer, CS_TAG_REDUCE, c->pcomm, MPI_STATUS_IGNORE));
+        CS_TRY(PMPI_Reduce_local(AT(src == w ? tmp : src, keep), AT(w, keep), nkeep, c->dt,
+                                 c->op));
         src = w;
         lo = keep;
     }
-    if (src != w && (rc = cs_reduce_copy(c, &ty, own, w, count))) /* p = 1 */
-        goto out;
+    if (src != w) /* p = 1 */
+        CS_TRY(cs_reduce_copy(c, &ty, own, w, count));
 
     /* 3. binomial gather: the group of 2*mask blocks at g collects at newroot
      * if it holds it, else at g.  This rank collects [lo, lo+mask). */
@@ -127,19 +122,18 @@ int cs_reduce_rabenseifner(const cs_call *c, const cs_method *m)
         const int collector = in_g ? newroot : g;
         const int peer = real_rank(in_other ? newroot : other, r);
         if (collector == nr) {
-            if ((rc = PMPI_Recv(AT(w, other), disp[other + mask] - disp[other], c->dt, peer,
-                                CS_TAG_REDUCE, c->pcomm, MPI_STATUS_IGNORE)))
-                goto out;
+            CS_TRY(PMPI_Recv(AT(w, other), disp[other + mask] - disp[other], c->dt, peer,
+                             CS_TAG_REDUCE, c->pcomm, MPI_STATUS_IGNORE));
             lo = g;
         } else {
-            rc = PMPI_Send(AT(w, lo), disp[lo + mask] - disp[lo], c->dt,
-                           real_rank(collector, r), CS_TAG_REDUCE, c->pcomm);
+            CS_TRY(PMPI_Send(AT(w, lo), disp[lo + mask] - disp[lo], c->dt,
+                             real_rank(collector, r), CS_TAG_REDUCE, c->pcomm));
             goto out;
         }
     }
     /* 4. forward to a folded-away root */
     if (rootout && nr == newroot)
-        rc = PMPI_Send(w, count, c->dt, c->root, CS_TAG_REDUCE, c->pcomm);
+        CS_TRY(PMPI_Send(w, count, c->dt, c->root, CS_TAG_REDUCE, c->pcomm));
 #undef AT
 out:
     cs_reduce_tmp_free(raw[0]);
