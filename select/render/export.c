@@ -370,7 +370,14 @@ static void usage(FILE *f)
                "  and which have no exact counterpart.\n");
 }
 
-int cs_cmd_export(int argc, char **argv)
+/* The command line of `collsel export`. */
+typedef struct xopts {
+    const char *in, *out, *mpich_lib;
+    int ompi, no_defaults;
+} xopts;
+
+/* Parse and check the options; returns -1 (done: --help), 0, or 2 (bad). */
+static int parse_args(int argc, char **argv, xopts *x)
 {
     static const struct option lo[] = {{"output", required_argument, 0, 'o'},
                                         {"format", required_argument, 0, 'f'},
@@ -378,64 +385,122 @@ int cs_cmd_export(int argc, char **argv)
                                         {"no-mpich-defaults", no_argument, 0, 'N'},
                                         {"help", no_argument, 0, 'h'},
                                         {0, 0, 0, 0}};
-    const char *out = NULL, *fmt = NULL, *mpich_lib = NULL;
-    int c, no_defaults = 0;
+    const char *fmt = NULL;
+    int c;
+    memset(x, 0, sizeof *x);
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:f:h", lo, NULL)) != -1) {
         switch (c) {
-        case 'o': out = optarg; break;
+        case 'o': x->out = optarg; break;
         case 'f': fmt = optarg; break;
-        case 'L': mpich_lib = optarg; break;
-        case 'N': no_defaults = 1; break;
-        case 'h': usage(stdout); return 0;
+        case 'L': x->mpich_lib = optarg; break;
+        case 'N': x->no_defaults = 1; break;
+        case 'h': usage(stdout); return -1;
         default:
             fprintf(stderr, "collsel export: unknown or incomplete option '%s'\n", argv[optind - 1]);
             usage(stderr);
             return 2;
         }
     }
-    if (optind + 1 != argc || !out || !fmt) {
+    if (optind + 1 != argc || !x->out || !fmt) {
         fprintf(stderr, "collsel export: need one TREE, --format and -o FILE\n");
         usage(stderr);
         return 2;
     }
-    int ompi = strcmp(fmt, "ompi-rules") == 0;
-    if (!ompi && strcmp(fmt, "mpich-json") != 0) {
+    x->in = argv[optind];
+    x->ompi = strcmp(fmt, "ompi-rules") == 0;
+    if (!x->ompi && strcmp(fmt, "mpich-json") != 0) {
         fprintf(stderr, "collsel export: --format '%s' is not known (ompi-rules or mpich-json)\n", fmt);
         return 2;
     }
-    if (ompi && (mpich_lib || no_defaults)) {
+    if (x->ompi && (x->mpich_lib || x->no_defaults)) {
         fprintf(stderr, "collsel export: %s is for --format mpich-json only\n",
-                mpich_lib ? "--mpich-lib" : "--no-mpich-defaults");
+                x->mpich_lib ? "--mpich-lib" : "--no-mpich-defaults");
         return 2;
     }
-    if (mpich_lib && no_defaults) {
+    if (x->mpich_lib && x->no_defaults) {
         fprintf(stderr, "collsel export: --mpich-lib and --no-mpich-defaults exclude each other\n");
         return 2;
     }
-    const char *in = argv[optind];
+    return 0;
+}
+
+/* Translate and emit the rules of one collective of t into o. */
+static int emit_collective(cs_buf *o, const cs_tree *t, int coll, const xopts *x, int first,
+                           cs_err *e)
+{
+    cs_bands bs;
+    if (cs_bands_build(t, coll, &bs, e) < 0)
+        return -1;
+    xband *xb = calloc((size_t)bs.nbands, sizeof *xb);
+    char *seen = calloc((size_t)cs_tree_nmethods(t, coll) + 1, 1);
+    int nxb = 0, ok = xb && seen ? translate(t, x->in, &bs, x->ompi, xb, &nxb, seen, e)
+                                 : cs_fail(e, "out of memory");
+    if (ok == 0 && x->ompi)
+        emit_ompi(o, coll, xb, nxb);
+    else if (ok == 0)
+        emit_mpich(o, coll, xb, nxb, first);
+    if (ok == 0)
+        printf("%-8s %zu leaves -> %d comm-size rule%s\n", cs_coll_name(coll), bs.nleaves, nxb,
+               nxb == 1 ? "" : "s");
+    for (int i = 0; xb && i < nxb; i++)
+        free(xb[i].r);
+    free(xb);
+    free(seen);
+    cs_bands_free(&bs);
+    return ok;
+}
+
+/* MPICH: the library's rules for the collectives the tree does not cover
+ * (or, without them, the warning that MPICH will abort on those). */
+static void emit_mpich_others(cs_buf *o, const cs_tree *t, const xopts *x, const char *defaults,
+                              const char *deffrom)
+{
+    if (defaults) {
+        int n = emit_mpich_rest(o, t, defaults);
+        printf("MPICH's built-in rules of %d other collective%s copied from %s\n", n,
+               n == 1 ? "" : "s", deffrom);
+        return;
+    }
+    char covered[64] = "";
+    for (int coll = 0; coll < CS_NCOLL; coll++)
+        if (cs_tree_has(t, coll))
+            snprintf(covered + strlen(covered), sizeof covered - strlen(covered), "%s%s",
+                     *covered ? ", " : "", cs_coll_name(coll));
+    fprintf(stderr, "collsel export: warning: --no-mpich-defaults: %s has rules for %s only; "
+                    "MPICH aborts when the application calls any other collective with "
+                    "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE set to it\n",
+            x->out, covered);
+}
+
+int cs_cmd_export(int argc, char **argv)
+{
+    xopts x;
+    int rc = parse_args(argc, argv, &x);
+    if (rc)
+        return rc < 0 ? 0 : rc;
     cs_tree *t = NULL;
-    if (cs_rtree_load("export", in, &t) < 0)
+    if (cs_rtree_load("export", x.in, &t) < 0)
         return 2;
     cs_err e = {{0}};
     cs_buf o = {0};
     uint32_t crc = 0;
-    int rc = 2, ncoll = 0;
+    int ncoll = 0, first = 1;
     char *defaults = NULL, deffrom[4096] = "";
-    char *incopy = strdup(in);
-    if (!incopy || cs_rfile_crc(in, &crc, &e) < 0)
+    char *incopy = strdup(x.in);
+    rc = 2;
+    if (!incopy || cs_rfile_crc(x.in, &crc, &e) < 0)
         goto fail;
     for (int coll = 0; coll < CS_NCOLL; coll++)
         ncoll += cs_tree_has(t, coll);
     if (ncoll == 0) {
-        cs_fail(&e, "%s: the tree has no collective", in);
+        cs_fail(&e, "%s: the tree has no collective", x.in);
         goto fail;
     }
-    if (!ompi && !no_defaults &&
-        cs_mpich_defaults_load(mpich_lib, &defaults, deffrom, sizeof deffrom, &e) < 0)
-        goto fail;
-    if (ompi)
+    if (!x.ompi && !x.no_defaults)
+        CS_CHECK(cs_mpich_defaults_load(x.mpich_lib, &defaults, deffrom, sizeof deffrom, &e));
+    if (x.ompi)
         cs_buf_printf(&o, "# Open MPI coll/tuned dynamic rules, generated by collsel export %s\n"
                           "# from %s (crc32 %08x).  Use: --mca coll_tuned_use_dynamic_rules 1\n"
                           "# --mca coll_tuned_dynamic_rules_filename THIS_FILE\n"
@@ -443,55 +508,22 @@ int cs_cmd_export(int argc, char **argv)
                       COLLSEL_VERSION, basename(incopy), (unsigned)crc, ncoll);
     else
         cs_buf_printf(&o, "{\n"); /* JSON has no comments: the stamp goes to stdout */
-    printf("%s mapping of %s (crc32 %08x):\n", ompi ? "Open MPI" : "MPICH", in, (unsigned)crc);
-    int first = 1;
+    printf("%s mapping of %s (crc32 %08x):\n", x.ompi ? "Open MPI" : "MPICH", x.in, (unsigned)crc);
     for (int coll = 0; coll < CS_NCOLL; coll++) {
         if (!cs_tree_has(t, coll))
             continue;
-        cs_bands bs;
-        if (cs_bands_build(t, coll, &bs, &e) < 0)
-            goto fail;
-        xband *xb = calloc((size_t)bs.nbands, sizeof *xb);
-        char *seen = calloc((size_t)cs_tree_nmethods(t, coll) + 1, 1);
-        int nxb = 0, ok = xb && seen ? translate(t, in, &bs, ompi, xb, &nxb, seen, &e) : cs_fail(&e, "out of memory");
-        if (ok == 0 && ompi)
-            emit_ompi(&o, coll, xb, nxb);
-        else if (ok == 0)
-            emit_mpich(&o, coll, xb, nxb, first);
-        if (ok == 0)
-            printf("%-8s %zu leaves -> %d comm-size rule%s\n", cs_coll_name(coll), bs.nleaves, nxb,
-                   nxb == 1 ? "" : "s");
-        for (int i = 0; xb && i < nxb; i++)
-            free(xb[i].r);
-        free(xb);
-        free(seen);
-        cs_bands_free(&bs);
+        CS_CHECK(emit_collective(&o, t, coll, &x, first, &e));
         first = 0;
-        if (ok < 0)
-            goto fail;
     }
-    if (!ompi && defaults) {
-        int n = emit_mpich_rest(&o, t, defaults);
-        printf("MPICH's built-in rules of %d other collective%s copied from %s\n", n,
-               n == 1 ? "" : "s", deffrom);
-    } else if (!ompi) {
-        char covered[64] = "";
-        for (int coll = 0; coll < CS_NCOLL; coll++)
-            if (cs_tree_has(t, coll))
-                snprintf(covered + strlen(covered), sizeof covered - strlen(covered), "%s%s",
-                         *covered ? ", " : "", cs_coll_name(coll));
-        fprintf(stderr, "collsel export: warning: --no-mpich-defaults: %s has rules for %s only; "
-                        "MPICH aborts when the application calls any other collective with "
-                        "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE set to it\n",
-                out, covered);
-    }
-    if (!ompi)
+    if (!x.ompi) {
+        emit_mpich_others(&o, t, &x, defaults, deffrom);
         cs_buf_printf(&o, "\n}\n");
+    }
     rc = 1;
     if (o.oom)
         cs_fail(&e, "out of memory");
-    else if (cs_write_file_atomic(out, o.p, o.n, &e) == 0) {
-        printf("wrote %s\n", out);
+    else if (cs_write_file_atomic(x.out, o.p, o.n, &e) == 0) {
+        printf("wrote %s\n", x.out);
         rc = 0;
     }
 fail:
