@@ -70,131 +70,183 @@ static int cmp_stage1(const void *a, const void *b)
  * final's winner only because stage 1 caught a quiet moment).  Every
  * decision (r, finalists, stops) comes from allreduced values: the same on
  * every rank. */
-static int measure_point(const cs_replay_opts *o, const cs_point *p, MPI_Comm comm, cs_perf *perf,
-                         int tty, size_t done, size_t total, double t_start, cs_err *e)
-{
+/* The work of one point: its operation, its methods, both stages' figures. */
+typedef struct point_work {
+    const cs_replay_opts *o;
+    const cs_point *p;
+    MPI_Comm comm;
     cs_rop op;
-    int rc = cs_rop_init(&op, (enum cs_coll)p->coll, comm, p->bytes, p->root_mode, p->root);
-    if (rc != MPI_SUCCESS)
-        return cs_fail(e, "setting up %s at %u ranks, %llu bytes: MPI error %d",
-                       cs_coll_name(p->coll), p->comm_size, (unsigned long long)p->bytes, rc);
-    int nm;
-    const cs_method *tab = cs_methods(op.coll, &nm);
-    int *idx = malloc(sizeof *idx * (size_t)nm), *order = malloc(sizeof *order * (size_t)nm);
-    int *fin_of = malloc(sizeof *fin_of * (size_t)nm);
-    cs_timing *t1 = calloc((size_t)nm, sizeof *t1), *t2 = calloc((size_t)nm, sizeof *t2);
-    cs_rop_with *w = calloc((size_t)nm, sizeof *w);
-    cs_timed *f = calloc((size_t)nm, sizeof *f);
-    if (!idx || !order || !fin_of || !t1 || !t2 || !w || !f) {
-        free(idx), free(order), free(fin_of), free(t1), free(t2), free(w), free(f);
-        cs_rop_free(&op);
-        return cs_fail(e, "out of memory");
-    }
-    int n = point_methods(o, &op, idx);
-    for (int k = 0; k < n; k++) {
-        w[k].op = &op;
-        w[k].m = &tab[idx[k]];
-        fin_of[k] = -1;
-    }
-    double t0 = PMPI_Wtime(), tpp = o->time_per_point;
-    int K = o->finalists < n - 1 ? o->finalists : n - 1;
+    int n, K, nf, r;       /* methods, finalists, stage-2 entries, calls per round */
+    int *idx, *order, *fin_of; /* registry index; stage-1 ranking; k -> stage-2 slot */
+    cs_timing *t1, *t2;
+    cs_rop_with *w;
+    cs_timed *f;
+    double t0, s1, s2, scale; /* start; stage-1 and stage-2 seconds; stage-1 scale */
+    const char *failed;       /* what failed, for the message */
+} point_work;
 
-    /* the round size, on native */
-    cs_timing_opts so;
-    memset(&so, 0, sizeof so);
-    so.warmup = 3;
-    int r = 1;
-    cs_timed nat = {cs_rop_run_with, &w[0], 0};
-    rc = cs_time_round_size(comm, &nat, &so, &r, NULL);
+static void work_free(point_work *pw)
+{
+    free(pw->idx), free(pw->order), free(pw->fin_of), free(pw->t1), free(pw->t2), free(pw->w),
+        free(pw->f);
+    cs_rop_free(&pw->op);
+}
 
-    /* stage 1: every method, a share of the point's time */
+/* Stage 1: every method, a share of the point's time. */
+static int stage1(point_work *pw, int tty, size_t done, size_t total, double t_start)
+{
+    const cs_replay_opts *o = pw->o;
+    int n = pw->n, K = pw->K, rc = MPI_SUCCESS;
     cs_timing_opts to;
     memset(&to, 0, sizeof to);
     to.rel_ci = o->rel_ci;
-    to.calls_per_round = r;
-    to.max_seconds = (K > 0 ? 0.35 : 1.0) * tpp / n;
+    to.calls_per_round = pw->r;
+    to.max_seconds = (K > 0 ? 0.35 : 1.0) * o->time_per_point / n;
     if (to.max_seconds < 0.002)
         to.max_seconds = 0.002;
     if (K > 0) { /* screening: the final decides */
         to.warmup = 2;
         to.min_rounds = 3;
     }
-    const char *failed = NULL;
     for (int k = 0; k < n && rc == MPI_SUCCESS; k++) {
-        progress(o, p, &op, tty, done, total, t_start, w[k].m->name, k, n,
+        progress(o, pw->p, &pw->op, tty, done, total, t_start, pw->w[k].m->name, k, n,
                  (K > 0 ? 0.35 : 1.0) * k / n);
-        rc = cs_time_collective(comm, cs_rop_run_with, &w[k], &to, &t1[k]);
+        rc = cs_time_collective(pw->comm, cs_rop_run_with, &pw->w[k], &to, &pw->t1[k]);
         if (rc != MPI_SUCCESS)
-            failed = w[k].m->name;
+            pw->failed = pw->w[k].m->name;
     }
+    return rc;
+}
 
-    /* stage 2: the K best of stage 1 and native, interleaved */
-    int nf = 0;
-    double s1 = 0, s2 = 0, scale = 1;
-    if (rc == MPI_SUCCESS && K > 0) {
-        for (int k = 1; k < n; k++)
-            order[k - 1] = k;
-        stage1_sort_t = t1;
-        qsort(order, (size_t)(n - 1), sizeof *order, cmp_stage1);
-        for (int j = 0; j < K; j++)
-            f[nf++] = (cs_timed){cs_rop_run_with, &w[order[j]], 0};
-        f[nf++] = (cs_timed){cs_rop_run_with, &w[0], 0}; /* A B C D N */
-        for (int j = 0; j < K; j++)
-            fin_of[order[j]] = j;
-        fin_of[0] = K;
-        double el = PMPI_Wtime() - t0; /* the same budget on every rank */
-        rc = PMPI_Allreduce(&el, &s1, 1, MPI_DOUBLE, MPI_MAX, comm);
-        s2 = tpp - s1;
-        if (s2 < 0.5 * tpp) /* stage 1 overran (large messages: its minimum rounds) */
-            s2 = 0.5 * tpp;
-        cs_timing_opts io;
-        memset(&io, 0, sizeof io);
-        io.calls_per_round = r;
-        io.warmup = 1;
-        io.min_rounds = 10;
-        io.max_rounds = 500;
-        io.max_seconds = s2;
-        progress(o, p, &op, tty, done, total, t_start, "final", K, K + 1, 0.35);
-        if (rc == MPI_SUCCESS)
-            rc = cs_time_interleaved(comm, f, nf, &io, t2, NULL);
-        if (rc != MPI_SUCCESS)
-            failed = "the final (stage 2)";
-        double best1 = t1[0].median_us, best2 = t2[0].median_us;
-        for (int k = 1; k < n; k++)
-            best1 = t1[k].median_us < best1 ? t1[k].median_us : best1;
-        for (int j = 1; j < nf; j++)
-            best2 = t2[j].median_us < best2 ? t2[j].median_us : best2;
-        scale = best1 > 0 && best2 > best1 ? best2 / best1 : 1;
-        s2 = PMPI_Wtime() - t0 - s1;
+/* Stage 2: the K best of stage 1 and native, interleaved, with the rest of
+ * the point's time; sets the scale of the stage-1 figures. */
+static int stage2(point_work *pw, int tty, size_t done, size_t total, double t_start)
+{
+    const cs_replay_opts *o = pw->o;
+    int n = pw->n, K = pw->K, rc;
+    double tpp = o->time_per_point;
+    for (int k = 1; k < n; k++)
+        pw->order[k - 1] = k;
+    stage1_sort_t = pw->t1;
+    qsort(pw->order, (size_t)(n - 1), sizeof *pw->order, cmp_stage1);
+    for (int j = 0; j < K; j++)
+        pw->f[pw->nf++] = (cs_timed){cs_rop_run_with, &pw->w[pw->order[j]], 0};
+    pw->f[pw->nf++] = (cs_timed){cs_rop_run_with, &pw->w[0], 0}; /* A B C D N */
+    for (int j = 0; j < K; j++)
+        pw->fin_of[pw->order[j]] = j;
+    pw->fin_of[0] = K;
+    double el = PMPI_Wtime() - pw->t0; /* the same budget on every rank */
+    rc = PMPI_Allreduce(&el, &pw->s1, 1, MPI_DOUBLE, MPI_MAX, pw->comm);
+    pw->s2 = tpp - pw->s1;
+    if (pw->s2 < 0.5 * tpp) /* stage 1 overran (large messages: its minimum rounds) */
+        pw->s2 = 0.5 * tpp;
+    cs_timing_opts io;
+    memset(&io, 0, sizeof io);
+    io.calls_per_round = pw->r;
+    io.warmup = 1;
+    io.min_rounds = 10;
+    io.max_rounds = 500;
+    io.max_seconds = pw->s2;
+    progress(o, pw->p, &pw->op, tty, done, total, t_start, "final", K, K + 1, 0.35);
+    if (rc == MPI_SUCCESS)
+        rc = cs_time_interleaved(pw->comm, pw->f, pw->nf, &io, pw->t2, NULL);
+    if (rc != MPI_SUCCESS)
+        pw->failed = "the final (stage 2)";
+    double best1 = pw->t1[0].median_us, best2 = pw->t2[0].median_us;
+    for (int k = 1; k < n; k++)
+        best1 = pw->t1[k].median_us < best1 ? pw->t1[k].median_us : best1;
+    for (int j = 1; j < pw->nf; j++)
+        best2 = pw->t2[j].median_us < best2 ? pw->t2[j].median_us : best2;
+    pw->scale = best1 > 0 && best2 > best1 ? best2 / best1 : 1;
+    pw->s2 = PMPI_Wtime() - pw->t0 - pw->s1;
+    return rc;
+}
+
+/* Rank 0: the point's rows (finalists and native from stage 2, the others
+ * from stage 1 scaled). */
+static int add_rows(const point_work *pw, cs_perf *perf, cs_err *e)
+{
+    for (int k = 0; k < pw->n; k++) {
+        const cs_timing *t = pw->fin_of[k] >= 0 ? &pw->t2[pw->fin_of[k]] : &pw->t1[k];
+        double sc = pw->fin_of[k] >= 0 ? 1 : pw->scale;
+        cs_perf_row row = {pw->p->coll, pw->p->comm_size, pw->op.call.bytes, {0},
+                           t->median_us * sc, t->min_us * sc, t->max_us * sc,
+                           (uint32_t)t->rounds};
+        snprintf(row.method, sizeof row.method, "%s", pw->w[k].m->name);
+        if (cs_perf_add(perf, &row) < 0) {
+            cs_fail(e, "out of memory (%zu perf rows)", perf->n);
+            return MPI_ERR_NO_MEM;
+        }
     }
+    return MPI_SUCCESS;
+}
+
+/* -v: one line per point with the stage times and the finalists. */
+static void log_point(const point_work *pw, int tty)
+{
+    const cs_point *p = pw->p;
+    fprintf(stderr, "%scollsel-replay: final %s,%u,%llu calls=%d methods=%d cycles=%d "
+                    "stage1=%.3fs stage2=%.3fs scale=%.4f",
+            tty ? "\r\033[K" : "", cs_coll_name(p->coll), p->comm_size,
+            (unsigned long long)pw->op.call.bytes, pw->r, pw->n, pw->nf ? pw->t2[0].rounds : 0,
+            pw->s1, pw->s2, pw->scale);
+    for (int j = 0; j < pw->nf; j++) {
+        int k = j < pw->K ? pw->order[j] : 0;
+        fprintf(stderr, " %s=%.3f/%.3f", pw->w[k].m->name, pw->t2[j].median_us,
+                pw->t1[k].median_us);
+    }
+    fprintf(stderr, "\n");
+}
+
+static int measure_point(const cs_replay_opts *o, const cs_point *p, MPI_Comm comm, cs_perf *perf,
+                         int tty, size_t done, size_t total, double t_start, cs_err *e)
+{
+    point_work pw = {.o = o, .p = p, .comm = comm, .r = 1, .scale = 1};
+    int rc = cs_rop_init(&pw.op, (enum cs_coll)p->coll, comm, p->bytes, p->root_mode, p->root);
+    if (rc != MPI_SUCCESS)
+        return cs_fail(e, "setting up %s at %u ranks, %llu bytes: MPI error %d",
+                       cs_coll_name(p->coll), p->comm_size, (unsigned long long)p->bytes, rc);
+    int nm;
+    const cs_method *tab = cs_methods(pw.op.coll, &nm);
+    pw.idx = malloc(sizeof *pw.idx * (size_t)nm);
+    pw.order = malloc(sizeof *pw.order * (size_t)nm);
+    pw.fin_of = malloc(sizeof *pw.fin_of * (size_t)nm);
+    pw.t1 = calloc((size_t)nm, sizeof *pw.t1);
+    pw.t2 = calloc((size_t)nm, sizeof *pw.t2);
+    pw.w = calloc((size_t)nm, sizeof *pw.w);
+    pw.f = calloc((size_t)nm, sizeof *pw.f);
+    if (!pw.idx || !pw.order || !pw.fin_of || !pw.t1 || !pw.t2 || !pw.w || !pw.f) {
+        work_free(&pw);
+        return cs_fail(e, "out of memory");
+    }
+    pw.n = point_methods(o, &pw.op, pw.idx);
+    for (int k = 0; k < pw.n; k++) {
+        pw.w[k].op = &pw.op;
+        pw.w[k].m = &tab[pw.idx[k]];
+        pw.fin_of[k] = -1;
+    }
+    pw.t0 = PMPI_Wtime();
+    pw.K = o->finalists < pw.n - 1 ? o->finalists : pw.n - 1;
+
+    /* the round size, on native */
+    cs_timing_opts so;
+    memset(&so, 0, sizeof so);
+    so.warmup = 3;
+    cs_timed nat = {cs_rop_run_with, &pw.w[0], 0};
+    rc = cs_time_round_size(comm, &nat, &so, &pw.r, NULL);
+    if (rc == MPI_SUCCESS)
+        rc = stage1(&pw, tty, done, total, t_start);
+    if (rc == MPI_SUCCESS && pw.K > 0)
+        rc = stage2(&pw, tty, done, total, t_start);
     if (rc != MPI_SUCCESS)
         cs_fail(e, "%s at %u ranks, %llu bytes: %s: MPI error %d", cs_coll_name(p->coll),
-                p->comm_size, (unsigned long long)op.call.bytes, failed ? failed : "round size",
-                rc);
-    for (int k = 0; k < n && rc == MPI_SUCCESS && o->rank == 0; k++) {
-        const cs_timing *t = fin_of[k] >= 0 ? &t2[fin_of[k]] : &t1[k];
-        double sc = fin_of[k] >= 0 ? 1 : scale;
-        cs_perf_row row = {p->coll, p->comm_size, op.call.bytes, {0}, t->median_us * sc,
-                           t->min_us * sc, t->max_us * sc, (uint32_t)t->rounds};
-        snprintf(row.method, sizeof row.method, "%s", w[k].m->name);
-        if (cs_perf_add(perf, &row) < 0) {
-            rc = MPI_ERR_NO_MEM;
-            cs_fail(e, "out of memory (%zu perf rows)", perf->n);
-        }
-    }
-    if (rc == MPI_SUCCESS && o->rank == 0 && o->verbose) {
-        fprintf(stderr, "%scollsel-replay: final %s,%u,%llu calls=%d methods=%d cycles=%d "
-                        "stage1=%.3fs stage2=%.3fs scale=%.4f",
-                tty ? "\r\033[K" : "", cs_coll_name(p->coll), p->comm_size,
-                (unsigned long long)op.call.bytes, r, n, nf ? t2[0].rounds : 0, s1, s2, scale);
-        for (int j = 0; j < nf; j++) {
-            int k = j < K ? order[j] : 0;
-            fprintf(stderr, " %s=%.3f/%.3f", w[k].m->name, t2[j].median_us, t1[k].median_us);
-        }
-        fprintf(stderr, "\n");
-    }
-    free(idx), free(order), free(fin_of), free(t1), free(t2), free(w), free(f);
-    cs_rop_free(&op);
+                p->comm_size, (unsigned long long)pw.op.call.bytes,
+                pw.failed ? pw.failed : "round size", rc);
+    if (rc == MPI_SUCCESS && o->rank == 0)
+        rc = add_rows(&pw, perf, e);
+    if (rc == MPI_SUCCESS && o->rank == 0 && o->verbose)
+        log_point(&pw, tty);
+    work_free(&pw);
     return rc == MPI_SUCCESS ? 0 : -1;
 }
 

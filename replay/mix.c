@@ -174,6 +174,75 @@ static void print_table(const cs_replay_opts *o, item *it, size_t n, double tot[
                rep[0] > 0 ? rep[1] / rep[0] : 0);
 }
 
+/* Set up point i on its group (collective over the group): the operation,
+ * the tree's method at every root the rotation uses, the round size on
+ * native.  Returns this rank's MPI error code. */
+static int setup_item(item *it, cs_rop *op, MPI_Comm comm, const cs_tree *tree, const int *map,
+                      int nmap)
+{
+    const cs_point *p = it->p;
+    int nm, rc = cs_rop_init(op, (enum cs_coll)p->coll, comm, p->bytes, p->root_mode, p->root);
+    const cs_method *nat = &cs_methods((enum cs_coll)p->coll, &nm)[0];
+    if (rc == MPI_SUCCESS && cs_rop_set_tree(op, tree, map, nmap) < 0)
+        rc = MPI_ERR_NO_MEM;
+    if (rc != MPI_SUCCESS)
+        return rc;
+    const cs_method *m = cs_rop_tree_pick(op, 0);
+    snprintf(it->method, sizeof it->method, "%s", m->name);
+    it->same = m == nat;
+    for (int r = 1; p->root_mode == CS_ROOT_VARYING && r < op->call.size; r++) {
+        const cs_method *mr = cs_rop_tree_pick(op, r);
+        it->same &= mr == nat;
+        if (mr != m)
+            snprintf(it->method, sizeof it->method, "%s (root 0; varies)", m->name);
+    }
+    cs_rop_with wn = {op, nat};
+    cs_timed fn = {cs_rop_run_with, &wn, 0};
+    cs_timing_opts so;
+    memset(&so, 0, sizeof so);
+    so.warmup = 3;
+    return cs_time_round_size(comm, &fn, &so, &it->r, &it->est);
+}
+
+/* Rank 0: rounds per point within the budget (every point gets o->rounds,
+ * what is left goes half evenly, half by the profile's weight). */
+static void plan_cycles(const cs_replay_opts *o, const item *it, size_t n, double t_start,
+                        int *cycles)
+{
+    double left = o->budget - (PMPI_Wtime() - t_start), base = 0, wsum = 0;
+    for (size_t i = 0; i < n; i++) {
+        double cost = 2 * (it[i].r * it[i].est + MIX_ROUND_OVERHEAD);
+        base += o->rounds * cost;
+        wsum += it[i].p->ops * it[i].est;
+    }
+    double extra = left - base > 0 ? left - base : 0;
+    for (size_t i = 0; i < n; i++) {
+        double cost = 2 * (it[i].r * it[i].est + MIX_ROUND_OVERHEAD);
+        double share = extra / 2 / (double)n +
+                       (wsum > 0 ? extra / 2 * it[i].p->ops * it[i].est / wsum : 0);
+        double c = o->rounds + floor(share / cost);
+        cycles[i] = c > MIX_MAX_CYCLES ? MIX_MAX_CYCLES : (int)c;
+    }
+}
+
+/* Rank 0: the profile-weighted totals and the table. */
+static void report(const cs_replay_opts *o, item *it, size_t n)
+{
+    double tot[2] = {0, 0}, rep[2] = {0, 0}, lo = 0, hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (int s = 0; s < 2; s++)
+            rep[s] += it[i].rep[s];
+        /* tuned: native x the paired ratio (robust to drift between the
+         * rounds; consistent with the per-point ratios) */
+        tot[0] += it[i].p->ops * it[i].med[0];
+        tot[1] += it[i].p->ops * it[i].med[0] * it[i].ratio;
+        lo += it[i].p->ops * it[i].med[0] * it[i].rlo;
+        hi += it[i].p->ops * it[i].med[0] * it[i].rhi;
+    }
+    print_table(o, it, n, tot, rep, tot[0] > 0 ? lo / tot[0] : 0, tot[0] > 0 ? hi / tot[0] : 0);
+    fflush(stdout);
+}
+
 int cs_replay_mix(const cs_replay_opts *o, const cs_points *pts, const cs_tree *tree)
 {
     size_t n = 0;
@@ -198,40 +267,11 @@ int cs_replay_mix(const cs_replay_opts *o, const cs_points *pts, const cs_tree *
         status = 1;
         goto out;
     }
-    /* Set up every point on its group (collective over the group), decide
-     * the tree's methods, size the rounds on native. */
     for (size_t i = 0; i < n && rc == MPI_SUCCESS; i++) {
-        const cs_point *p = it[i].p;
-        MPI_Comm comm = cs_replay_comm((int)p->comm_size);
-        int mine = MPI_SUCCESS;
-        if (comm != MPI_COMM_NULL) {
-            mine = cs_rop_init(&ops[i], (enum cs_coll)p->coll, comm, p->bytes, p->root_mode,
-                               p->root);
-            int nm;
-            const cs_method *nat = &cs_methods(ops[i].coll, &nm)[0];
-            if (mine == MPI_SUCCESS &&
-                cs_rop_set_tree(&ops[i], tree, map[p->coll], nmap[p->coll]) < 0)
-                mine = MPI_ERR_NO_MEM;
-            if (mine == MPI_SUCCESS) {
-                const cs_method *m = cs_rop_tree_pick(&ops[i], 0);
-                snprintf(it[i].method, sizeof it[i].method, "%s", m->name);
-                it[i].same = m == nat;
-                for (int r = 1; p->root_mode == CS_ROOT_VARYING && r < ops[i].call.size; r++) {
-                    const cs_method *mr = cs_rop_tree_pick(&ops[i], r);
-                    it[i].same &= mr == nat;
-                    if (mr != m) {
-                        snprintf(it[i].method, sizeof it[i].method, "%s (root 0; varies)",
-                                 m->name);
-                    }
-                }
-                cs_rop_with wn = {&ops[i], nat};
-                cs_timed fn = {cs_rop_run_with, &wn, 0};
-                cs_timing_opts so;
-                memset(&so, 0, sizeof so);
-                so.warmup = 3;
-                mine = cs_time_round_size(comm, &fn, &so, &it[i].r, &it[i].est);
-            }
-        }
+        MPI_Comm comm = cs_replay_comm((int)it[i].p->comm_size);
+        int c = it[i].p->coll, mine = MPI_SUCCESS;
+        if (comm != MPI_COMM_NULL)
+            mine = setup_item(&it[i], &ops[i], comm, tree, map[c], nmap[c]);
         rc = world_sync(mine, comm == MPI_COMM_NULL);
     }
     /* Rounds per point, on world rank 0 (in every group: it has every
@@ -239,22 +279,8 @@ int cs_replay_mix(const cs_replay_opts *o, const cs_points *pts, const cs_tree *
     int *cycles = malloc(sizeof *cycles * n);
     if (!cycles)
         PMPI_Abort(MPI_COMM_WORLD, 1); /* the ranks would disagree */
-    if (o->rank == 0) {
-        double left = o->budget - (PMPI_Wtime() - t_start), base = 0, wsum = 0;
-        for (size_t i = 0; i < n; i++) {
-            double cost = 2 * (it[i].r * it[i].est + MIX_ROUND_OVERHEAD);
-            base += o->rounds * cost;
-            wsum += it[i].p->ops * it[i].est;
-        }
-        double extra = left - base > 0 ? left - base : 0;
-        for (size_t i = 0; i < n; i++) {
-            double cost = 2 * (it[i].r * it[i].est + MIX_ROUND_OVERHEAD);
-            double share = extra / 2 / (double)n +
-                           (wsum > 0 ? extra / 2 * it[i].p->ops * it[i].est / wsum : 0);
-            double c = o->rounds + floor(share / cost);
-            cycles[i] = c > MIX_MAX_CYCLES ? MIX_MAX_CYCLES : (int)c;
-        }
-    }
+    if (o->rank == 0)
+        plan_cycles(o, it, n, t_start, cycles);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Bcast(cycles, (int)n, MPI_INT, 0, MPI_COMM_WORLD);
     for (size_t i = 0; i < n && rc == MPI_SUCCESS; i++) {
@@ -269,21 +295,8 @@ int cs_replay_mix(const cs_replay_opts *o, const cs_points *pts, const cs_tree *
         rc = world_sync(mine, comm == MPI_COMM_NULL);
     }
     free(cycles);
-    if (rc == MPI_SUCCESS && o->rank == 0) {
-        double tot[2] = {0, 0}, rep[2] = {0, 0}, lo = 0, hi = 0;
-        for (size_t i = 0; i < n; i++) {
-            for (int s = 0; s < 2; s++)
-                rep[s] += it[i].rep[s];
-            /* tuned: native x the paired ratio (robust to drift between
-             * the rounds; consistent with the per-point ratios) */
-            tot[0] += it[i].p->ops * it[i].med[0];
-            tot[1] += it[i].p->ops * it[i].med[0] * it[i].ratio;
-            lo += it[i].p->ops * it[i].med[0] * it[i].rlo;
-            hi += it[i].p->ops * it[i].med[0] * it[i].rhi;
-        }
-        print_table(o, it, n, tot, rep, tot[0] > 0 ? lo / tot[0] : 0, tot[0] > 0 ? hi / tot[0] : 0);
-        fflush(stdout);
-    }
+    if (rc == MPI_SUCCESS && o->rank == 0)
+        report(o, it, n);
 out:
     if (!it || !ops || rc != MPI_SUCCESS)
         status = 1;
