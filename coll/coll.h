@@ -11,15 +11,11 @@
  * ("bcast.native", ...), so index 0 always means native.
  *
  * Naming (stable: tree files, COLLSEL_FORCE, perf tables and exports use it):
- *   COLL.ALGO[.kN][.segNk]   segment suffix absent = unsegmented;
- *   segment sizes 1, 8, 16, 32, 64, 128 KiB -> seg1k seg8k seg16k seg32k seg64k seg128k
- *   bcast:   native linear chain.k2 chain.k4 pipeline binary splitbinary binomial
- *            knomial.k3 .. knomial.k8 scatter_rdallgather scatter_ringallgather
- *            (chain, pipeline, binary, splitbinary, binomial, knomial: also .segNk)
- *   reduce:  native linear chain.k2 chain.k4 pipeline binary binomial knomial.k3 ..
- *            knomial.k8 inorder_binary rabenseifner (tree-shaped ones also .segNk)
- *   barrier: native linear tree.k2 tree.k3 tree.k4 tree.k8 double_ring
- *            recursive_doubling dissemination bruck two_proc
+ *   COLL.ALGO[.QUALIFIER...][.kN][.segNk]   segment suffix absent = unsegmented;
+ *   segment sizes 1, 8, 16, 32, 64, 128 KiB -> seg1k seg8k seg16k seg32k seg64k seg128k.
+ *   The registries are the only list: `collsel methods` prints it.  The
+ *   exports map every family (select/render/export.c; the test
+ *   render_export_families walks every registry method through it).
  *
  * Rules for algorithms (see ../shared/STYLE.md):
  *  - they talk only through PMPI_* point-to-point calls on c->pcomm, the

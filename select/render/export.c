@@ -130,6 +130,12 @@ static const xalg *xalg_of(const char *name, cs_rmeth *m)
     return NULL;
 }
 
+int cs_export_maps(const char *name)
+{
+    cs_rmeth m;
+    return xalg_of(name, &m) != NULL;
+}
+
 /* One emitted rule: what the library is told to do from ms_lo up. */
 typedef struct xrule {
     uint64_t ms_lo;

@@ -50,6 +50,12 @@ typedef struct cs_rmeth {
  * or no algorithm. */
 int cs_rmeth_parse(const char *name, cs_rmeth *m);
 
+/* 1 if `collsel export` maps method name to an algorithm of Open MPI and
+ * of MPICH (exact, closest, or the library's own choice); 0 if it has no
+ * row for the name's family (export would refuse a tree that uses it).
+ * The test export_families walks every registry method through it. */
+int cs_export_maps(const char *name);
+
 /* ---- bands ---------------------------------------------------------- */
 
 typedef struct cs_run {
