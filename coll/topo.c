@@ -154,22 +154,33 @@ static int vchildren_of(int kind, int v, int size, int k, int *out)
     return n;
 }
 
+/* The fan-out a kind really uses (the one convention for every caller, so
+ * that a bcast and a reduce binomial tree are one cache entry): linear 1,
+ * binomial 2, the in-order binary tree 2; else the argument. */
+static int kind_fanout(int kind, int fanout)
+{
+    switch (kind) {
+    case CS_TOPO_LINEAR: return 1;
+    case CS_TOPO_BINOMIAL: case CS_TOPO_INORDER_BINARY: return 2;
+    default: return fanout;
+    }
+}
+
 cs_topo *cs_topo_build(int kind, int rank, int size, int root, int fanout)
 {
     if (size < 1 || rank < 0 || rank >= size || root < 0 || root >= size)
         return NULL;
+    int k = kind_fanout(kind, fanout);
     if (kind == CS_TOPO_INORDER_BINARY)
-        return build_inorder(rank, size, root, fanout);
-    int k = fanout;
+        return build_inorder(rank, size, root, k);
     switch (kind) {
-    case CS_TOPO_LINEAR: k = 1; break;
-    case CS_TOPO_BINOMIAL: k = 2; break;
+    case CS_TOPO_LINEAR: case CS_TOPO_BINOMIAL: break;
     case CS_TOPO_CHAIN: case CS_TOPO_KARY: if (k < 1) return NULL; break;
     case CS_TOPO_KNOMIAL: if (k < 2) return NULL; break;
     default: return NULL;
     }
     int v = (rank - root + size) % size;
-    cs_topo *t = topo_new(kind, root, fanout, vchildren_of(kind, v, size, k, NULL));
+    cs_topo *t = topo_new(kind, root, k, vchildren_of(kind, v, size, k, NULL));
     if (!t)
         return NULL;
     int vp = vparent_of(kind, v, size, k);
@@ -192,6 +203,7 @@ const cs_topo *cs_topo_cached(const struct cs_call *c, int kind, int root, int f
 {
     topo_entry **head = (topo_entry **)&c->st->topo_cache, **pp = head, *e;
     int n = 0;
+    fanout = kind_fanout(kind, fanout);
     for (; (e = *pp) != NULL; pp = &e->next, n++) {
         if (e->t->kind == kind && e->t->root == root && e->t->fanout == fanout) {
             *pp = e->next; /* move to front */

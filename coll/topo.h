@@ -34,8 +34,9 @@ enum cs_topo_kind {
 typedef struct cs_topo {
     int kind;        /* enum cs_topo_kind */
     int root;        /* root rank of the tree */
-    int fanout;      /* the fan-out / radix argument it was built with, as
-                        given (also where the kind ignores it: cache key) */
+    int fanout;      /* the fan-out / radix the tree really has (linear 1,
+                        binomial and in-order binary 2, whatever the
+                        argument; the cache key) */
     int parent;      /* parent rank; -1 at the root */
     int nchildren;   /* number of children of this rank */
     int children[];  /* child ranks, in the order data is sent to them */

@@ -43,7 +43,7 @@ const cs_method cs_bcast_methods[] = {
     SEGMENTED("splitbinary", "splitbinary", 2,
               "binary tree, each half of the message down one subtree, then pairwise exchange",
               cs_bcast_splitbinary),
-    SEGMENTED("binomial", "binomial", 0, "binomial tree", cs_bcast_binomial),
+    SEGMENTED("binomial", "binomial", 2, "binomial tree", cs_bcast_binomial),
     KNOMIAL(3), KNOMIAL(4), KNOMIAL(5), KNOMIAL(6), KNOMIAL(7), KNOMIAL(8),
     M("scatter_rdallgather", "scatter_rdallgather", 0, 0,
       "binomial scatter + recursive-doubling allgather (long messages)",

@@ -52,7 +52,7 @@ int cs_bcast_binary(const cs_call *c, const cs_method *m)
 
 int cs_bcast_binomial(const cs_call *c, const cs_method *m)
 {
-    return tree(c, m, CS_TOPO_BINOMIAL, 0);
+    return tree(c, m, CS_TOPO_BINOMIAL, 2);
 }
 
 int cs_bcast_knomial(const cs_call *c, const cs_method *m)

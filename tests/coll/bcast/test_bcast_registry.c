@@ -38,7 +38,7 @@ int main(void)
         {"native", "native", 0, 0},          {"linear", "linear", 0, 0},
         {"chain.k2", "chain", 2, 1},         {"chain.k4", "chain", 4, 1},
         {"pipeline", "pipeline", 1, 1},      {"binary", "binary", 2, 1},
-        {"splitbinary", "splitbinary", 2, 1}, {"binomial", "binomial", 0, 1},
+        {"splitbinary", "splitbinary", 2, 1}, {"binomial", "binomial", 2, 1},
         {"knomial.k3", "knomial", 3, 1},     {"knomial.k4", "knomial", 4, 1},
         {"knomial.k5", "knomial", 5, 1},     {"knomial.k6", "knomial", 6, 1},
         {"knomial.k7", "knomial", 7, 1},     {"knomial.k8", "knomial", 8, 1},

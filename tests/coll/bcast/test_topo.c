@@ -230,6 +230,8 @@ static void check_cache(void)
     const cs_topo *a = cs_topo_cached(&c, CS_TOPO_BINOMIAL, 0, 0);
     EXPECT(a && a->parent == 4, "cached binomial P=17 rank 5");
     EXPECT(cs_topo_cached(&c, CS_TOPO_BINOMIAL, 0, 0) == a, "second fetch not cached");
+    EXPECT(cs_topo_cached(&c, CS_TOPO_BINOMIAL, 0, 2) == a && a->fanout == 2,
+           "binomial fetched with fan-out 0 (any argument) and 2 are two cache entries");
     const cs_topo *b = cs_topo_cached(&c, CS_TOPO_BINOMIAL, 3, 0);
     EXPECT(b && b != a && b->root == 3 && b->parent == 3, "root 3: v 2 -> parent v 0 = rank 3, got %d",
            b ? b->parent : -9);
