@@ -59,8 +59,8 @@ printf '%s\n' $pairs | awk -F: '
           printf "application wall time (median of %d): native %.3f s, tuned %.3f s; paired ratio tuned/native: median %.3f, range %.3f .. %.3f\n", k, mn, mt, mr, lo, hi }'
 "$collsel" show "$OUT/example.prof" --csv | awk -F, '
     /^#/ || $1 == "collective" { next }
-    { all += $8; if ($1 == "Bcast" || $1 == "Reduce" || $1 == "Barrier") ours += $8 }
-    END { if (all > 0) printf "(Bcast, Reduce and Barrier, the collectives collsel replaces, are %.0f %% of this application'"'"'s collective time; at this run length the wall-time ratio is mostly launch noise: step 8 measures the collectives themselves)\n", 100 * ours / all }'
+    { all += $8; if ($1 == "Bcast" || $1 == "Reduce" || $1 == "Barrier" || $1 == "Allreduce") ours += $8 }
+    END { if (all > 0) printf "(Bcast, Reduce, Barrier and Allreduce, the collectives collsel replaces, are %.0f %% of this application'"'"'s collective time; at this run length the wall-time ratio is mostly launch noise: step 8 measures the collectives themselves)\n", 100 * ours / all }'
 
 step "8. the profile mix, native vs tuned, in one run"
 run "$NP" "$B/replay/collsel-replay" --mix "$OUT/example.prof" --tree "$OUT/example.tree"
