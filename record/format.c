@@ -133,8 +133,7 @@ int cs_profile_deserialize(cs_profile *p, const void *data, size_t n, cs_err *e)
     }
     for (uint64_t i = 0; i < count; i++) {
         cs_cell c;
-        if (rd_cell(&r, &c, e) < 0)
-            goto fail;
+        CS_CHECK(rd_cell(&r, &c, e));
         if (p->ncells && cs_cell_key_cmp(&p->cells[p->ncells - 1], &c) >= 0) {
             cs_fail(e, "cell %llu is out of order or repeated", (unsigned long long)i);
             goto fail;

@@ -172,8 +172,7 @@ int cs_cmd_codegen(int argc, char **argv)
         if (!cs_tree_has(t, coll))
             continue;
         cs_bands bs;
-        if (cs_bands_build(t, coll, &bs, &e) < 0)
-            goto fail;
+        CS_CHECK(cs_bands_build(t, coll, &bs, &e));
         size_t from = o.n;
         size_t tests = emit_coll(&o, t, coll, &bs, prefix);
         printf("%-8s %4zu leaves -> %3d bands, %4zu comparisons, %4zu lines\n",
@@ -191,8 +190,7 @@ int cs_cmd_codegen(int argc, char **argv)
         goto fail;
     }
     rc = 1;
-    if (cs_write_file_atomic(out, o.p, o.n, &e) < 0)
-        goto fail;
+    CS_CHECK(cs_write_file_atomic(out, o.p, o.n, &e));
     printf("wrote %s (%zu lines)\n", out, count_lines(&o, 0));
     rc = 0;
 fail:

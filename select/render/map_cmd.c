@@ -259,8 +259,7 @@ int cs_cmd_map(int argc, char **argv)
             if (!has || (t && !cs_tree_has(t, coll)))
                 continue;
             cs_map m;
-            if (cs_map_build(&m, &perf, coll, NULL, &e) < 0)
-                goto fail;
+            CS_CHECK(cs_map_build(&m, &perf, coll, NULL, &e));
             ok = perf_panel(&s, p, &m, t, o.in, perfpath);
             cs_map_free(&m);
         } else {
@@ -283,8 +282,7 @@ int cs_cmd_map(int argc, char **argv)
         rc = 2;
         goto fail;
     }
-    if (cs_sheet_draw(&s, o.out, &e) < 0)
-        goto fail;
+    CS_CHECK(cs_sheet_draw(&s, o.out, &e));
     rc = 0;
 fail:
     if (rc)
