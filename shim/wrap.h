@@ -1,24 +1,44 @@
-/* The intercepted collectives: ONE table, expanded by wrap_c.c into the
- * internal implementations cs_w_NAME(ra, ...) and the exported MPI_NAME
- * entry points, and used by wrap_fortran.c (whose entry points call the
- * same cs_w_NAME with the Fortran caller's return address, so every call is
- * counted once, where the application made it).
+/* The intercepted collectives: ONE table (CS_COLL_TABLE, a row per
+ * collective), from which every wrapper is derived: wrap_c.c expands it into
+ * the internal implementations cs_w_NAME(ra, ...) and the exported MPI_NAME
+ * entry points of the blocking, non-blocking (INAME) and MPI 4 large-count
+ * (NAME_c, INAME_c) bindings; wrap_fortran.c (Open MPI) into the Fortran
+ * entry points, which call the same cs_w_NAME with the Fortran caller's
+ * return address, so every call is counted once, where the application made
+ * it; wrap_mpich_fortran.c into MPICH's call-site trampolines.  The profile's
+ * list of collectives (record/profile.h, CS_RCOLL_LIST: the file format) has
+ * a blocking and a non-blocking entry per row; wrap_c.c checks at compile
+ * time that the counts agree.
  *
- * Columns: NAME (MPI_NAME / PMPI_NAME), ID (CS_R_ID of profile.h), PARAMS,
- * ARGS, ROOT (CS_NOROOT if unrooted), BYTES: the bytes one rank contributes
- * (profile.h).  The helpers used in BYTES live in wrap_c.c:
- *   B(count, type)            count x type size
- *   RB(comm, root, a, b)      a at the root (MPI_ROOT on an intercomm), 0 on
- *                             MPI_PROC_NULL, b elsewhere (lazily: only the
- *                             significant arguments are read)
- *   NR(root, x)               0 on MPI_PROC_NULL, else x (Bcast, Reduce)
- *   VM(n, counts, type)       mean over n ranks of counts x type size
- *                             (rounded to nearest)
- *   WM(n, counts, types)      the same with one type per rank
- *   NP(comm)                  length of per-rank arrays: comm size, or the
- *                             remote group size on an intercommunicator
- *   NL(comm)                  local group size
- *   IP(buf)                   buf == MPI_IN_PLACE
+ * Columns of a row C(X, Camel, low, UP, SHAPE, ROOT, BYTES, BYTES_C, SEL, FN,
+ * FN_C, BUF, FORT):
+ *   Camel / low / UP  the name's spellings: MPI_Camel, mpi_low, MPI_UP (the
+ *                     non-blocking one is I##low / I##UP: Ibcast, IBCAST);
+ *                     UP is also the profile id (CS_R_UP, CS_R_IUP)
+ *   SHAPE             the parameter list: CS_P_SHAPE / CS_A_SHAPE below (C),
+ *                     CS_PC_SHAPE (large count), FP_/FA_SHAPE (Fortran)
+ *   ROOT              the root argument, or CS_NOROOT
+ *   BYTES, BYTES_C    the bytes one rank contributes (profile.h), plain and
+ *                     large-count arguments.  The helpers live in wrap_c.c:
+ *     B(count, type)            count x type size
+ *     RB(comm, root, a, b)      a at the root (MPI_ROOT on an intercomm), 0 on
+ *                               MPI_PROC_NULL, b elsewhere (lazily: only the
+ *                               significant arguments are read)
+ *     NR(root, x)               0 on MPI_PROC_NULL, else x (Bcast, Reduce)
+ *     VM(n, counts, type)       mean over n ranks of counts x type size
+ *                               (rounded to nearest); VMC: MPI_Count counts
+ *     WM(n, counts, types)      the same with one type per rank; WMC
+ *     NP(comm)                  length of per-rank arrays: comm size, or the
+ *                               remote group size on an intercommunicator
+ *     NL(comm)                  local group size
+ *     IP(buf)                   buf == MPI_IN_PLACE
+ *   SEL, FN, FN_C     the enum cs_coll of a collective dispatch may replace
+ *                     and its dispatch functions (blocking, large count), or
+ *                     -1 and the PMPI functions; non-blocking calls always go
+ *                     to PMPI
+ *   BUF               1: has a buffer (large-count and f08 bindings exist)
+ *   FORT              1: Open MPI's Fortran wrapper is generated from SHAPE
+ *                     (0: written by hand in wrap_fortran.c)
  * MPI_IN_PLACE: the size is still what the rank contributes, taken from the
  * arguments that are significant (e.g. Allgather in place: recvcount).
  */
@@ -90,87 +110,70 @@
 #define CS_RQ , MPI_Request *req
 #define CS_RQA , req
 
-/* X(NAME, ID, PARAMS, ARGS, ROOT, BYTES, SEL, FN): SEL is the enum cs_coll of a
- * collective that dispatch may replace and FN its dispatch function, or -1
- * and the PMPI function. */
-#define CS_WRAP_LIST(X)                                                                    \
-    X(Barrier, BARRIER, (MPI_Comm comm),                                                   \
-      (comm), CS_NOROOT, 0, CS_BARRIER, cs_dispatch_barrier)                               \
-    X(Bcast, BCAST, (void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm),      \
-      (buf, count, dt, root, comm), root,                                                  \
-      NR(root, B(count, dt)), CS_BCAST, cs_dispatch_bcast)                                 \
-    X(Reduce, REDUCE, (CS_P_REDUCE),                                                       \
-      (CS_A_REDUCE), root, NR(root, B(count, dt)), CS_REDUCE, cs_dispatch_reduce)          \
-    X(Allreduce, ALLREDUCE, (CS_P_ALLREDUCE),                                              \
-      (CS_A_ALLREDUCE), CS_NOROOT, B(count, dt), CS_ALLREDUCE, cs_dispatch_allreduce)      \
-    X(Gather, GATHER, (CS_P_GATHER),                                                       \
-      (CS_A_GATHER), root, CS_BY_GATHER, -1, PMPI_Gather)                                  \
-    X(Gatherv, GATHERV, (CS_P_GATHERV),                                                    \
-      (CS_A_GATHERV), root, CS_BY_GATHERV, -1, PMPI_Gatherv)                               \
-    X(Scatter, SCATTER, (CS_P_GATHER),                                                     \
-      (CS_A_GATHER), root, CS_BY_SCATTER, -1, PMPI_Scatter)                                \
-    X(Scatterv, SCATTERV, (CS_P_SCATTERV),                                                 \
-      (CS_A_SCATTERV), root, CS_BY_SCATTERV, -1, PMPI_Scatterv)                            \
-    X(Allgather, ALLGATHER, (CS_P_ALLGATHER),                                              \
-      (CS_A_ALLGATHER), CS_NOROOT, CS_BY_ALLGATHER, -1, PMPI_Allgather)                    \
-    X(Allgatherv, ALLGATHERV, (CS_P_ALLGATHERV),                                           \
-      (CS_A_ALLGATHERV), CS_NOROOT, CS_BY_ALLGATHERV, -1, PMPI_Allgatherv)                 \
-    X(Alltoall, ALLTOALL, (CS_P_ALLGATHER),                                                \
-      (CS_A_ALLGATHER), CS_NOROOT, CS_BY_ALLGATHER, -1, PMPI_Alltoall)                     \
-    X(Alltoallv, ALLTOALLV, (CS_P_ALLTOALLV),                                              \
-      (CS_A_ALLTOALLV), CS_NOROOT, CS_BY_ALLTOALLV, -1, PMPI_Alltoallv)                    \
-    X(Alltoallw, ALLTOALLW, (CS_P_ALLTOALLW),                                              \
-      (CS_A_ALLTOALLW), CS_NOROOT, CS_BY_ALLTOALLW, -1, PMPI_Alltoallw)                    \
-    X(Reduce_scatter, REDUCE_SCATTER, (CS_P_RSCAT),                                        \
-      (CS_A_RSCAT), CS_NOROOT, VM(NL(comm), rcounts, dt), -1, PMPI_Reduce_scatter)         \
-    X(Reduce_scatter_block, REDUCE_SCATTER_BLOCK, (CS_P_RSCATB),                           \
-      (CS_A_RSCATB), CS_NOROOT, B(rcount, dt), -1, PMPI_Reduce_scatter_block)              \
-    X(Scan, SCAN, (CS_P_ALLREDUCE),                                                        \
-      (CS_A_ALLREDUCE), CS_NOROOT, B(count, dt), -1, PMPI_Scan)                            \
-    X(Exscan, EXSCAN, (CS_P_ALLREDUCE),                                                    \
-      (CS_A_ALLREDUCE), CS_NOROOT, B(count, dt), -1, PMPI_Exscan)                          \
-    X(Ibarrier, IBARRIER, (MPI_Comm comm CS_RQ),                                           \
-      (comm CS_RQA), CS_NOROOT, 0, -1, PMPI_Ibarrier)                                      \
-    X(Ibcast, IBCAST, (void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm CS_RQ),\
-      (buf, count, dt, root, comm CS_RQA), root,                                           \
-      NR(root, B(count, dt)), -1, PMPI_Ibcast)                                             \
-    X(Ireduce, IREDUCE, (CS_P_REDUCE CS_RQ),                                               \
-      (CS_A_REDUCE CS_RQA), root, NR(root, B(count, dt)), -1, PMPI_Ireduce)                \
-    X(Iallreduce, IALLREDUCE, (CS_P_ALLREDUCE CS_RQ),                                      \
-      (CS_A_ALLREDUCE CS_RQA), CS_NOROOT, B(count, dt), -1, PMPI_Iallreduce)               \
-    X(Igather, IGATHER, (CS_P_GATHER CS_RQ),                                               \
-      (CS_A_GATHER CS_RQA), root, CS_BY_GATHER, -1, PMPI_Igather)                          \
-    X(Igatherv, IGATHERV, (CS_P_GATHERV CS_RQ),                                            \
-      (CS_A_GATHERV CS_RQA), root, CS_BY_GATHERV, -1, PMPI_Igatherv)                       \
-    X(Iscatter, ISCATTER, (CS_P_GATHER CS_RQ),                                             \
-      (CS_A_GATHER CS_RQA), root, CS_BY_SCATTER, -1, PMPI_Iscatter)                        \
-    X(Iscatterv, ISCATTERV, (CS_P_SCATTERV CS_RQ),                                         \
-      (CS_A_SCATTERV CS_RQA), root, CS_BY_SCATTERV, -1, PMPI_Iscatterv)                    \
-    X(Iallgather, IALLGATHER, (CS_P_ALLGATHER CS_RQ),                                      \
-      (CS_A_ALLGATHER CS_RQA), CS_NOROOT, CS_BY_ALLGATHER, -1, PMPI_Iallgather)            \
-    X(Iallgatherv, IALLGATHERV, (CS_P_ALLGATHERV CS_RQ),                                   \
-      (CS_A_ALLGATHERV CS_RQA), CS_NOROOT, CS_BY_ALLGATHERV, -1, PMPI_Iallgatherv)         \
-    X(Ialltoall, IALLTOALL, (CS_P_ALLGATHER CS_RQ),                                        \
-      (CS_A_ALLGATHER CS_RQA), CS_NOROOT, CS_BY_ALLGATHER, -1, PMPI_Ialltoall)             \
-    X(Ialltoallv, IALLTOALLV, (CS_P_ALLTOALLV CS_RQ),                                      \
-      (CS_A_ALLTOALLV CS_RQA), CS_NOROOT, CS_BY_ALLTOALLV, -1, PMPI_Ialltoallv)            \
-    X(Ialltoallw, IALLTOALLW, (CS_P_ALLTOALLW CS_RQ),                                      \
-      (CS_A_ALLTOALLW CS_RQA), CS_NOROOT, CS_BY_ALLTOALLW, -1, PMPI_Ialltoallw)            \
-    X(Ireduce_scatter, IREDUCE_SCATTER, (CS_P_RSCAT CS_RQ),                                \
-      (CS_A_RSCAT CS_RQA), CS_NOROOT,                                                      \
-      VM(NL(comm), rcounts, dt), -1, PMPI_Ireduce_scatter)                                 \
-    X(Ireduce_scatter_block, IREDUCE_SCATTER_BLOCK, (CS_P_RSCATB CS_RQ),                   \
-      (CS_A_RSCATB CS_RQA), CS_NOROOT, B(rcount, dt), -1, PMPI_Ireduce_scatter_block)      \
-    X(Iscan, ISCAN, (CS_P_ALLREDUCE CS_RQ),                                                \
-      (CS_A_ALLREDUCE CS_RQA), CS_NOROOT, B(count, dt), -1, PMPI_Iscan)                    \
-    X(Iexscan, IEXSCAN, (CS_P_ALLREDUCE CS_RQ),                                            \
-      (CS_A_ALLREDUCE CS_RQA), CS_NOROOT, B(count, dt), -1, PMPI_Iexscan)
+#define CS_P_BARRIER MPI_Comm comm
+#define CS_A_BARRIER comm
+#define CS_P_BCAST void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm
+#define CS_A_BCAST buf, count, dt, root, comm
+
+#define CS_COLL_TABLE(C, X)                                                                \
+    C(X, Barrier, barrier, BARRIER, BARRIER, CS_NOROOT, 0, 0, CS_BARRIER,                  \
+      cs_dispatch_barrier, -, 0, 0)                                                        \
+    C(X, Bcast, bcast, BCAST, BCAST, root, NR(root, B(count, dt)), NR(root, B(count, dt)), \
+      CS_BCAST, cs_dispatch_bcast, cs_dispatch_bcast_c, 1, 1)                              \
+    C(X, Reduce, reduce, REDUCE, REDUCE, root, NR(root, B(count, dt)),                     \
+      NR(root, B(count, dt)), CS_REDUCE, cs_dispatch_reduce, cs_dispatch_reduce_c, 1, 1)   \
+    C(X, Allreduce, allreduce, ALLREDUCE, ALLREDUCE, CS_NOROOT, B(count, dt), B(count, dt),\
+      CS_ALLREDUCE, cs_dispatch_allreduce, cs_dispatch_allreduce_c, 1, 1)                  \
+    C(X, Gather, gather, GATHER, GATHER, root, CS_BY_GATHER, CS_BY_GATHER, -1,             \
+      PMPI_Gather, PMPI_Gather_c, 1, 1)                                                    \
+    C(X, Gatherv, gatherv, GATHERV, GATHERV, root, CS_BY_GATHERV, CS_BYC_GATHERV, -1,      \
+      PMPI_Gatherv, PMPI_Gatherv_c, 1, 1)                                                  \
+    C(X, Scatter, scatter, SCATTER, GATHER, root, CS_BY_SCATTER, CS_BY_SCATTER, -1,        \
+      PMPI_Scatter, PMPI_Scatter_c, 1, 1)                                                  \
+    C(X, Scatterv, scatterv, SCATTERV, SCATTERV, root, CS_BY_SCATTERV, CS_BYC_SCATTERV,    \
+      -1, PMPI_Scatterv, PMPI_Scatterv_c, 1, 1)                                            \
+    C(X, Allgather, allgather, ALLGATHER, ALLGATHER, CS_NOROOT, CS_BY_ALLGATHER,           \
+      CS_BY_ALLGATHER, -1, PMPI_Allgather, PMPI_Allgather_c, 1, 1)                         \
+    C(X, Allgatherv, allgatherv, ALLGATHERV, ALLGATHERV, CS_NOROOT, CS_BY_ALLGATHERV,      \
+      CS_BYC_ALLGATHERV, -1, PMPI_Allgatherv, PMPI_Allgatherv_c, 1, 1)                     \
+    C(X, Alltoall, alltoall, ALLTOALL, ALLGATHER, CS_NOROOT, CS_BY_ALLGATHER,              \
+      CS_BY_ALLGATHER, -1, PMPI_Alltoall, PMPI_Alltoall_c, 1, 1)                           \
+    C(X, Alltoallv, alltoallv, ALLTOALLV, ALLTOALLV, CS_NOROOT, CS_BY_ALLTOALLV,           \
+      CS_BYC_ALLTOALLV, -1, PMPI_Alltoallv, PMPI_Alltoallv_c, 1, 1)                        \
+    C(X, Alltoallw, alltoallw, ALLTOALLW, ALLTOALLW, CS_NOROOT, CS_BY_ALLTOALLW,           \
+      CS_BYC_ALLTOALLW, -1, PMPI_Alltoallw, PMPI_Alltoallw_c, 1, 0)                        \
+    C(X, Reduce_scatter, reduce_scatter, REDUCE_SCATTER, RSCAT, CS_NOROOT,                 \
+      VM(NL(comm), rcounts, dt), VMC(NL(comm), rcounts, dt), -1, PMPI_Reduce_scatter,      \
+      PMPI_Reduce_scatter_c, 1, 1)                                                         \
+    C(X, Reduce_scatter_block, reduce_scatter_block, REDUCE_SCATTER_BLOCK, RSCATB,         \
+      CS_NOROOT, B(rcount, dt), B(rcount, dt), -1, PMPI_Reduce_scatter_block,              \
+      PMPI_Reduce_scatter_block_c, 1, 1)                                                   \
+    C(X, Scan, scan, SCAN, ALLREDUCE, CS_NOROOT, B(count, dt), B(count, dt), -1, PMPI_Scan, \
+      PMPI_Scan_c, 1, 1)                                                                   \
+    C(X, Exscan, exscan, EXSCAN, ALLREDUCE, CS_NOROOT, B(count, dt), B(count, dt), -1,     \
+      PMPI_Exscan, PMPI_Exscan_c, 1, 1)
+
+/* CS_IF_1(x) is x, CS_IF_0(x) nothing (for the BUF and FORT columns). */
+#define CS_IF_1(...) __VA_ARGS__
+#define CS_IF_0(...)
+
+/* The rows as X(NAME, ID, PARAMS, ARGS, ROOT, BYTES, SEL, FN): blocking,
+ * then non-blocking (never dispatched). */
+#define CS_ROW_BLOCKING(X, Camel, low, UP, SH, ROOT, BY, BYC, SEL, FN, FNC, BUF, FORT)      \
+    X(Camel, UP, (CS_P_##SH), (CS_A_##SH), ROOT, BY, SEL, FN)
+#define CS_ROW_NONBLOCKING(X, Camel, low, UP, SH, ROOT, BY, BYC, SEL, FN, FNC, BUF, FORT)   \
+    X(I##low, I##UP, (CS_P_##SH CS_RQ), (CS_A_##SH CS_RQA), ROOT, BY, -1, PMPI_I##low)
+#define CS_WRAP_LIST(X) CS_COLL_TABLE(CS_ROW_BLOCKING, X) CS_COLL_TABLE(CS_ROW_NONBLOCKING, X)
+
+/* Number of rows (each a blocking and a non-blocking collective). */
+#define CS_ROW_COUNT(X, ...) +1
+enum { CS_NWRAP_ROWS = 0 CS_COLL_TABLE(CS_ROW_COUNT, _) };
 
 /* MPI 4 large-count bindings (MPI_Bcast_c, ...: MPICH 4; Open MPI 4.1 has
  * none): the same collectives, recorded in the same cells (a large-count
  * call is the same collective; its size is what the rank contributes).
  * Counts are MPI_Count, displacements MPI_Aint; the helpers BC/VMC/WMC take
- * them.  Bcast_c and Reduce_c dispatch like Bcast and Reduce when the count
+ * them.  Bcast_c, Reduce_c and Allreduce_c dispatch like the plain calls when the count
  * fits an int (cs_dispatch_bcast_c, wrap_c.c), natively otherwise. */
 #if MPI_VERSION >= 4
 #define CS_HAVE_LARGE_COUNT 1
@@ -218,75 +221,12 @@
     (IP(sbuf) ? VMC(NP(comm), rcounts, rtype) : VMC(NP(comm), scounts, stype))
 #define CS_BYC_ALLTOALLW                                                                   \
     (IP(sbuf) ? WMC(NP(comm), rcounts, rtypes) : WMC(NP(comm), scounts, stypes))
-#define CS_WRAP_LIST_C(X)                                                                  \
-    X(Bcast_c, BCAST, (void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm),\
-      (buf, count, dt, root, comm), root,                                                  \
-      NR(root, B(count, dt)), CS_BCAST, cs_dispatch_bcast_c)                               \
-    X(Reduce_c, REDUCE, (CS_PC_REDUCE),                                                    \
-      (CS_A_REDUCE), root, NR(root, B(count, dt)), CS_REDUCE, cs_dispatch_reduce_c)        \
-    X(Allreduce_c, ALLREDUCE, (CS_PC_ALLREDUCE),                                           \
-      (CS_A_ALLREDUCE), CS_NOROOT, B(count, dt), CS_ALLREDUCE, cs_dispatch_allreduce_c)    \
-    X(Gather_c, GATHER, (CS_PC_GATHER),                                                    \
-      (CS_A_GATHER), root, CS_BY_GATHER, -1, PMPI_Gather_c)                                \
-    X(Gatherv_c, GATHERV, (CS_PC_GATHERV),                                                 \
-      (CS_A_GATHERV), root, CS_BYC_GATHERV, -1, PMPI_Gatherv_c)                            \
-    X(Scatter_c, SCATTER, (CS_PC_GATHER),                                                  \
-      (CS_A_GATHER), root, CS_BY_SCATTER, -1, PMPI_Scatter_c)                              \
-    X(Scatterv_c, SCATTERV, (CS_PC_SCATTERV),                                              \
-      (CS_A_SCATTERV), root, CS_BYC_SCATTERV, -1, PMPI_Scatterv_c)                         \
-    X(Allgather_c, ALLGATHER, (CS_PC_ALLGATHER),                                           \
-      (CS_A_ALLGATHER), CS_NOROOT, CS_BY_ALLGATHER, -1, PMPI_Allgather_c)                  \
-    X(Allgatherv_c, ALLGATHERV, (CS_PC_ALLGATHERV),                                        \
-      (CS_A_ALLGATHERV), CS_NOROOT, CS_BYC_ALLGATHERV, -1, PMPI_Allgatherv_c)              \
-    X(Alltoall_c, ALLTOALL, (CS_PC_ALLGATHER),                                             \
-      (CS_A_ALLGATHER), CS_NOROOT, CS_BY_ALLGATHER, -1, PMPI_Alltoall_c)                   \
-    X(Alltoallv_c, ALLTOALLV, (CS_PC_ALLTOALLV),                                           \
-      (CS_A_ALLTOALLV), CS_NOROOT, CS_BYC_ALLTOALLV, -1, PMPI_Alltoallv_c)                 \
-    X(Alltoallw_c, ALLTOALLW, (CS_PC_ALLTOALLW),                                           \
-      (CS_A_ALLTOALLW), CS_NOROOT, CS_BYC_ALLTOALLW, -1, PMPI_Alltoallw_c)                 \
-    X(Reduce_scatter_c, REDUCE_SCATTER, (CS_PC_RSCAT),                                     \
-      (CS_A_RSCAT), CS_NOROOT, VMC(NL(comm), rcounts, dt), -1, PMPI_Reduce_scatter_c)      \
-    X(Reduce_scatter_block_c, REDUCE_SCATTER_BLOCK, (CS_PC_RSCATB),                        \
-      (CS_A_RSCATB), CS_NOROOT, B(rcount, dt), -1, PMPI_Reduce_scatter_block_c)            \
-    X(Scan_c, SCAN, (CS_PC_ALLREDUCE),                                                     \
-      (CS_A_ALLREDUCE), CS_NOROOT, B(count, dt), -1, PMPI_Scan_c)                          \
-    X(Exscan_c, EXSCAN, (CS_PC_ALLREDUCE),                                                 \
-      (CS_A_ALLREDUCE), CS_NOROOT, B(count, dt), -1, PMPI_Exscan_c)                        \
-    X(Ibcast_c, IBCAST,                                                                    \
-      (void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm CS_RQ),        \
-      (buf, count, dt, root, comm CS_RQA), root,                                           \
-      NR(root, B(count, dt)), -1, PMPI_Ibcast_c)                                           \
-    X(Ireduce_c, IREDUCE, (CS_PC_REDUCE CS_RQ),                                            \
-      (CS_A_REDUCE CS_RQA), root, NR(root, B(count, dt)), -1, PMPI_Ireduce_c)              \
-    X(Iallreduce_c, IALLREDUCE, (CS_PC_ALLREDUCE CS_RQ),                                   \
-      (CS_A_ALLREDUCE CS_RQA), CS_NOROOT, B(count, dt), -1, PMPI_Iallreduce_c)             \
-    X(Igather_c, IGATHER, (CS_PC_GATHER CS_RQ),                                            \
-      (CS_A_GATHER CS_RQA), root, CS_BY_GATHER, -1, PMPI_Igather_c)                        \
-    X(Igatherv_c, IGATHERV, (CS_PC_GATHERV CS_RQ),                                         \
-      (CS_A_GATHERV CS_RQA), root, CS_BYC_GATHERV, -1, PMPI_Igatherv_c)                    \
-    X(Iscatter_c, ISCATTER, (CS_PC_GATHER CS_RQ),                                          \
-      (CS_A_GATHER CS_RQA), root, CS_BY_SCATTER, -1, PMPI_Iscatter_c)                      \
-    X(Iscatterv_c, ISCATTERV, (CS_PC_SCATTERV CS_RQ),                                      \
-      (CS_A_SCATTERV CS_RQA), root, CS_BYC_SCATTERV, -1, PMPI_Iscatterv_c)                 \
-    X(Iallgather_c, IALLGATHER, (CS_PC_ALLGATHER CS_RQ),                                   \
-      (CS_A_ALLGATHER CS_RQA), CS_NOROOT, CS_BY_ALLGATHER, -1, PMPI_Iallgather_c)          \
-    X(Iallgatherv_c, IALLGATHERV, (CS_PC_ALLGATHERV CS_RQ),                                \
-      (CS_A_ALLGATHERV CS_RQA), CS_NOROOT, CS_BYC_ALLGATHERV, -1, PMPI_Iallgatherv_c)      \
-    X(Ialltoall_c, IALLTOALL, (CS_PC_ALLGATHER CS_RQ),                                     \
-      (CS_A_ALLGATHER CS_RQA), CS_NOROOT, CS_BY_ALLGATHER, -1, PMPI_Ialltoall_c)           \
-    X(Ialltoallv_c, IALLTOALLV, (CS_PC_ALLTOALLV CS_RQ),                                   \
-      (CS_A_ALLTOALLV CS_RQA), CS_NOROOT, CS_BYC_ALLTOALLV, -1, PMPI_Ialltoallv_c)         \
-    X(Ialltoallw_c, IALLTOALLW, (CS_PC_ALLTOALLW CS_RQ),                                   \
-      (CS_A_ALLTOALLW CS_RQA), CS_NOROOT, CS_BYC_ALLTOALLW, -1, PMPI_Ialltoallw_c)         \
-    X(Ireduce_scatter_c, IREDUCE_SCATTER, (CS_PC_RSCAT CS_RQ),                             \
-      (CS_A_RSCAT CS_RQA), CS_NOROOT, VMC(NL(comm), rcounts, dt), -1,                      \
-      PMPI_Ireduce_scatter_c)                                                              \
-    X(Ireduce_scatter_block_c, IREDUCE_SCATTER_BLOCK, (CS_PC_RSCATB CS_RQ),                \
-      (CS_A_RSCATB CS_RQA), CS_NOROOT, B(rcount, dt), -1, PMPI_Ireduce_scatter_block_c)    \
-    X(Iscan_c, ISCAN, (CS_PC_ALLREDUCE CS_RQ),                                             \
-      (CS_A_ALLREDUCE CS_RQA), CS_NOROOT, B(count, dt), -1, PMPI_Iscan_c)                  \
-    X(Iexscan_c, IEXSCAN, (CS_PC_ALLREDUCE CS_RQ),                                         \
-      (CS_A_ALLREDUCE CS_RQA), CS_NOROOT, B(count, dt), -1, PMPI_Iexscan_c)
+#define CS_PC_BCAST void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm
+#define CS_ROW_LARGE(X, Camel, low, UP, SH, ROOT, BY, BYC, SEL, FN, FNC, BUF, FORT)         \
+    CS_IF_##BUF(X(Camel##_c, UP, (CS_PC_##SH), (CS_A_##SH), ROOT, BYC, SEL, FNC)           \
+                X(I##low##_c, I##UP, (CS_PC_##SH CS_RQ), (CS_A_##SH CS_RQA), ROOT, BYC, -1,\
+                  PMPI_I##low##_c))
+#define CS_WRAP_LIST_C(X) CS_COLL_TABLE(CS_ROW_LARGE, X)
 #else
 #define CS_WRAP_LIST_C(X)
 #endif

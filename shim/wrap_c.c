@@ -157,6 +157,11 @@ static int cs_dispatch_allreduce_c(const void *sbuf, void *rbuf, MPI_Count count
 CS_WRAP_LIST(CS_DEFINE)
 CS_WRAP_LIST_C(CS_DEFINE)
 
+/* The profile lists every collective of the table, blocking and
+ * non-blocking (record/profile.h; append-only for the file format). */
+_Static_assert(2 * CS_NWRAP_ROWS == CS_R_N,
+               "wrap.h's CS_COLL_TABLE and profile.h's CS_RCOLL_LIST disagree");
+
 /* Life cycle. */
 
 CS_EXPORT int MPI_Init(int *argc, char ***argv)

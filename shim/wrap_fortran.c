@@ -115,44 +115,15 @@ static inline void *FB(const void *p)
 #define FP_BCAST (void *buf, F count, F dt, F root, F comm)
 #define FA_BCAST (FB(buf), *count, TY(dt), *root, CM(comm))
 
-#define CS_FORTRAN_LIST(W)                                                                 \
-    W(mpi_bcast, MPI_BCAST, Bcast, FP_BCAST, FA_BCAST)                                     \
-    W(mpi_reduce, MPI_REDUCE, Reduce, FP_REDUCE, FA_REDUCE)                                \
-    W(mpi_allreduce, MPI_ALLREDUCE, Allreduce, FP_ALLREDUCE, FA_ALLREDUCE)                 \
-    W(mpi_gather, MPI_GATHER, Gather, FP_GATHER, FA_GATHER)                                \
-    W(mpi_gatherv, MPI_GATHERV, Gatherv, FP_GATHERV, FA_GATHERV)                           \
-    W(mpi_scatter, MPI_SCATTER, Scatter, FP_GATHER, FA_GATHER)                             \
-    W(mpi_scatterv, MPI_SCATTERV, Scatterv, FP_SCATTERV, FA_SCATTERV)                      \
-    W(mpi_allgather, MPI_ALLGATHER, Allgather, FP_ALLGATHER, FA_ALLGATHER)                 \
-    W(mpi_allgatherv, MPI_ALLGATHERV, Allgatherv, FP_ALLGATHERV, FA_ALLGATHERV)            \
-    W(mpi_alltoall, MPI_ALLTOALL, Alltoall, FP_ALLGATHER, FA_ALLGATHER)                    \
-    W(mpi_alltoallv, MPI_ALLTOALLV, Alltoallv, FP_ALLTOALLV, FA_ALLTOALLV)                 \
-    W(mpi_reduce_scatter, MPI_REDUCE_SCATTER, Reduce_scatter, FP_RSCAT, FA_RSCAT)          \
-    W(mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK, Reduce_scatter_block,            \
-      FP_ALLREDUCE, FA_ALLREDUCE)                                                          \
-    W(mpi_scan, MPI_SCAN, Scan, FP_ALLREDUCE, FA_ALLREDUCE)                                \
-    W(mpi_exscan, MPI_EXSCAN, Exscan, FP_ALLREDUCE, FA_ALLREDUCE)
+#define FP_RSCATB FP_ALLREDUCE
+#define FA_RSCATB FA_ALLREDUCE
 
-#define CS_FORTRAN_LIST_RQ(W)                                                              \
-    W(mpi_ibcast, MPI_IBCAST, Ibcast, FP_BCAST, FA_BCAST)                                  \
-    W(mpi_ireduce, MPI_IREDUCE, Ireduce, FP_REDUCE, FA_REDUCE)                             \
-    W(mpi_iallreduce, MPI_IALLREDUCE, Iallreduce, FP_ALLREDUCE, FA_ALLREDUCE)              \
-    W(mpi_igather, MPI_IGATHER, Igather, FP_GATHER, FA_GATHER)                             \
-    W(mpi_igatherv, MPI_IGATHERV, Igatherv, FP_GATHERV, FA_GATHERV)                        \
-    W(mpi_iscatter, MPI_ISCATTER, Iscatter, FP_GATHER, FA_GATHER)                          \
-    W(mpi_iscatterv, MPI_ISCATTERV, Iscatterv, FP_SCATTERV, FA_SCATTERV)                   \
-    W(mpi_iallgather, MPI_IALLGATHER, Iallgather, FP_ALLGATHER, FA_ALLGATHER)              \
-    W(mpi_iallgatherv, MPI_IALLGATHERV, Iallgatherv, FP_ALLGATHERV, FA_ALLGATHERV)         \
-    W(mpi_ialltoall, MPI_IALLTOALL, Ialltoall, FP_ALLGATHER, FA_ALLGATHER)                 \
-    W(mpi_ialltoallv, MPI_IALLTOALLV, Ialltoallv, FP_ALLTOALLV, FA_ALLTOALLV)              \
-    W(mpi_ireduce_scatter, MPI_IREDUCE_SCATTER, Ireduce_scatter, FP_RSCAT, FA_RSCAT)       \
-    W(mpi_ireduce_scatter_block, MPI_IREDUCE_SCATTER_BLOCK, Ireduce_scatter_block,         \
-      FP_ALLREDUCE, FA_ALLREDUCE)                                                          \
-    W(mpi_iscan, MPI_ISCAN, Iscan, FP_ALLREDUCE, FA_ALLREDUCE)                             \
-    W(mpi_iexscan, MPI_IEXSCAN, Iexscan, FP_ALLREDUCE, FA_ALLREDUCE)
-
-CS_FORTRAN_LIST(CS_FWRAP)
-CS_FORTRAN_LIST_RQ(CS_FWRAP_RQ)
+/* Every row of wrap.h's table whose FORT column is 1, blocking and
+ * non-blocking (Barrier and Alltoallw are written by hand below). */
+#define CS_FROW(X, Camel, low, UP, SH, ROOT, BY, BYC, SEL, FN, FNC, BUF, FORT)              \
+    CS_IF_##FORT(CS_FWRAP(mpi_##low, MPI_##UP, Camel, FP_##SH, FA_##SH)                    \
+                 CS_FWRAP_RQ(mpi_i##low, MPI_I##UP, I##low, FP_##SH, FA_##SH))
+CS_COLL_TABLE(CS_FROW, _)
 
 static void cs_f_mpi_barrier(F comm, F ierr)
 {

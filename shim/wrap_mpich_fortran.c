@@ -196,37 +196,38 @@ static void *next_or_die(const char *name)
 #define CS_TRAMP_ALL(lower, UPPER, N)                                                      \
     CS_TRAMP_F77(lower, UPPER, N) CS_TRAMP(lower##_f08ts_, N) CS_TRAMP(lower##_f08ts_large_, N)
 
+/* Arguments of the Fortran routine of each shape of wrap.h's table
+ * (ierr included), blocking and non-blocking (+ request). */
+#define CS_NF_BCAST 6
+#define CS_NFI_BCAST 7
+#define CS_NF_REDUCE 8
+#define CS_NFI_REDUCE 9
+#define CS_NF_ALLREDUCE 7
+#define CS_NFI_ALLREDUCE 8
+#define CS_NF_GATHER 9
+#define CS_NFI_GATHER 10
+#define CS_NF_GATHERV 10
+#define CS_NFI_GATHERV 11
+#define CS_NF_SCATTERV 10
+#define CS_NFI_SCATTERV 11
+#define CS_NF_ALLGATHER 8
+#define CS_NFI_ALLGATHER 9
+#define CS_NF_ALLGATHERV 9
+#define CS_NFI_ALLGATHERV 10
+#define CS_NF_ALLTOALLV 10
+#define CS_NFI_ALLTOALLV 11
+#define CS_NF_ALLTOALLW 10
+#define CS_NFI_ALLTOALLW 11
+#define CS_NF_RSCAT 7
+#define CS_NFI_RSCAT 8
+#define CS_NF_RSCATB 7
+#define CS_NFI_RSCATB 8
+
+/* Barrier has no buffer: no f08 trampolines (its f08 routine is wrapped
+ * below); every other row of the table gets all of its names. */
 CS_TRAMP_F77(mpi_barrier, MPI_BARRIER, 2)
 CS_TRAMP_F77(mpi_ibarrier, MPI_IBARRIER, 3)
-CS_TRAMP_ALL(mpi_bcast, MPI_BCAST, 6)
-CS_TRAMP_ALL(mpi_ibcast, MPI_IBCAST, 7)
-CS_TRAMP_ALL(mpi_reduce, MPI_REDUCE, 8)
-CS_TRAMP_ALL(mpi_ireduce, MPI_IREDUCE, 9)
-CS_TRAMP_ALL(mpi_allreduce, MPI_ALLREDUCE, 7)
-CS_TRAMP_ALL(mpi_iallreduce, MPI_IALLREDUCE, 8)
-CS_TRAMP_ALL(mpi_gather, MPI_GATHER, 9)
-CS_TRAMP_ALL(mpi_igather, MPI_IGATHER, 10)
-CS_TRAMP_ALL(mpi_gatherv, MPI_GATHERV, 10)
-CS_TRAMP_ALL(mpi_igatherv, MPI_IGATHERV, 11)
-CS_TRAMP_ALL(mpi_scatter, MPI_SCATTER, 9)
-CS_TRAMP_ALL(mpi_iscatter, MPI_ISCATTER, 10)
-CS_TRAMP_ALL(mpi_scatterv, MPI_SCATTERV, 10)
-CS_TRAMP_ALL(mpi_iscatterv, MPI_ISCATTERV, 11)
-CS_TRAMP_ALL(mpi_allgather, MPI_ALLGATHER, 8)
-CS_TRAMP_ALL(mpi_iallgather, MPI_IALLGATHER, 9)
-CS_TRAMP_ALL(mpi_allgatherv, MPI_ALLGATHERV, 9)
-CS_TRAMP_ALL(mpi_iallgatherv, MPI_IALLGATHERV, 10)
-CS_TRAMP_ALL(mpi_alltoall, MPI_ALLTOALL, 8)
-CS_TRAMP_ALL(mpi_ialltoall, MPI_IALLTOALL, 9)
-CS_TRAMP_ALL(mpi_alltoallv, MPI_ALLTOALLV, 10)
-CS_TRAMP_ALL(mpi_ialltoallv, MPI_IALLTOALLV, 11)
-CS_TRAMP_ALL(mpi_alltoallw, MPI_ALLTOALLW, 10)
-CS_TRAMP_ALL(mpi_ialltoallw, MPI_IALLTOALLW, 11)
-CS_TRAMP_ALL(mpi_reduce_scatter, MPI_REDUCE_SCATTER, 7)
-CS_TRAMP_ALL(mpi_ireduce_scatter, MPI_IREDUCE_SCATTER, 8)
-CS_TRAMP_ALL(mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK, 7)
-CS_TRAMP_ALL(mpi_ireduce_scatter_block, MPI_IREDUCE_SCATTER_BLOCK, 8)
-CS_TRAMP_ALL(mpi_scan, MPI_SCAN, 7)
-CS_TRAMP_ALL(mpi_iscan, MPI_ISCAN, 8)
-CS_TRAMP_ALL(mpi_exscan, MPI_EXSCAN, 7)
-CS_TRAMP_ALL(mpi_iexscan, MPI_IEXSCAN, 8)
+#define CS_TROW(X, Camel, low, UP, SH, ROOT, BY, BYC, SEL, FN, FNC, BUF, FORT)              \
+    CS_IF_##BUF(CS_TRAMP_ALL(mpi_##low, MPI_##UP, CS_NF_##SH)                              \
+                CS_TRAMP_ALL(mpi_i##low, MPI_I##UP, CS_NFI_##SH))
+CS_COLL_TABLE(CS_TROW, _)
