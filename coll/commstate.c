@@ -276,10 +276,11 @@ int cs_call_bcast_local(cs_call *c, void *buf, int count, MPI_Datatype dt, int r
     return call_bytes(c);
 }
 
-int cs_call_reduce_local(cs_call *c, const void *sendbuf, void *recvbuf, int count,
-                         MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm)
+/* Reduce and allreduce: buffers, op and its commutativity. */
+static int call_reduction(cs_call *c, enum cs_coll coll, const void *sendbuf, void *recvbuf,
+                          int count, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm)
 {
-    int rc = call_init(c, CS_REDUCE, comm);
+    int rc = call_init(c, coll, comm);
     if (rc != MPI_SUCCESS)
         return rc;
     c->sendbuf = sendbuf;
@@ -293,6 +294,12 @@ int cs_call_reduce_local(cs_call *c, const void *sendbuf, void *recvbuf, int cou
     return call_bytes(c);
 }
 
+int cs_call_reduce_local(cs_call *c, const void *sendbuf, void *recvbuf, int count,
+                         MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm)
+{
+    return call_reduction(c, CS_REDUCE, sendbuf, recvbuf, count, dt, op, root, comm);
+}
+
 int cs_call_barrier_local(cs_call *c, MPI_Comm comm)
 {
     return call_init(c, CS_BARRIER, comm);
@@ -301,17 +308,7 @@ int cs_call_barrier_local(cs_call *c, MPI_Comm comm)
 int cs_call_allreduce_local(cs_call *c, const void *sendbuf, void *recvbuf, int count,
                             MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
-    int rc = call_init(c, CS_ALLREDUCE, comm);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    c->sendbuf = sendbuf;
-    c->buf = recvbuf;
-    c->count = count;
-    c->dt = dt;
-    c->op = op;
-    if ((rc = PMPI_Op_commutative(op, &c->commute)) != MPI_SUCCESS)
-        return rc;
-    return call_bytes(c);
+    return call_reduction(c, CS_ALLREDUCE, sendbuf, recvbuf, count, dt, op, 0, comm);
 }
 
 int cs_call_attach(cs_call *c)
@@ -321,28 +318,31 @@ int cs_call_attach(cs_call *c)
     return rc;
 }
 
+/* The full descriptor: after a successful local fill, the private
+ * duplicate (intracommunicators). */
+static int attached(cs_call *c, int rc)
+{
+    return rc != MPI_SUCCESS || c->st->is_inter ? rc : cs_call_attach(c);
+}
+
 int cs_call_bcast(cs_call *c, void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
-    int rc = cs_call_bcast_local(c, buf, count, dt, root, comm);
-    return rc != MPI_SUCCESS || c->st->is_inter ? rc : cs_call_attach(c);
+    return attached(c, cs_call_bcast_local(c, buf, count, dt, root, comm));
 }
 
 int cs_call_reduce(cs_call *c, const void *sendbuf, void *recvbuf, int count,
                    MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm)
 {
-    int rc = cs_call_reduce_local(c, sendbuf, recvbuf, count, dt, op, root, comm);
-    return rc != MPI_SUCCESS || c->st->is_inter ? rc : cs_call_attach(c);
+    return attached(c, cs_call_reduce_local(c, sendbuf, recvbuf, count, dt, op, root, comm));
 }
 
 int cs_call_barrier(cs_call *c, MPI_Comm comm)
 {
-    int rc = cs_call_barrier_local(c, comm);
-    return rc != MPI_SUCCESS || c->st->is_inter ? rc : cs_call_attach(c);
+    return attached(c, cs_call_barrier_local(c, comm));
 }
 
 int cs_call_allreduce(cs_call *c, const void *sendbuf, void *recvbuf, int count,
                       MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
-    int rc = cs_call_allreduce_local(c, sendbuf, recvbuf, count, dt, op, comm);
-    return rc != MPI_SUCCESS || c->st->is_inter ? rc : cs_call_attach(c);
+    return attached(c, cs_call_allreduce_local(c, sendbuf, recvbuf, count, dt, op, comm));
 }
