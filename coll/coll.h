@@ -152,7 +152,28 @@ typedef struct cs_method {
     const char *desc;  /* one line for `collsel methods` */
     cs_applies_fn applies; /* NULL = applies to every call */
     cs_algo_fn fn;
+    const struct cs_method *part[2]; /* a composed method (allreduce.reduce_bcast.*):
+                                        the methods of its steps; else NULL */
 } cs_method;
+
+/* The one entry macro of every registry table (designated initialisers;
+ * the same argument order everywhere):
+ *   CS_METHOD(COLL, "bcast.binomial", "binomial", segment bytes, fan-out,
+ *             "description", applies or NULL, function)
+ * and the segmented variants of a family, with the segment sizes listed in
+ * this one place: the family unsegmented, then .seg1k .. .seg128k. */
+#define CS_METHOD(coll_, name_, algo_, seg_, fan_, desc_, applies_, fn_)                     \
+    {.name = (name_), .coll = (coll_), .algo = (algo_), .segsize = (seg_), .fanout = (fan_), \
+     .desc = (desc_), .applies = (applies_), .fn = (fn_)}
+#define CS_SEGMENT_SIZES(X, ...) \
+    X(1, __VA_ARGS__) X(8, __VA_ARGS__) X(16, __VA_ARGS__) X(32, __VA_ARGS__) X(64, __VA_ARGS__) \
+        X(128, __VA_ARGS__)
+#define CS_SEG_ENTRY(kib, coll, name, algo, fan, desc, applies, fn)                          \
+    , CS_METHOD(coll, name ".seg" #kib "k", algo, (kib) * 1024, fan,                         \
+                desc ", " #kib " KiB segments", applies, fn)
+#define CS_SEGMENTED(coll, name, algo, fan, desc, applies, fn)                               \
+    CS_METHOD(coll, name, algo, 0, fan, desc, applies, fn)                                   \
+    CS_SEGMENT_SIZES(CS_SEG_ENTRY, coll, name, algo, fan, desc, applies, fn)
 
 /* Fill c for a call on comm (gets the comm state, rank, size, bytes,
  * commutativity).  Returns an MPI error code. */

@@ -11,17 +11,9 @@ int cs_reduce_native(const cs_call *c, const cs_method *m)
 }
 
 #define M(name, algo, seg, fan, desc, applies, fn) \
-    {"reduce." name, CS_REDUCE, algo, seg, fan, desc, applies, fn}
-#define SEG(name, algo, kib, fan, desc, applies, fn) \
-    M(name ".seg" #kib "k", algo, (kib) * 1024, fan, desc ", " #kib " KiB segments", applies, fn)
-#define SEGMENTED(name, algo, fan, desc, applies, fn)           \
-    M(name, algo, 0, fan, desc, applies, fn),                   \
-    SEG(name, algo, 1, fan, desc, applies, fn),                 \
-    SEG(name, algo, 8, fan, desc, applies, fn),                 \
-    SEG(name, algo, 16, fan, desc, applies, fn),                \
-    SEG(name, algo, 32, fan, desc, applies, fn),                \
-    SEG(name, algo, 64, fan, desc, applies, fn),                \
-    SEG(name, algo, 128, fan, desc, applies, fn)
+    CS_METHOD(CS_REDUCE, "reduce." name, algo, seg, fan, desc, applies, fn)
+#define SEGMENTED(name, algo, fan, desc, applies, fn) \
+    CS_SEGMENTED(CS_REDUCE, "reduce." name, algo, fan, desc, applies, fn)
 #define COMMUTE cs_reduce_applies_commute
 
 const cs_method cs_reduce_methods[] = {

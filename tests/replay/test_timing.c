@@ -100,7 +100,7 @@ static int record_root(const cs_call *c, const cs_method *m)
 static void test_roots(void)
 {
     cs_rop op;
-    cs_method m = {"bcast.test", CS_BCAST, "test", 0, 0, "records roots", NULL, record_root};
+    cs_method m = CS_METHOD(CS_BCAST, "bcast.test", "test", 0, 0, "records roots", NULL, record_root);
     CHECK(cs_rop_init(&op, CS_BCAST, MPI_COMM_WORLD, 100, CS_ROOT_VARYING, 0) == MPI_SUCCESS);
     op.m = &m;
     nroots_seen = 0;

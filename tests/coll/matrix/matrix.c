@@ -23,7 +23,7 @@
  * non-commutative 2x2 matrices).  Methods that do not apply are skipped and
  * counted; a method that never ran a multi-segment case is a failure.
  *
- * usage: matrix [--sizes 1,2,3] [--colls bcast,reduce,barrier] [--quick]
+ * usage: matrix [--sizes 1,2,3] [--colls bcast,reduce,barrier,allreduce] [--quick]
  *        [--methods SUBSTRING] [--selftest] [-v]
  * Exit 0 when every case matched, 1 otherwise.  --selftest runs
  * deliberately broken methods instead (selftest.c) and exits 0 only if the
@@ -331,6 +331,103 @@ static void reduce_method(const group *g, int mi, const cs_method *m)
     reduce_case(g, mi, m, root, ncombos - 1, LARGE_INTS / 4, 0, 1); /* non-commutative */
 }
 
+/* ---- allreduce ------------------------------------------------------------ */
+
+/* A checksum of the data bytes of a result (mask: MT_DATA bytes). */
+static unsigned data_hash(const mbuf *b, const unsigned char *mask)
+{
+    unsigned h = 2166136261u;
+    for (size_t i = GUARD; i < b->len - GUARD; i++)
+        if (mask[i - GUARD] == MT_DATA)
+            h = (h ^ b->raw[i]) * 16777619u;
+    return h;
+}
+
+static void allreduce_case(const group *g, int mi, const cs_method *m, int ci, int count,
+                           int inplace, int large)
+{
+    stats *s = &G.st[CS_ALLREDUCE][mi];
+    const combo *k = &combos[ci];
+    const mt_type *t = &mt_types[k->type];
+    mbuf sb, sb0, ra, rn;
+    unsigned char *mask = malloc(mt_span(t, count) + 1);
+    if (!mask || mbuf_new(&sb, t, count) < 0 || mbuf_new(&sb0, t, count) < 0 ||
+        mbuf_new(&ra, t, count) < 0 || mbuf_new(&rn, t, count) < 0) {
+        report(g, m, "out of memory");
+        exit(1);
+    }
+    unsigned seed = mix(mix((unsigned)mi, (unsigned)g->size), mix((unsigned)ci, (unsigned)count));
+    mt_fill(t, sb.p, count, seed, k->op, g->rank);
+    memcpy(sb0.raw, sb.raw, sb.len);
+    if (inplace)
+        memcpy(ra.raw, sb.raw, sb.len);
+    if (G.verbose > 1)
+        fprintf(stderr, "rank %d: %s %s %s count %d%s\n", g->rank, m->name, t->name, k->opname,
+                count, inplace ? " in place" : "");
+    cs_call c;
+    int rc = cs_call_allreduce(&c, inplace ? MPI_IN_PLACE : sb.p, ra.p, count, t->dt, k->op,
+                               g->comm);
+    if (rc != MPI_SUCCESS) {
+        report(g, m, "cs_call_allreduce: MPI error %d", rc);
+        s->failed++;
+    } else if (!cs_method_applies(m, &c)) {
+        s->skipped++;
+    } else {
+        rc = cs_method_run(m, &c);
+        int nrc = MPI_Allreduce(sb.p, rn.p, count, t->dt, k->op, g->comm); /* never in place */
+        long d = -1;
+        const char *what = "";
+        mt_mask(t, count, mask, 1);
+        if (!inplace && (d = first_diff(&sb, &sb0, NULL)) >= 0)
+            what = "send buffer modified";
+        else if ((d = first_diff(&ra, &rn, mask)) >= 0)
+            what = "result differs from native (or a gap/guard byte was written)";
+        /* and every rank must hold the same bits */
+        unsigned h = data_hash(&ra, mask), hmin, hmax;
+        MPI_Allreduce(&h, &hmin, 1, MPI_UNSIGNED, MPI_MIN, g->comm);
+        MPI_Allreduce(&h, &hmax, 1, MPI_UNSIGNED, MPI_MAX, g->comm);
+        if (d < 0 && hmin != hmax) {
+            what = "the ranks' results differ";
+            d = GUARD;
+        }
+        s->ran++;
+        s->large += large;
+        if (rc != MPI_SUCCESS || nrc != MPI_SUCCESS || d >= 0) {
+            s->failed++;
+            report(g, m, "type %s op %s count %d%s: rc %d native rc %d; %s at byte %ld", t->name,
+                   k->opname, count, inplace ? " in place" : "", rc, nrc, what, d - GUARD);
+        }
+    }
+    free(mask);
+    free(sb.raw);
+    free(sb0.raw);
+    free(ra.raw);
+    free(rn.raw);
+}
+
+static void allreduce_method(const group *g, int mi, const cs_method *m)
+{
+    int n = 0; /* case number: in-place alternates */
+    for (int ci = 0; ci < ncombos; ci++) {
+        if (m->segsize && (ci + mi) % 3 != 0)
+            continue;
+        int all = !m->segsize && (!G.quick || ci == 0);
+        for (int k = 0; k < NSMALL; k++)
+            if (all || k == (mi + ci) % NSMALL)
+                allreduce_case(g, mi, m, ci, small_counts[k], n++ % 2, 0);
+    }
+    int seg = m->segsize ? m->segsize : m->part[1] ? m->part[1]->segsize : 0;
+    if (seg) { /* ~2.5 segments per rank's block */
+        int ci = mi % ncombos;
+        MPI_Count sz;
+        MPI_Type_size_x(mt_types[combos[ci].type].dt, &sz);
+        int count = (int)((5 * (MPI_Count)seg / 2) * (g->size > 1 ? g->size : 1) / sz + 1);
+        allreduce_case(g, mi, m, ci, count, n++ % 2, 1);
+    }
+    allreduce_case(g, mi, m, 0, LARGE_INTS, mi % 2, 1);            /* int sum */
+    allreduce_case(g, mi, m, ncombos - 1, LARGE_INTS / 4, 0, 1); /* non-commutative */
+}
+
 /* ---- barrier -------------------------------------------------------------- */
 
 #define BARRIER_ROUNDS 12
@@ -415,6 +512,8 @@ static void run_group(const group *g)
                 fprintf(stderr, "size %d: %s\n", g->size, t[i].name);
             if (c == CS_BCAST)
                 bcast_method(g, i, &t[i]);
+            else if (c == CS_ALLREDUCE)
+                allreduce_method(g, i, &t[i]);
             else
                 reduce_method(g, i, &t[i]);
         }

@@ -102,18 +102,53 @@ static int barrier_native(const cs_call *c, const cs_method *m)
     return PMPI_Barrier(c->comm);
 }
 
+static int allreduce_native(const cs_call *c, const cs_method *m)
+{
+    (void)m;
+    return PMPI_Allreduce(c->sendbuf, c->buf, c->count, c->dt, c->op, c->comm);
+}
+
+/* Reduces at rank 0 and forgets to send the result back. */
+static int allreduce_root_only(const cs_call *c, const cs_method *m)
+{
+    (void)m;
+    if (c->rank == 0)
+        return PMPI_Reduce(c->sendbuf, c->buf, c->count, c->dt, c->op, 0, c->comm);
+    return PMPI_Reduce(c->sendbuf == MPI_IN_PLACE ? c->buf : c->sendbuf, NULL, c->count, c->dt,
+                       c->op, 0, c->comm);
+}
+
+/* Right everywhere but on the last rank, whose first byte of data differs
+ * (the ranks disagree). */
+static int allreduce_last_rank_off(const cs_call *c, const cs_method *m)
+{
+    (void)m;
+    int rc = PMPI_Allreduce(c->sendbuf, c->buf, c->count, c->dt, c->op, c->comm);
+    MPI_Aint tlb, text;
+    PMPI_Type_get_true_extent(c->dt, &tlb, &text);
+    if (c->rank == c->size - 1 && c->count > 0)
+        ((char *)c->buf)[tlb] ^= 0x01;
+    return rc;
+}
+
+#define E(coll, name, fn) CS_METHOD(coll, name, "broken", 0, 0, "", NULL, fn)
 static const cs_method bcast_t[] = {
-    {"bcast.native", CS_BCAST, "native", 0, 0, "", NULL, native_bcast},
-    {"selftest.bcast_skip_last", CS_BCAST, "broken", 0, 0, "", NULL, bcast_skip_last},
-    {"selftest.bcast_overrun", CS_BCAST, "broken", 0, 0, "", NULL, bcast_overrun},
+    E(CS_BCAST, "bcast.native", native_bcast),
+    E(CS_BCAST, "selftest.bcast_skip_last", bcast_skip_last),
+    E(CS_BCAST, "selftest.bcast_overrun", bcast_overrun),
 };
 static const cs_method reduce_t[] = {
-    {"reduce.native", CS_REDUCE, "native", 0, 0, "", NULL, reduce_native},
-    {"selftest.reduce_reversed", CS_REDUCE, "broken", 0, 0, "", NULL, reduce_reversed},
+    E(CS_REDUCE, "reduce.native", reduce_native),
+    E(CS_REDUCE, "selftest.reduce_reversed", reduce_reversed),
 };
 static const cs_method barrier_t[] = {
-    {"barrier.native", CS_BARRIER, "native", 0, 0, "", NULL, barrier_native},
-    {"selftest.barrier_none", CS_BARRIER, "broken", 0, 0, "", NULL, barrier_none},
+    E(CS_BARRIER, "barrier.native", barrier_native),
+    E(CS_BARRIER, "selftest.barrier_none", barrier_none),
+};
+static const cs_method allreduce_t[] = {
+    E(CS_ALLREDUCE, "allreduce.native", allreduce_native),
+    E(CS_ALLREDUCE, "selftest.allreduce_root_only", allreduce_root_only),
+    E(CS_ALLREDUCE, "selftest.allreduce_last_rank_off", allreduce_last_rank_off),
 };
 
 const cs_method *selftest_methods(enum cs_coll c, int *n)
@@ -121,6 +156,7 @@ const cs_method *selftest_methods(enum cs_coll c, int *n)
     switch (c) {
     case CS_BCAST: *n = 3; return bcast_t;
     case CS_REDUCE: *n = 2; return reduce_t;
+    case CS_ALLREDUCE: *n = 3; return allreduce_t;
     default: *n = 2; return barrier_t;
     }
 }
