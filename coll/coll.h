@@ -70,6 +70,11 @@ typedef struct cs_comm_state {
                                           the decision for a log2 byte bin b was
                                           printed (COLLSEL_VERBOSE=2) */
     int dup_rc;        /* MPI error of a failed creation of pcomm (not retried), or 0 */
+    /* owned by shm/ (set when pcomm is made; the same on every rank): */
+    int node_local;    /* 1: the communicator lies within one (virtual) node */
+    int shm_failed;    /* 1: its shared segment could not be made (all ranks agreed) */
+    MPI_Comm nodecomm; /* the ranks of this rank's (virtual) node, on pcomm */
+    void *shm;         /* the segment (cs_shm), made by the first shm method */
     struct cs_decision { /* dispatch: the last decision per collective, keyed
                             by all a decision depends on besides the size */
         int valid, root, count, commute, idx;
@@ -86,6 +91,11 @@ typedef struct cs_comm_state {
 #define CS_TAG_ALLREDUCE 0x4341 /* "CA": every allreduce method (the bcast
                                    and reduce steps of a composed method
                                    use their own tags) */
+
+/* Warnings of the algorithms' set-up (a shared segment that cannot be
+ * made, ...): NULL (silent) unless the preload library sets it (one line
+ * on stderr at COLLSEL_VERBOSE >= 1). */
+extern void (*cs_coll_warn)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Get (creating on first use) the state of comm.  Collective over comm the
  * first time.  Returns an MPI error code. */
@@ -214,6 +224,10 @@ int cs_method_index(enum cs_coll c, const char *name);
 /* Find by full name in any collective: returns the method or NULL; sets
  * *coll and *index when found. */
 const cs_method *cs_method_find(const char *name, enum cs_coll *coll, int *index);
+/* 1 if m (or a step of a composed m) is a shared-memory or node-aware
+ * method: its applies() reads the node split, which exists once the
+ * communicator has its private duplicate (the dispatcher attaches first). */
+int cs_method_needs_node(const cs_method *m);
 /* 1 if method idx of collective c applies to call c (always 1 for native). */
 int cs_method_applies(const cs_method *m, const cs_call *c);
 

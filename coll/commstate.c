@@ -27,6 +27,7 @@
 #include <stdlib.h>
 
 #include "coll.h"
+#include "shm/shm.h"
 #include "topo.h"
 
 typedef struct state_node {
@@ -98,6 +99,7 @@ static int state_delete(MPI_Comm comm, int key, void *attr, void *extra)
     atomic_fetch_add_explicit(&state_gen, 1, memory_order_acq_rel);
     live_unlink(n);
     int rc = MPI_SUCCESS;
+    cs_shm_state_free(&n->st); /* collective, as the free of the user's communicator */
     if (n->st.pcomm != MPI_COMM_NULL)
         rc = PMPI_Comm_free(&n->st.pcomm);
     cs_topo_cache_free(n->st.topo_cache);
@@ -116,6 +118,7 @@ static int finalize_hook(MPI_Comm comm, int key, void *attr, void *extra)
         n->prev->next = n->next;
         n->next->prev = n->prev;
         n->prev = n->next = NULL;
+        cs_shm_state_free(&n->st);
         int r = PMPI_Comm_free(&n->st.pcomm);
         if (r != MPI_SUCCESS)
             rc = r;
@@ -174,6 +177,7 @@ static int state_peek(MPI_Comm comm, cs_comm_state **st)
     if (!n)
         return MPI_ERR_NO_MEM;
     n->st.pcomm = MPI_COMM_NULL;
+    n->st.nodecomm = MPI_COMM_NULL;
     if ((rc = PMPI_Comm_test_inter(comm, &n->st.is_inter)) != MPI_SUCCESS ||
         (rc = PMPI_Comm_rank(comm, &n->st.rank)) != MPI_SUCCESS ||
         (rc = PMPI_Comm_size(comm, &n->st.size)) != MPI_SUCCESS ||
@@ -208,6 +212,8 @@ static int state_attach(MPI_Comm comm, cs_comm_state *st)
         st->dup_rc = rc;
         return rc;
     }
+    if (cs_shm_node_init(st) != MPI_SUCCESS) /* which ranks share memory */
+        st->node_local = 0;
     state_node *n = (state_node *)st;
     pthread_mutex_lock(&live_lock);
     n->next = live.next;

@@ -9,6 +9,8 @@
 #include "coll.h"
 #include "reduce/reduce.h"
 
+void (*cs_coll_warn)(const char *fmt, ...);
+
 static const struct {
     const cs_method *table;
     const int *n;
@@ -52,6 +54,14 @@ const cs_method *cs_method_find(const char *name, enum cs_coll *coll, int *index
         }
     }
     return NULL;
+}
+
+int cs_method_needs_node(const cs_method *m)
+{
+    if (!m)
+        return 0;
+    return !strncmp(m->algo, "shm", 3) || !strncmp(m->algo, "node", 4) ||
+           cs_method_needs_node(m->part[0]) || cs_method_needs_node(m->part[1]);
 }
 
 int cs_method_applies(const cs_method *m, const cs_call *c)

@@ -29,9 +29,12 @@ static const struct cs_var {
     {"COLLSEL_RECORD", CS_V_PATH, NULL, 0, 0, offsetof(cs_config, record),
      "record the collective distribution of this run into FILE"},
     {"COLLSEL_TREE", CS_V_PATH, NULL, 0, 0, offsetof(cs_config, tree),
-     "select methods for Bcast/Reduce/Barrier from this decision tree file"},
+     "select methods for Bcast/Reduce/Barrier/Allreduce from this decision tree file"},
     {"COLLSEL_FORCE", CS_V_STR, NULL, 0, 0, offsetof(cs_config, force),
-     "force methods: bcast=NAME,reduce=NAME,barrier=NAME"},
+     "force methods: bcast=NAME,reduce=NAME,barrier=NAME,allreduce=NAME"},
+    {"COLLSEL_NODE_SIZE", CS_V_INT, "0", 0, 1 << 20, offsetof(cs_config, node_size),
+     "cut every node into virtual nodes of N ranks (testing node-aware methods on one "
+     "machine); 0: real nodes"},
     {"COLLSEL_VERBOSE", CS_V_INT, "0", 0, 3, offsetof(cs_config, verbose),
      "0 silent; 1 summary at init/finalize; 2 per-communicator decisions; 3 debug"},
     /* variables of the tools, not read here (but not unknown either) */

@@ -31,6 +31,7 @@
 int cs_sel_active[CS_NCOLL];
 
 static struct {
+    int node;   /* 1: a method it may run needs the node split (attach first) */
     int force;  /* registry index forced by COLLSEL_FORCE, or -1 */
     int *map;   /* tree-local method id -> registry index (-1: unknown) */
     int nmap;   /* 0: the tree does not drive this collective */
@@ -285,8 +286,14 @@ int cs_dispatch_init(void)
                 map_tree(c);
         }
     }
-    for (int c = 0; c < CS_NCOLL; c++)
+    for (int c = 0; c < CS_NCOLL; c++) {
+        int n;
+        const cs_method *t = cs_methods((enum cs_coll)c, &n);
         cs_sel_active[c] = sel[c].force > 0 || (sel[c].force < 0 && sel[c].nmap > 0);
+        sel[c].node = sel[c].force > 0 && cs_method_needs_node(&t[sel[c].force]);
+        for (int i = 0; sel[c].force < 0 && i < sel[c].nmap; i++)
+            sel[c].node |= sel[c].map[i] > 0 && cs_method_needs_node(&t[sel[c].map[i]]);
+    }
     agree(); /* on every rank, configured or not: a rank without COLLSEL_FORCE or
                 COLLSEL_TREE must still take part, or the others would hang */
     for (int c = 0; c < CS_NCOLL; c++) {
@@ -362,6 +369,13 @@ static int run(cs_call *c)
     int idx, commute = c->coll == CS_REDUCE || c->coll == CS_ALLREDUCE ? c->commute : 1;
     int root = c->coll == CS_BCAST || c->coll == CS_REDUCE ? c->root : 0;
     struct cs_decision *d = &c->st->last[c->coll];
+    if (sel[c->coll].node && c->pcomm == MPI_COMM_NULL) {
+        /* the node split comes with the private duplicate: make it before
+         * deciding (collective; every rank gets here at the same call) */
+        int rc = cs_call_attach(c);
+        if (rc != MPI_SUCCESS)
+            return -1;
+    }
     if (d->valid && d->bytes == c->bytes && d->root == root && d->count == c->count &&
         d->commute == commute) {
         idx = d->idx; /* same inputs, same decision (and already logged) */

@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@
 #include <unistd.h>
 
 #include "../coll/coll.h"
+#include "../coll/shm/shm.h"
 #include "rec.h"
 
 #define CS_MAX_SITES 64 /* call sites kept per run */
@@ -413,6 +415,19 @@ static void hook_self(void)
     self_hooked = PMPI_Comm_set_attr(MPI_COMM_SELF, self_key, NULL) == MPI_SUCCESS;
 }
 
+/* The algorithms' set-up warnings (coll.h): one line at COLLSEL_VERBOSE >= 1. */
+static void coll_warn(const char *fmt, ...)
+{
+    if (cs_cfg.verbose < 1)
+        return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    cs_log(1, 0, "%s", line);
+}
+
 int cs_life_init(int provided)
 {
     static int started; /* once, whichever entry point (C or Fortran) saw MPI start */
@@ -421,10 +436,15 @@ int cs_life_init(int provided)
         return 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &cs_world_rank);
     cs_config_load();
+    cs_shm_set_node_size(cs_cfg.node_size);
+    cs_coll_warn = coll_warn;
     record_init();
     cs_dispatch_init();
-    cs_hook_on = cs_rec_on || cs_sel_active[0] || cs_sel_active[1] || cs_sel_active[2];
-    if (cs_sel_active[0] || cs_sel_active[1] || cs_sel_active[2])
+    int selecting = 0;
+    for (int c = 0; c < CS_NCOLL; c++)
+        selecting |= cs_sel_active[c];
+    cs_hook_on = cs_rec_on || selecting;
+    if (selecting)
         cs_comm_states_init(); /* its MPI_COMM_SELF attribute first: deleted last */
     if (cs_hook_on)
         hook_self();

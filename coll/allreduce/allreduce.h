@@ -67,5 +67,7 @@ int cs_allreduce_recursive_doubling(const cs_call *c, const cs_method *m);
 int cs_allreduce_knomial(const cs_call *c, const cs_method *m);
 int cs_allreduce_ring(const cs_call *c, const cs_method *m);
 int cs_allreduce_rabenseifner(const cs_call *c, const cs_method *m);
+int cs_allreduce_shm_direct(const cs_call *c, const cs_method *m);
+int cs_allreduce_shm_ag(const cs_call *c, const cs_method *m);
 
 #endif

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../bcast/bcast.h"
+#include "../shm/shm.h"
 #include "allreduce.h"
 
 int cs_allreduce_native(const cs_call *c, const cs_method *m)
@@ -45,6 +46,12 @@ static const cs_method fixed[] = {
       "reduce-scatter by recursive halving + allgather by recursive doubling (commutative "
       "ops, count >= p)",
       cs_reduce_applies_rabenseifner, cs_allreduce_rabenseifner),
+    M("shm.direct", "shm.direct", 0, 0,
+      "shared memory: all post their vector, every rank combines all in rank order (any op)",
+      cs_shm_applies_dense, cs_allreduce_shm_direct),
+    M("shm.ag", "shm.ag", 0, 0,
+      "shared memory: rank j combines piece j of all vectors, all copy the pieces (any op)",
+      cs_shm_applies_dense, cs_allreduce_shm_ag),
     CS_SEGMENTED(CS_ALLREDUCE, "allreduce.ring", "ring", 0,
                  "ring reduce-scatter + ring allgather (commutative ops; segmented: the vector "
                  "in chunks of p segments)",

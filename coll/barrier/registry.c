@@ -1,6 +1,7 @@
 /* The barrier registry: the single source of barrier method names
  * (`collsel methods`, COLLSEL_FORCE, tree files, collsel-replay and the
  * test matrix read it through ../registry.c).  Entry 0 is native. */
+#include "../shm/shm.h"
 #include "barrier.h"
 
 int cs_barrier_native(const cs_call *c, const cs_method *m)
@@ -38,5 +39,22 @@ const cs_method cs_barrier_methods[] = {
     M("two_proc", "two_proc", 0,
       "one exchange between the two ranks (communicators of size 2 only)",
       cs_barrier_two_proc_applies, cs_barrier_two_proc),
+    /* shared memory (one node): flags in the communicator's segment */
+    M("shm.ota", "shm.ota", 0, "shared memory: all flag rank 0, rank 0 releases all",
+      cs_shm_applies, cs_barrier_shm_ota),
+    M("shm.counter", "shm.counter", 0, "shared memory: one atomic counter all add to (SIG)",
+      cs_shm_applies, cs_barrier_shm_counter),
+    M("shm.tree.k2", "shm.tree", 2, "shared memory: arrival up, release down a 2-ary tree",
+      cs_shm_applies, cs_barrier_shm_tree),
+    M("shm.tree.k4", "shm.tree", 4, "shared memory: arrival up, release down a 4-ary tree",
+      cs_shm_applies, cs_barrier_shm_tree),
+    M("shm.tree.k8", "shm.tree", 8, "shared memory: arrival up, release down a 8-ary tree",
+      cs_shm_applies, cs_barrier_shm_tree),
+    M("shm.pairwise", "shm.pairwise", 2,
+      "shared memory: pairwise exchange of flags (recursive doubling, folded)", cs_shm_applies,
+      cs_barrier_shm_pairwise),
+    M("shm.dissemination", "shm.dissemination", 2,
+      "shared memory: round k flags r+2^k, waits for r-2^k", cs_shm_applies,
+      cs_barrier_shm_dissemination),
 };
 const int cs_barrier_nmethods = sizeof cs_barrier_methods / sizeof cs_barrier_methods[0];

@@ -4,6 +4,7 @@
  * SEGMENTED(), generated here rather than written out. */
 #include <limits.h>
 
+#include "../shm/shm.h"
 #include "bcast.h"
 
 /* bcast.native: the MPI library's own MPI_Bcast on the user communicator. */
@@ -45,5 +46,8 @@ const cs_method cs_bcast_methods[] = {
     M("scatter_ringallgather", "scatter_ringallgather", 0, 0,
       "binomial scatter + ring allgather (van de Geijn, long messages)",
       cs_bcast_applies_int_bytes, cs_bcast_scatter_ringallgather),
+    M("shm.ota", "shm.ota", 0, 0,
+      "shared memory: the root copies in, all copy out, 64 KiB double-buffered chunks",
+      cs_shm_applies, cs_bcast_shm_ota),
 };
 const int cs_bcast_nmethods = (int)(sizeof cs_bcast_methods / sizeof cs_bcast_methods[0]);

@@ -1,0 +1,54 @@
+/* The engine of the shared-memory reductions (reduce.shm.*, allreduce.shm.*;
+ * their files carry the algorithms' descriptions and costs).
+ *
+ * Per chunk of at most half a slot: every rank posts its elements
+ * (cs_shm_post), then either the ranks that need the result combine the
+ * whole chunk (direct: the root, or every rank), or rank j combines piece j
+ * into the second half of its slot and the ranks that need the result copy
+ * the p pieces out (ag).  Operands in rank order everywhere. */
+#include <string.h>
+
+#include "shm.h"
+
+int cs_shm_reduction(const cs_call *c, int ag, int everyone)
+{
+    if (c->count == 0)
+        return MPI_SUCCESS;
+    cs_shm *s = cs_shm_get(c);
+    if (!s)
+        return cs_shm_native(c);
+    int esz, rc = PMPI_Type_size(c->dt, &esz);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    const int chunk = cs_shm_chunk((size_t)esz), p = s->p, me = s->rank;
+    const int wants = everyone || me == c->root; /* this rank gets the result */
+    const char *own = c->sendbuf == MPI_IN_PLACE ? c->buf : c->sendbuf;
+    cs_shm_rank *mine = s->r[me];
+    for (int off = 0; off < c->count; off += chunk) {
+        const int n = c->count - off < chunk ? c->count - off : chunk;
+        const size_t at = (size_t)off * (size_t)esz;
+        const uint64_t step = cs_shm_post(s, own + at, n, (size_t)esz);
+        char *out = (char *)c->buf + at;
+        if (!ag) {
+            if (wants)
+                rc = cs_shm_fold(s, step, 0, n, (size_t)esz, c->dt, c->op, out);
+        } else {
+            const int q = n / p, extra = n % p;
+            const int first = me * q + (me < extra ? me : extra), len = q + (me < extra);
+            rc = cs_shm_fold(s, step, first, len, (size_t)esz, c->dt, c->op,
+                             cs_shm_result(s, me, step));
+            cs_shm_set(&mine->ready, step);
+            for (int i = 0; wants && i < p; i++) {
+                const int fi = i * q + (i < extra ? i : extra), li = q + (i < extra);
+                if (i != me)
+                    cs_shm_wait(s, &s->r[i]->ready, step);
+                memcpy(out + (size_t)fi * (size_t)esz, cs_shm_result(s, i, step),
+                       (size_t)li * (size_t)esz);
+            }
+        }
+        cs_shm_set(&mine->done, step);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}

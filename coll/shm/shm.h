@@ -1,0 +1,145 @@
+/* Shared memory inside a node: the one support module of the shared-memory
+ * (barrier.shm.*, bcast.shm.*, reduce.shm.*, allreduce.shm.*) and node-aware
+ * (*.node.*) methods, as topo.c is for the tree methods.
+ *
+ * Node split.  When a communicator's private duplicate is created
+ * (commstate.c, a collective step already), cs_shm_node_init() splits it
+ * by shared memory (PMPI_Comm_split_type(MPI_COMM_TYPE_SHARED)), and, with
+ * a virtual node size N set (COLLSEL_NODE_SIZE, read by the shim and handed
+ * over with cs_shm_set_node_size), cuts each node into virtual nodes of N
+ * consecutive ranks.  st->node_local: the whole communicator is one node
+ * (the same answer on every rank: every rank's node communicator then has
+ * all p ranks).  applies() of the shared-memory methods reads only that
+ * and st->shm_failed, so the choice stays identical on every rank.  The
+ * SimGrid build has no shared memory: node_local is 0 there.
+ *
+ * Segment.  The first call that runs a shared-memory method on a
+ * communicator creates its segment (PMPI_Win_allocate_shared over the
+ * private duplicate; every rank is in that call, because every rank takes
+ * the same decision), and all ranks agree on the outcome; a failure (out
+ * of memory, limits) leaves st->shm_failed set on every rank, the call runs
+ * the MPI library's own collective, and the shared-memory methods stop
+ * applying to the communicator (the next candidate runs).  The segment is
+ * freed with the communicator's state (or at MPI_Finalize, before the
+ * private duplicate).
+ *
+ * Size: CS_SHM_RANK_BYTES per rank (about 131 KiB: 40 cache lines of flags
+ * and two 64 KiB data slots), so p x 131 KiB per communicator on a node
+ * that runs shared-memory methods on it.
+ *
+ * Synchronisation.  Every rank of the communicator counts the shared-memory
+ * operations it runs on it (seq: one per call; step: one per data chunk);
+ * the counts are the same on every rank because every rank runs the same
+ * calls.  A rank announces "I reached step s" by storing s (release) into
+ * a flag of its own cache line; a waiter loads (acquire) until the value
+ * is >= s.  Values only grow, so flags never need resetting and a fast
+ * rank that is already one call ahead only makes the values larger: no
+ * closing barrier.  Data slots are double-buffered: before a rank writes
+ * slot s % 2 of step s, it waits until every rank has finished step s - 2
+ * (its `done` flag), the last step that could still read that slot.
+ * Waiting spins, then yields the processor (sched_yield), sooner when the
+ * node has more ranks than processors (see cs_shm_wait).
+ */
+#ifndef COLLSEL_SHM_H
+#define COLLSEL_SHM_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "../coll.h"
+
+#define CS_SHM_LINE 64
+#define CS_SHM_ROUNDS 32           /* barrier round flags per rank */
+#define CS_SHM_SLOT (64 * 1024)    /* bytes of one data slot; two per rank */
+
+typedef struct {
+    _Alignas(CS_SHM_LINE) _Atomic uint64_t v;
+} cs_shm_flag; /* one flag in a cache line of its own */
+
+/* The part of the segment owned by one rank (others read it and write the
+ * flags that the algorithms name). */
+typedef struct cs_shm_rank {
+    cs_shm_flag post;    /* owner: its data of step s is in its slot */
+    cs_shm_flag ready;   /* owner: its result (piece) of step s is in its slot */
+    cs_shm_flag done;    /* owner: finished reading the others' slots for step s */
+    cs_shm_flag arrive;  /* barrier: owner arrived at call s */
+    cs_shm_flag release; /* barrier: owner may leave call s (written by its parent) */
+    cs_shm_flag count;   /* barrier.shm.counter: the one shared counter (rank 0's) */
+    cs_shm_flag round[CS_SHM_ROUNDS]; /* round k of a barrier: written by one peer */
+    _Alignas(CS_SHM_LINE) unsigned char slot[2][CS_SHM_SLOT];
+} cs_shm_rank;
+#define CS_SHM_RANK_BYTES sizeof(cs_shm_rank)
+
+typedef struct cs_shm {
+    MPI_Win win;
+    int p, rank;
+    int spin;             /* polls before yielding */
+    uint64_t seq, step;   /* shared-memory calls / data steps run so far */
+    uint64_t nsig;        /* barrier.shm.counter calls (its counter counts only them) */
+    cs_shm_rank **r;      /* r[i]: rank i's part, mapped here */
+} cs_shm;
+
+/* The virtual node size (0: real nodes only).  Set by the shim at
+ * MPI_Init from COLLSEL_NODE_SIZE; read when a private duplicate is made. */
+void cs_shm_set_node_size(int n);
+
+/* Called by commstate.c right after the private duplicate is created
+ * (collective over it): fills st->node_local and st->nodecomm.  Returns an
+ * MPI error code (then the node is unknown: node_local 0). */
+int cs_shm_node_init(cs_comm_state *st);
+/* Frees what cs_shm_node_init and cs_shm_get made (before pcomm is freed). */
+void cs_shm_state_free(cs_comm_state *st);
+
+/* applies() of every shared-memory method: the communicator is one node
+ * and its segment did not fail. */
+int cs_shm_applies(const cs_call *c, const cs_method *m);
+/* applies() of the shared-memory reductions: the same, and a datatype
+ * whose elements are dense (data = extent, no gaps), as the reduction
+ * works in place in the slots. */
+int cs_shm_applies_dense(const cs_call *c, const cs_method *m);
+
+/* The communicator's segment, created on first use (collective over
+ * c->pcomm).  NULL when it cannot be made: then st->shm_failed is set on
+ * every rank and the caller runs the native collective. */
+cs_shm *cs_shm_get(const cs_call *c);
+
+/* Wait until flag f holds a value >= v (acquire). */
+void cs_shm_wait(const cs_shm *s, const cs_shm_flag *f, uint64_t v);
+static inline void cs_shm_set(cs_shm_flag *f, uint64_t v)
+{
+    atomic_store_explicit(&f->v, v, memory_order_release);
+}
+
+/* Before writing this rank's slot for step `step`: wait until every rank
+ * has finished step - 2 (the last one that could read that slot). */
+void cs_shm_slot_free(const cs_shm *s, uint64_t step);
+
+/* The reductions' steps (reduce.shm.*, allreduce.shm.*; dense datatypes,
+ * elements of esz bytes, at most cs_shm_chunk() elements per step):
+ * cs_shm_post starts a step: waits until this rank's slot is free, copies
+ * n elements of own into the first half of it and raises its post flag;
+ * returns the step.  cs_shm_fold waits for every rank's post of step and
+ * writes x_0 op x_1 op ... op x_(p-1) of elements [first, first + n) of the
+ * posted data into out, combining in rank order (x_(p-2) op x_(p-1) first,
+ * MPI_Reduce_local's in op inout), the same operations on every rank that
+ * calls it for the same elements. */
+int cs_shm_chunk(size_t esz);
+uint64_t cs_shm_post(cs_shm *s, const void *own, int n, size_t esz);
+int cs_shm_fold(const cs_shm *s, uint64_t step, int first, int n, size_t esz, MPI_Datatype dt,
+                MPI_Op op, void *out);
+/* The second half of a rank's slot of step: where allreduce.shm.ag puts
+ * the piece it reduced. */
+static inline unsigned char *cs_shm_result(const cs_shm *s, int rank, uint64_t step)
+{
+    return s->r[rank]->slot[step % 2] + CS_SHM_SLOT / 2;
+}
+
+/* The shared-memory reductions (reduction.c): ag 0 = direct, 1 = pieces;
+ * everyone 1 = allreduce (every rank gets the result), 0 = reduce. */
+int cs_shm_reduction(const cs_call *c, int ag, int everyone);
+
+/* The run of a shared-memory method when the segment cannot be had: the
+ * MPI library's own collective for call c (every rank comes here together). */
+int cs_shm_native(const cs_call *c);
+
+#endif
