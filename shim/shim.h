@@ -23,6 +23,7 @@ typedef struct cs_config {
     const char *force;  /* COLLSEL_FORCE: raw spec, or NULL (parsed by dispatch) */
     int verbose;        /* COLLSEL_VERBOSE 0..3 */
     int node_size;      /* COLLSEL_NODE_SIZE: virtual node size, 0 = real nodes */
+    int shm_limit_mib;  /* COLLSEL_SHM_LIMIT: MiB of segments per process */
 } cs_config;
 extern cs_config cs_cfg CS_HIDDEN;
 

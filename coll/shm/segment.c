@@ -13,6 +13,13 @@
  * oversubscribed, a spinning rank holds the processor its peer needs, so
  * it yields almost at once (measured on 2 cores, 4 ranks: spinning 20000
  * polls made a barrier ~10x slower than yielding after 64). */
+static _Atomic size_t held, limit = (size_t)64 << 20; /* bytes of segments */
+
+void cs_shm_set_limit(size_t bytes)
+{
+    limit = bytes;
+}
+
 #define CS_SHM_SPIN_ALONE 20000
 #define CS_SHM_SPIN_SHARED 64
 
@@ -90,6 +97,8 @@ static void shm_free(cs_shm *s)
         return;
     if (s->win != MPI_WIN_NULL)
         PMPI_Win_free(&s->win);
+    if (s->counted)
+        atomic_fetch_sub(&held, CS_SHM_RANK_BYTES);
     free(s->r);
     free(s);
 }
@@ -108,6 +117,12 @@ static cs_shm *shm_make(const cs_call *c)
         s->spin = ncpu > 0 && c->size > ncpu ? CS_SHM_SPIN_SHARED : CS_SHM_SPIN_ALONE;
         s->r = calloc((size_t)c->size, sizeof *s->r);
         ok = s->r != NULL;
+    }
+    if (ok && atomic_fetch_add(&held, CS_SHM_RANK_BYTES) + CS_SHM_RANK_BYTES > limit) {
+        atomic_fetch_sub(&held, CS_SHM_RANK_BYTES);
+        ok = 0;
+    } else if (ok) {
+        s->counted = 1;
     }
     void *base = NULL;
     MPI_Win win = MPI_WIN_NULL;
@@ -160,11 +175,12 @@ cs_shm *cs_shm_get(const cs_call *c)
     st->shm = shm_make(c);
     if (!st->shm) {
         st->shm_failed = 1;
-        if (cs_coll_warn)
+        if (cs_coll_warn && c->rank == 0)
             cs_coll_warn("communicator of %d ranks: no shared-memory segment (%zu bytes per "
-                         "rank could not be allocated); its shared-memory methods run the MPI "
-                         "library's own collective from now on", c->size,
-                         (size_t)CS_SHM_RANK_BYTES);
+                         "rank: out of memory, or over COLLSEL_SHM_LIMIT=%zu MiB on some "
+                         "rank); the MPI library's collective runs instead of its "
+                         "shared-memory methods", c->size, (size_t)CS_SHM_RANK_BYTES,
+                         (size_t)limit >> 20);
     }
     return st->shm;
 }
@@ -177,7 +193,7 @@ int cs_shm_applies(const cs_call *c, const cs_method *m)
 
 int cs_shm_applies_dense(const cs_call *c, const cs_method *m)
 {
-    if (!cs_shm_applies(c, m))
+    if (!cs_shm_applies(c, m) || c->dt == MPI_DATATYPE_NULL)
         return 0;
     MPI_Aint lb, ext, tlb, text;
     int size;

@@ -76,12 +76,18 @@ typedef struct cs_shm {
     int spin;             /* polls before yielding */
     uint64_t seq, step;   /* shared-memory calls / data steps run so far */
     uint64_t nsig;        /* barrier.shm.counter calls (its counter counts only them) */
+    int counted;          /* its bytes count against the limit */
     cs_shm_rank **r;      /* r[i]: rank i's part, mapped here */
 } cs_shm;
 
 /* The virtual node size (0: real nodes only).  Set by the shim at
  * MPI_Init from COLLSEL_NODE_SIZE; read when a private duplicate is made. */
 void cs_shm_set_node_size(int n);
+
+/* The most bytes of segments this process may hold (COLLSEL_SHM_LIMIT;
+ * default 64 MiB, about 490 communicators).  A segment that would pass it
+ * is not made (the call runs natively, the methods stop applying there). */
+void cs_shm_set_limit(size_t bytes);
 
 /* Called by commstate.c right after the private duplicate is created
  * (collective over it): fills st->node_local and st->nodecomm.  Returns an

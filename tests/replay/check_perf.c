@@ -20,7 +20,10 @@ static int fails;
 
 static void fake_call(cs_call *c, int coll, unsigned cs, unsigned long long bytes, int root)
 {
+    /* the replay ran on one machine: every communicator is one node */
+    static cs_comm_state st = {.node_local = 1};
     memset(c, 0, sizeof *c);
+    c->st = &st;
     c->coll = (enum cs_coll)coll;
     c->size = (int)cs;
     c->rank = 0;
@@ -30,7 +33,7 @@ static void fake_call(cs_call *c, int coll, unsigned cs, unsigned long long byte
     if (coll == CS_BCAST) {
         c->dt = MPI_BYTE;
         c->count = (int)bytes;
-    } else if (coll == CS_REDUCE) {
+    } else if (coll == CS_REDUCE || coll == CS_ALLREDUCE) {
         c->dt = MPI_DOUBLE;
         c->count = (int)(bytes / 8);
         c->op = MPI_SUM;

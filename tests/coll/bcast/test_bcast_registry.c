@@ -44,6 +44,7 @@ int main(void)
         {"knomial.k7", "knomial", 7, 1},     {"knomial.k8", "knomial", 8, 1},
         {"scatter_rdallgather", "scatter_rdallgather", 0, 0},
         {"scatter_ringallgather", "scatter_ringallgather", 0, 0},
+        {"shm.ota", "shm.ota", 0, 0},
     };
     static const int segs_k[] = {0, 1, 8, 16, 32, 64, 128};
     int expected = 0;
@@ -65,9 +66,10 @@ int main(void)
             EXPECT(m->fanout == fams[f].k, "%s: fanout %d, want %d", name, m->fanout, fams[f].k);
             EXPECT(m->segsize == segs_k[s] * 1024, "%s: segsize %d", name, m->segsize);
             EXPECT(m->fn && m->desc && *m->desc, "%s: no function or description", name);
-            /* scatter-allgather need bytes <= INT_MAX; everything else always applies */
-            EXPECT(!m->applies == !strstr(name, "scatter_"), "%s: applies %p", name,
-                   (void *)m->applies);
+            /* scatter-allgather need bytes <= INT_MAX, shared memory one node;
+             * everything else always applies */
+            EXPECT(!m->applies == !(strstr(name, "scatter_") || strstr(name, ".shm.")),
+                   "%s: applies %p", name, (void *)m->applies);
         }
     EXPECT(cs_bcast_nmethods == expected, "table has %d methods, want %d", cs_bcast_nmethods,
            expected);

@@ -57,6 +57,13 @@ static int collective(int coll, const cs_method *m, MPI_Comm comm, int *buf, int
             return MPI_Reduce(buf, res, N, MPI_INT, MPI_SUM, 0, comm);
         if ((rc = cs_call_reduce(&c, buf, res, N, MPI_INT, MPI_SUM, 0, comm)) != MPI_SUCCESS)
             return rc;
+    } else if (coll == CS_ALLREDUCE) {
+        for (int i = 0; i < N; i++)
+            buf[i] = rank * 100 + i, res[i] = -1;
+        if (!m)
+            return MPI_Allreduce(buf, res, N, MPI_INT, MPI_SUM, comm);
+        if ((rc = cs_call_allreduce(&c, buf, res, N, MPI_INT, MPI_SUM, comm)) != MPI_SUCCESS)
+            return rc;
     } else {
         if (!m)
             return MPI_Barrier(comm);
@@ -98,7 +105,8 @@ static void one(int coll, const cs_method *m, MPI_Comm comm)
             fail("wrong bcast result", name, size);
             break;
         }
-        if (coll == CS_REDUCE && rank == 0 && res[i] != 100 * size * (size - 1) / 2 + size * i) {
+        if ((coll == CS_ALLREDUCE || (coll == CS_REDUCE && rank == 0)) &&
+            res[i] != 100 * size * (size - 1) / 2 + size * i) {
             fail("wrong reduce result", name, size);
             break;
         }

@@ -45,7 +45,12 @@ i=0
 for spec in "bcast=binomial,reduce=inorder_binary.seg1k,barrier=dissemination" \
             "bcast=bcast.pipeline.seg8k,reduce=knomial.k4,barrier=tree.k3" \
             "bcast=scatter_ringallgather,reduce=reduce.linear,barrier=bruck" \
-            "bcast=splitbinary.seg16k,reduce=chain.k2.seg8k,barrier=recursive_doubling"; do
+            "bcast=splitbinary.seg16k,reduce=chain.k2.seg8k,barrier=recursive_doubling" \
+            "bcast=shm.ota,reduce=shm.direct,barrier=shm.dissemination,allreduce=shm.direct" \
+            "reduce=shm.ag,barrier=shm.counter,allreduce=recursive_doubling" \
+            "barrier=shm.tree.k2,allreduce=reduce_bcast.knomial_k4-knomial_k4" \
+            "barrier=shm.pairwise,allreduce=shm.ag" "barrier=shm.ota,allreduce=knomial.k3" \
+            "allreduce=ring" "allreduce=reduce_bcast.inorder_binary-binomial"; do
     i=$((i + 1))
     run force$i COLLSEL_VERBOSE=2 COLLSEL_FORCE="$spec"
     for item in $(echo "$spec" | tr ',' ' '); do
@@ -54,6 +59,13 @@ for spec in "bcast=binomial,reduce=inorder_binary.seg1k,barrier=dissemination" \
         expect force$i "^collsel: comm .* $coll.* -> $m (forced)"
     done
 done
+
+# 1b. No shared memory allowed (COLLSEL_SHM_LIMIT=0): the segment is
+#     refused on every rank, one line says so, the calls run natively and
+#     the results do not change.
+run shmlimit COLLSEL_VERBOSE=1 COLLSEL_SHM_LIMIT=0 \
+    COLLSEL_FORCE=bcast=shm.ota,barrier=shm.dissemination,allreduce=shm.direct
+expect shmlimit "no shared-memory segment .*COLLSEL_SHM_LIMIT=0 MiB"
 
 # 2. Unknown method: one line (rank 0 only) naming it and the valid names;
 #    the other collective stays forced.

@@ -1,5 +1,6 @@
 /* Our methods from several threads at once (MPI_THREAD_MULTIPLE): each
- * thread runs bcast / reduce / barrier methods on its own communicator and
+ * thread runs bcast / reduce / barrier methods (point-to-point and shared
+ * memory) on its own communicator and
  * keeps creating and freeing sub-communicators, so that the keyval creation
  * (once), the per-thread state cache (invalidated by every free) and the
  * list of private communicators are exercised concurrently.  Results are
@@ -11,7 +12,7 @@
 
 #include "../../../coll/coll.h"
 
-#define NT 3
+#define NT 5
 #define ITERS 60
 #define N 100
 
@@ -21,6 +22,9 @@ static const char *names[NT][3] = {
     {"bcast.binomial", "reduce.binomial", "barrier.dissemination"},
     {"bcast.pipeline.seg1k", "reduce.inorder_binary", "barrier.tree.k2"},
     {"bcast.knomial.k3", "reduce.chain.k2", "barrier.bruck"},
+    /* shared memory: each communicator has its own segment */
+    {"bcast.shm.ota", "reduce.shm.direct", "barrier.shm.dissemination"},
+    {"bcast.shm.ota", "reduce.shm.ag", "barrier.shm.counter"},
 };
 
 static int run(const char *name, MPI_Comm comm, int it, int *buf, int *res)
