@@ -11,6 +11,8 @@
  * drift between them).
  */
 #include <mpi.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,8 +56,71 @@ static int measure(cs_rop *op, const cs_method *m, const cs_timing_opts *o, cs_t
     return cs_time_collective(op->comm, cs_rop_run, op, o, t);
 }
 
+/* The physical floor of a collective inside a node: a flag ping-pong
+ * between world ranks 0 and 1 through shared memory (one cache line each
+ * way), timed like a collective (rounds, median).  Other ranks idle. */
+typedef struct pingpong {
+    _Atomic uint64_t *ping, *pong;
+    int rank;
+    uint64_t n;
+} pingpong;
+
+static void pp_wait(_Atomic uint64_t *f, uint64_t v)
+{
+    for (int i = 0; atomic_load_explicit(f, memory_order_acquire) < v; i++)
+        if (i > 1000)
+            sched_yield(); /* oversubscribed: let the peer run */
+}
+
+static int pp_run(void *arg, long i)
+{
+    (void)i;
+    pingpong *p = arg;
+    uint64_t v = ++p->n;
+    if (p->rank == 0) {
+        atomic_store_explicit(p->ping, v, memory_order_release);
+        pp_wait(p->pong, v);
+    } else if (p->rank == 1) {
+        pp_wait(p->ping, v);
+        atomic_store_explicit(p->pong, v, memory_order_release);
+    }
+    return MPI_SUCCESS;
+}
+
+/* Median round trip in us, or -1 (fewer than 2 ranks, not one node). */
+static double floor_us(const cs_timing_opts *o, int rank)
+{
+    MPI_Comm node;
+    int nsize;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &nsize);
+    int world;
+    MPI_Comm_size(MPI_COMM_WORLD, &world);
+    int ok = nsize == world && world >= 2, all;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    double us = -1;
+    if (all) {
+        MPI_Win win;
+        char *base;
+        MPI_Win_allocate_shared(rank == 0 ? 2 * 64 : 0, 1, MPI_INFO_NULL, node, &base, &win);
+        MPI_Aint sz;
+        int du;
+        MPI_Win_shared_query(win, 0, &sz, &du, &base);
+        pingpong p = {(_Atomic uint64_t *)base, (_Atomic uint64_t *)(base + 64), rank, 0};
+        if (rank == 0)
+            atomic_store(p.ping, 0), atomic_store(p.pong, 0);
+        MPI_Barrier(node);
+        cs_timing t;
+        if (cs_time_collective(MPI_COMM_WORLD, pp_run, &p, o, &t) == MPI_SUCCESS)
+            us = t.median_us;
+        MPI_Win_free(&win);
+    }
+    MPI_Comm_free(&node);
+    return us;
+}
+
 static int bench_point(enum cs_coll coll, uint64_t bytes, const cs_timing_opts *o, int top,
-                       int rank)
+                       int rank, double floor)
 {
     cs_rop op;
     int rc = cs_rop_init(&op, coll, MPI_COMM_WORLD, bytes, 1 /* CS_ROOT_ZERO */, 0);
@@ -84,10 +149,15 @@ static int bench_point(enum cs_coll coll, uint64_t bytes, const cs_timing_opts *
         printf("\n%s %s, %d ranks: native %.2f us (before %.2f, after %.2f), %d methods\n",
                cs_coll_name(coll), coll == CS_BARRIER ? "-" : cs_fmt_bytes(b, sizeof b, (double)op.call.bytes),
                op.call.size, nat, nat0.median_us, nat1.median_us, nr);
-        printf("  %-34s %12s %7s %6s\n", "method", "median_us", "ratio", "rounds");
-        for (int i = 0; i < nr && (top <= 0 || i < top); i++)
-            printf("  %-34s %12.2f %7.3f %5d%s\n", rows[i].name, rows[i].us, rows[i].ratio,
-                   rows[i].rounds, rows[i].converged ? "" : "*");
+        printf("  %-34s %12s %7s %6s%s\n", "method", "median_us", "ratio", "rounds",
+               floor > 0 ? "  x floor" : "");
+        for (int i = 0; i < nr && (top <= 0 || i < top); i++) {
+            printf("  %-34s %12.2f %7.3f %5d%s", rows[i].name, rows[i].us, rows[i].ratio,
+                   rows[i].rounds, rows[i].converged ? " " : "*");
+            if (floor > 0)
+                printf("  %7.2f", rows[i].us / floor);
+            printf("\n");
+        }
         fflush(stdout);
     }
     if (!rows)
@@ -162,10 +232,15 @@ int main(int argc, char **argv)
     if (rank == 0)
         printf("collsel-bench: %d ranks, <= %.2f s per measurement; ratio = method / native "
                "(< 1: faster); * = CI target not reached\n", size, o.max_seconds);
+    double floor = floor_us(&o, rank);
+    if (rank == 0 && floor > 0)
+        printf("floor: a flag round trip between ranks 0 and 1 through shared memory takes "
+               "%.3f us (x floor below: the method's time in round trips)\n", floor);
     int rc = MPI_SUCCESS;
     for (int c = 0; c < CS_NCOLL && rc == MPI_SUCCESS; c++)
         for (int s = 0; colls[c] && s < (c == CS_BARRIER ? 1 : nsizes) && rc == MPI_SUCCESS; s++)
-            rc = bench_point((enum cs_coll)c, c == CS_BARRIER ? 0 : sizes[s], &o, top, rank);
+            rc = bench_point((enum cs_coll)c, c == CS_BARRIER ? 0 : sizes[s], &o, top, rank,
+                             floor);
     if (rc != MPI_SUCCESS && rank == 0) {
         char msg[MPI_MAX_ERROR_STRING];
         int len;

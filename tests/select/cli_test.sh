@@ -135,5 +135,12 @@ expect 2 "collsel tree: trunc.tree: truncated (header says $(($(wc -c < exact.tr
 expect 2 "collsel penalty: synth.csv: not a collsel tree file (bad magic)" -- \
     "$collsel" penalty synth.csv --perf synth.csv
 
+# A tree written before allreduce was a collective (by collsel 0.1.0 of
+# 2026-11, bcast/reduce/barrier) still loads and reads the same.
+data=$(cd "$(dirname "$0")" && pwd)/data
+"$collsel" tree show "$data/three-collectives.tree" > old.show &&
+    cmp -s old.show "$data/three-collectives.show" ||
+    { echo "FAILED: the tree written before allreduce does not load the same"; diff old.show "$data/three-collectives.show"; fails=$((fails + 1)); }
+
 if [ $fails -ne 0 ]; then echo "$fails failures"; exit 1; fi
 echo "cli_test: all passed"
