@@ -1,6 +1,8 @@
 /* The shared-memory segment of a communicator and the flags in it: see
  * shm.h. */
 #include <sched.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -131,8 +133,11 @@ static cs_shm *shm_make(const cs_call *c)
         PMPI_Info_set(info, "alloc_shared_noncontig", "true");
     /* every rank takes part in the allocation, even one that failed above
      * (it asks for 0 bytes and then reports failure) */
-    int rc = PMPI_Win_allocate_shared(ok ? (MPI_Aint)CS_SHM_RANK_BYTES : 0, 1, info, c->pcomm,
-                                      &base, &win);
+    /* one line more than a rank's part: the MPI library may place a part
+     * anywhere; it is aligned to a cache line here (the same offset within
+     * a page in every process that maps it) */
+    int rc = PMPI_Win_allocate_shared(ok ? (MPI_Aint)(CS_SHM_RANK_BYTES + CS_SHM_LINE) : 0, 1,
+                                      info, c->pcomm, &base, &win);
     if (s)
         s->win = win;
     else if (win != MPI_WIN_NULL)
@@ -145,9 +150,10 @@ static cs_shm *shm_make(const cs_call *c)
         int du;
         void *p = NULL;
         ok = PMPI_Win_shared_query(s->win, i, &sz, &du, &p) == MPI_SUCCESS && p &&
-             sz >= (MPI_Aint)CS_SHM_RANK_BYTES;
+             sz >= (MPI_Aint)(CS_SHM_RANK_BYTES + CS_SHM_LINE);
         if (ok)
-            s->r[i] = p;
+            s->r[i] = (cs_shm_rank *)(((uintptr_t)p + CS_SHM_LINE - 1) &
+                                      ~(uintptr_t)(CS_SHM_LINE - 1));
     }
     if (ok) { /* flags start at 0; the data slots need nothing */
         cs_shm_rank *me = s->r[c->rank];
