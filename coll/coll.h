@@ -74,7 +74,9 @@ typedef struct cs_comm_state {
     int node_local;    /* 1: the communicator lies within one (virtual) node */
     int shm_failed;    /* 1: its shared segment could not be made (all ranks agreed) */
     MPI_Comm nodecomm; /* the ranks of this rank's (virtual) node, on pcomm */
+    int nnodes;        /* (virtual) nodes the communicator spans */
     void *shm;         /* the segment (cs_shm), made by the first shm method */
+    void *node;        /* the node-aware methods' state (cs_node), made by the first */
     struct cs_decision { /* dispatch: the last decision per collective, keyed
                             by all a decision depends on besides the size */
         int valid, root, count, commute, idx;

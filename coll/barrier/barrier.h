@@ -26,6 +26,7 @@ int cs_barrier_shm_counter(const cs_call *c, const cs_method *m);
 int cs_barrier_shm_tree(const cs_call *c, const cs_method *m);
 int cs_barrier_shm_pairwise(const cs_call *c, const cs_method *m);
 int cs_barrier_shm_dissemination(const cs_call *c, const cs_method *m);
+int cs_barrier_node(const cs_call *c, const cs_method *m);
 
 /* Zero-byte signals on the private communicator. */
 static inline int cs_bar_send(const cs_call *c, int to)

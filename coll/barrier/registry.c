@@ -56,5 +56,11 @@ const cs_method cs_barrier_methods[] = {
     M("shm.dissemination", "shm.dissemination", 2,
       "shared memory: round k flags r+2^k, waits for r-2^k", cs_shm_applies,
       cs_barrier_shm_dissemination),
+    M("node.dissemination", "node", 2,
+      "node-aware: shared-memory barrier in nodes, dissemination among them, release",
+      cs_node_applies, cs_barrier_node),
+    M("node.recursive_doubling", "node", 0,
+      "node-aware: shared-memory barrier in nodes, recursive doubling among them, release",
+      cs_node_applies, cs_barrier_node),
 };
 const int cs_barrier_nmethods = sizeof cs_barrier_methods / sizeof cs_barrier_methods[0];

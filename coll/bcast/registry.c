@@ -49,5 +49,13 @@ const cs_method cs_bcast_methods[] = {
     M("shm.ota", "shm.ota", 0, 0,
       "shared memory: the root copies in, all copy out, 64 KiB double-buffered chunks",
       cs_shm_applies, cs_bcast_shm_ota),
+    /* node-aware (two or more nodes): shared memory in the nodes, M among the leaders */
+    M("node.binomial", "node", 0, 2, "node-aware: shared memory in nodes, binomial among them",
+      cs_node_applies, cs_bcast_node),
+    M("node.knomial.k4", "node", 0, 4, "node-aware: shared memory in nodes, 4-nomial among them",
+      cs_node_applies, cs_bcast_node),
+    M("node.scatter_ringallgather", "node", 0, 0,
+      "node-aware: shared memory in nodes, scatter + ring allgather among them", cs_node_applies,
+      cs_bcast_node),
 };
 const int cs_bcast_nmethods = (int)(sizeof cs_bcast_methods / sizeof cs_bcast_methods[0]);

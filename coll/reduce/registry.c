@@ -57,5 +57,15 @@ const cs_method cs_reduce_methods[] = {
       "shared memory: rank j combines piece j of all vectors, the root copies the pieces "
       "(any op)",
       cs_shm_applies_dense, cs_reduce_shm_ag),
+    M("node.binomial", "node", 0, 2,
+      "node-aware: shared memory to each node's leader, binomial among them (commutative ops)",
+      cs_node_applies_reduction, cs_reduce_node),
+    M("node.knomial.k4", "node", 0, 4,
+      "node-aware: shared memory to each node's leader, 4-nomial among them (commutative ops)",
+      cs_node_applies_reduction, cs_reduce_node),
+    M("node.rabenseifner", "node", 0, 0,
+      "node-aware: shared memory to each node's leader, Rabenseifner among them (commutative "
+      "ops)",
+      cs_node_applies_reduction, cs_reduce_node),
 };
 const int cs_reduce_nmethods = (int)(sizeof cs_reduce_methods / sizeof cs_reduce_methods[0]);

@@ -1,4 +1,10 @@
-/* The node split of a communicator (see shm.h). */
+/* The node split of a communicator and the state of the node-aware
+ * methods (see shm.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../topo.h"
 #include "shm.h"
 
 static int node_size; /* virtual node size, 0 = real nodes */
@@ -31,10 +37,152 @@ int cs_shm_node_init(cs_comm_state *st)
             return rc;
         node = v;
         PMPI_Comm_size(node, &nsize);
+        PMPI_Comm_rank(node, &nrank);
     }
     st->nodecomm = node;
     /* every rank of a one-node communicator has all of them in its node */
     st->node_local = nsize == st->size;
-    return MPI_SUCCESS;
+    int lead = nrank == 0;
+    return PMPI_Allreduce(&lead, &st->nnodes, 1, MPI_INT, MPI_SUM, st->pcomm);
 #endif
+}
+
+int cs_node_applies(const cs_call *c, const cs_method *m)
+{
+    (void)m;
+    return c->st && c->st->nnodes > 1 && !c->st->node_local && !c->st->shm_failed;
+}
+
+int cs_node_applies_reduction(const cs_call *c, const cs_method *m)
+{
+    if (!cs_node_applies(c, m) || !c->commute)
+        return 0;
+    cs_call probe = *c; /* the node step runs a shared-memory reduction */
+    static cs_comm_state local = {.node_local = 1};
+    probe.st = &local;
+    return cs_shm_applies_dense(&probe, m);
+}
+
+static void node_free(cs_node *nd)
+{
+    if (!nd)
+        return;
+    cs_shm_state_free(&nd->node_st); /* its segment (the node communicator is ours) */
+    cs_topo_cache_free(nd->leader_st.topo_cache);
+    if (nd->leaders != MPI_COMM_NULL)
+        PMPI_Comm_free(&nd->leaders);
+    free(nd->node_of);
+    free(nd);
+}
+
+void cs_node_state_free(cs_comm_state *st)
+{
+    node_free(st->node);
+    st->node = NULL;
+}
+
+/* A state for calls on one of our own communicators (no attribute). */
+static void own_state(cs_comm_state *st, MPI_Comm comm, int node_local)
+{
+    memset(st, 0, sizeof *st);
+    st->pcomm = comm;
+    st->nodecomm = MPI_COMM_NULL;
+    PMPI_Comm_rank(comm, &st->rank);
+    PMPI_Comm_size(comm, &st->size);
+    st->node_local = node_local;
+}
+
+cs_node *cs_node_get(const cs_call *c)
+{
+    cs_comm_state *st = c->st;
+    if (st->node)
+        return st->node;
+    cs_node *nd = calloc(1, sizeof *nd);
+    int ok = nd && (nd->node_of = malloc(2 * sizeof(int) * (size_t)c->size)) != NULL, every;
+    if (nd)
+        nd->leaders = MPI_COMM_NULL;
+    /* every rank must have its memory before the collectives below */
+    if (PMPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_MIN, st->pcomm) != MPI_SUCCESS || !every) {
+        node_free(nd);
+        st->shm_failed = 1; /* the node-aware methods stop applying */
+        return NULL;
+    }
+    /* leaders in comm-rank order: a leader's rank among them is its node's
+     * number, which every rank of the node learns from its leader */
+    int mine[2] = {0, 0}, rc = PMPI_Comm_rank(st->nodecomm, &mine[1]);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_split(st->pcomm, mine[1] == 0 ? 0 : MPI_UNDEFINED, c->rank, &nd->leaders);
+    if (rc == MPI_SUCCESS && nd->leaders != MPI_COMM_NULL)
+        rc = PMPI_Comm_rank(nd->leaders, &mine[0]);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Bcast(&mine[0], 1, MPI_INT, 0, st->nodecomm);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Allgather(mine, 2, MPI_INT, nd->node_of, 2, MPI_INT, st->pcomm);
+    int good = rc == MPI_SUCCESS;
+    if (PMPI_Allreduce(&good, &every, 1, MPI_INT, MPI_MIN, st->pcomm) != MPI_SUCCESS || !every) {
+        node_free(nd);
+        st->shm_failed = 1;
+        return NULL;
+    }
+    nd->my_node = mine[0];
+    own_state(&nd->node_st, st->nodecomm, 1);
+    if (nd->leaders != MPI_COMM_NULL)
+        own_state(&nd->leader_st, nd->leaders, 0);
+    st->node = nd;
+    return nd;
+}
+
+void cs_node_calls(const cs_node *nd, const cs_call *c, cs_call *in, cs_call *out)
+{
+    *in = *c;
+    in->comm = in->pcomm = nd->node_st.pcomm;
+    in->st = (cs_comm_state *)&nd->node_st;
+    in->rank = nd->node_st.rank;
+    in->size = nd->node_st.size;
+    *out = *c;
+    out->comm = out->pcomm = nd->leaders;
+    out->st = (cs_comm_state *)&nd->leader_st;
+    out->rank = nd->my_node;
+    out->size = c->st->nnodes;
+}
+
+/* The point-to-point method that a node-aware method runs among the
+ * leaders: its name with ".node" taken out ("bcast.node.knomial.k4" ->
+ * "bcast.knomial.k4"), looked up once per method. */
+#define CS_NODE_CACHE 512
+const cs_method *cs_node_outer(const cs_method *m)
+{
+    static _Atomic(const cs_method *) cache[CS_NCOLL][CS_NODE_CACHE];
+    int n;
+    const cs_method *t = cs_methods(m->coll, &n);
+    long i = m - t;
+    const cs_method *o = i >= 0 && i < CS_NODE_CACHE ? atomic_load(&cache[m->coll][i]) : NULL;
+    if (o)
+        return o;
+    const char *dot = strstr(m->name, ".node.");
+    char name[96];
+    if (!dot)
+        return NULL;
+    snprintf(name, sizeof name, "%.*s%s", (int)(dot - m->name), m->name, dot + 5);
+    int k = cs_method_index(m->coll, name);
+    o = k >= 0 ? &t[k] : NULL;
+    if (o && i >= 0 && i < CS_NODE_CACHE)
+        atomic_store(&cache[m->coll][i], o);
+    return o;
+}
+
+/* The shared-memory method of the node step of collective coll. */
+const cs_method *cs_node_inner(enum cs_coll coll)
+{
+    static const char *const names[CS_NCOLL] = {
+        [CS_BCAST] = "bcast.shm.ota", [CS_REDUCE] = "reduce.shm.direct",
+        [CS_BARRIER] = "barrier.shm.dissemination", [CS_ALLREDUCE] = "allreduce.shm.direct"};
+    static _Atomic(const cs_method *) cache[CS_NCOLL];
+    const cs_method *m = atomic_load(&cache[coll]);
+    if (!m) {
+        enum cs_coll cc;
+        m = cs_method_find(names[coll], &cc, NULL);
+        atomic_store(&cache[coll], m);
+    }
+    return m;
 }

@@ -212,6 +212,7 @@ int cs_shm_applies_dense(const cs_call *c, const cs_method *m)
 
 void cs_shm_state_free(cs_comm_state *st)
 {
+    cs_node_state_free(st);
     shm_free(st->shm);
     st->shm = NULL;
     if (st->nodecomm != MPI_COMM_NULL)

@@ -144,6 +144,32 @@ static inline unsigned char *cs_shm_result(const cs_shm *s, int rank, uint64_t s
  * everyone 1 = allreduce (every rank gets the result), 0 = reduce. */
 int cs_shm_reduction(const cs_call *c, int ag, int everyone);
 
+/* Node-aware methods (node.c).  Their state, made by the first of them on
+ * a communicator (collective over pcomm): the leaders' communicator (the
+ * node-rank-0 ranks, ordered by comm rank: a leader's rank there is its
+ * node's number) and every rank's node and node rank. */
+typedef struct cs_node {
+    MPI_Comm leaders;        /* MPI_COMM_NULL on the other ranks */
+    int my_node;             /* this rank's node number */
+    int *node_of;            /* node_of[2 r]: node of comm rank r, [2 r + 1]: its node rank */
+    cs_comm_state node_st;   /* calls on the node communicator (shared memory) */
+    cs_comm_state leader_st; /* calls among the leaders (point to point) */
+} cs_node;
+cs_node *cs_node_get(const cs_call *c);
+void cs_node_state_free(cs_comm_state *st);
+/* in: c on this rank's node communicator; out: c among the leaders (the
+ * caller sets roots and buffers). */
+void cs_node_calls(const cs_node *nd, const cs_call *c, cs_call *in, cs_call *out);
+/* applies(): the communicator spans two or more (virtual) nodes; the
+ * reductions also need a commutative op (nodes regroup the ranks) and
+ * dense elements (the node step is a shared-memory reduction). */
+int cs_node_applies(const cs_call *c, const cs_method *m);
+int cs_node_applies_reduction(const cs_call *c, const cs_method *m);
+/* The leaders' point-to-point method of node-aware method m (its name
+ * without ".node"), and the shared-memory method of a node step. */
+const cs_method *cs_node_outer(const cs_method *m);
+const cs_method *cs_node_inner(enum cs_coll coll);
+
 /* The run of a shared-memory method when the segment cannot be had: the
  * MPI library's own collective for call c (every rank comes here together). */
 int cs_shm_native(const cs_call *c);

@@ -45,6 +45,8 @@ int main(void)
         {"scatter_rdallgather", "scatter_rdallgather", 0, 0},
         {"scatter_ringallgather", "scatter_ringallgather", 0, 0},
         {"shm.ota", "shm.ota", 0, 0},
+        {"node.binomial", "node", 2, 0}, {"node.knomial.k4", "node", 4, 0},
+        {"node.scatter_ringallgather", "node", 0, 0},
     };
     static const int segs_k[] = {0, 1, 8, 16, 32, 64, 128};
     int expected = 0;
@@ -68,7 +70,8 @@ int main(void)
             EXPECT(m->fn && m->desc && *m->desc, "%s: no function or description", name);
             /* scatter-allgather need bytes <= INT_MAX, shared memory one node;
              * everything else always applies */
-            EXPECT(!m->applies == !(strstr(name, "scatter_") || strstr(name, ".shm.")),
+            EXPECT(!m->applies == !(strstr(name, "scatter_") || strstr(name, ".shm.") ||
+                                    strstr(name, ".node.")),
                    "%s: applies %p", name, (void *)m->applies);
         }
     EXPECT(cs_bcast_nmethods == expected, "table has %d methods, want %d", cs_bcast_nmethods,

@@ -24,6 +24,7 @@
  * counted; a method that never ran a multi-segment case is a failure.
  *
  * usage: matrix [--sizes 1,2,3] [--colls bcast,reduce,barrier,allreduce] [--quick]
+ *               [--node-size N] (virtual nodes of N ranks: the node-aware methods run)
  *        [--methods SUBSTRING] [--selftest] [-v]
  * Exit 0 when every case matched, 1 otherwise.  --selftest runs
  * deliberately broken methods instead (selftest.c) and exits 0 only if the
@@ -38,6 +39,7 @@
 #include <unistd.h>
 
 #include "../../../coll/coll.h"
+#include "../../../coll/shm/shm.h"
 #include "mtypes.h"
 #include "selftest.h"
 
@@ -494,8 +496,28 @@ static void barrier_all(const group *g, const cs_method *t, int n)
 
 /* ---- driver --------------------------------------------------------------- */
 
+/* The node layouts seen: a group within one (virtual) node, one that
+ * spans nodes (the shared-memory / node-aware methods apply to those). */
+static int saw_local, saw_multi;
+
+/* A shared-memory (node-aware) method, or one composed of such, when no
+ * tested group lay within one node (spanned nodes). */
+static int layout_excludes(const cs_method *m)
+{
+    if (!m || !cs_method_needs_node(m))
+        return 0;
+    if (m->part[0] || m->part[1])
+        return layout_excludes(m->part[0]) || layout_excludes(m->part[1]);
+    return strncmp(m->algo, "node", 4) ? !saw_local : !saw_multi;
+}
+
 static void run_group(const group *g)
 {
+    cs_call c; /* which layout this group has (the node split comes with attach) */
+    if (cs_call_barrier(&c, g->comm) == MPI_SUCCESS) {
+        saw_local |= c.st->node_local && g->size > 1;
+        saw_multi |= c.st->nnodes > 1;
+    }
     for (int c = 0; c < CS_NCOLL; c++) {
         if (!G.colls[c])
             continue;
@@ -573,7 +595,9 @@ static int barrier_fits_sizes(const cs_method *m)
 
 static int summary(void)
 {
-    int bad = 0;
+    int bad = 0, seen[2] = {saw_local, saw_multi};
+    MPI_Allreduce(MPI_IN_PLACE, seen, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    saw_local = seen[0], saw_multi = seen[1];
     for (int c = 0; c < CS_NCOLL; c++) {
         if (!G.colls[c])
             continue;
@@ -600,11 +624,14 @@ static int summary(void)
                            sum[i].ran);
                 if (sum[i].ran == 0 && c == CS_BARRIER && !barrier_fits_sizes(&t[i])) {
                     printf("  %s: not applicable at the sizes tested\n", t[i].name);
+                } else if (sum[i].ran == 0 && layout_excludes(&t[i])) {
+                    printf("  %s: not applicable to the node layouts tested\n", t[i].name);
                 } else if (sum[i].ran == 0) {
                     printf("  %s: never ran (not applicable everywhere)\n", t[i].name);
                     failed++;
                 }
-                if (c != CS_BARRIER && sum[i].large == 0) {
+                if (c != CS_BARRIER && sum[i].large == 0 && !(sum[i].ran == 0 &&
+                                                              layout_excludes(&t[i]))) {
                     printf("  %s: no multi-segment case ran\n", t[i].name);
                     failed++;
                 }
@@ -658,6 +685,8 @@ int main(int argc, char **argv)
             }
         } else if (!strcmp(argv[i], "--methods") && i + 1 < argc) {
             G.filter = argv[++i];
+        } else if (!strcmp(argv[i], "--node-size") && i + 1 < argc) {
+            cs_shm_set_node_size(atoi(argv[++i])); /* virtual nodes: node-aware methods */
         } else if (!strcmp(argv[i], "--quick")) {
             G.quick = 1;
         } else if (!strcmp(argv[i], "--selftest")) {

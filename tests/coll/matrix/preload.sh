@@ -67,6 +67,14 @@ run shmlimit COLLSEL_VERBOSE=1 COLLSEL_SHM_LIMIT=0 \
     COLLSEL_FORCE=bcast=shm.ota,barrier=shm.dissemination,allreduce=shm.direct
 expect shmlimit "no shared-memory segment .*COLLSEL_SHM_LIMIT=0 MiB"
 
+# 1c. Node-aware methods on virtual nodes of 2 ranks (COLLSEL_NODE_SIZE)
+if [ "$np" -ge 4 ]; then
+    run nodes COLLSEL_VERBOSE=2 COLLSEL_NODE_SIZE=2 \
+        COLLSEL_FORCE=bcast=node.binomial,reduce=node.knomial.k4,barrier=node.dissemination,allreduce=node.recursive_doubling
+    expect nodes "barrier -> barrier.node.dissemination (forced)"
+    expect nodes "allreduce 8 B -> allreduce.node.recursive_doubling (forced)"
+fi
+
 # 2. Unknown method: one line (rank 0 only) naming it and the valid names;
 #    the other collective stays forced.
 run badmethod COLLSEL_VERBOSE=2 COLLSEL_FORCE=bcast=nosuch,barrier=double_ring

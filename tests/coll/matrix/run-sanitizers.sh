@@ -23,6 +23,8 @@ export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 start=$(date +%s)
 "$top/tests/mpiexec.sh" openmpi 4 "$bdir/tests/coll/matrix/matrix"
+# virtual nodes of 2: the node-aware methods (and shared memory in the nodes)
+"$top/tests/mpiexec.sh" openmpi 4 "$bdir/tests/coll/matrix/matrix" --methods .node. --node-size 2
 "$top/tests/mpiexec.sh" openmpi 4 "$bdir/tests/coll/matrix/anysource"
 rc=0
 "$top/tests/mpiexec.sh" openmpi 2 "$bdir/tests/coll/matrix/threads" || rc=$?
