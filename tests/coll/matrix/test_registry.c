@@ -39,7 +39,9 @@ static void check_name(const cs_method *m, const char *coll)
     } else {
         CHECK(!seg, "%s: .seg suffix but segsize 0", m->name);
     }
-    const char *k = strstr(rest, ".k");
+    const char *k = strstr(rest, ".k"); /* the ".kN" token, not ".knomial" */
+    while (k && !(k[2] >= '0' && k[2] <= '9'))
+        k = strstr(k + 2, ".k");
     if (k) {
         int n = atoi(k + 2);
         CHECK(n == m->fanout, "%s: name says k%d, fanout is %d", m->name, n, m->fanout);
