@@ -9,6 +9,13 @@
 
 #include "shm.h"
 
+static _Atomic size_t held, limit = (size_t)64 << 20; /* bytes of segments */
+
+void cs_shm_set_limit(size_t bytes)
+{
+    limit = bytes;
+}
+
 /* Polls of a flag before the waiter starts yielding the processor.  With
  * no more ranks than processors a rank that spins never starves the one
  * it waits for, and the spin keeps the wake-up at a cache-line transfer;
