@@ -360,8 +360,10 @@ static int make_points(const cs_replay_opts *o, cs_points *pts)
 
 int main(int argc, char **argv)
 {
-    cs_replay_opts o = {.colls = {1, 1, 1}, .time_per_point = 2.0, .budget = 5.0,
-                        .rel_ci = 0.05, .rounds = 20, .finalists = 4};
+    cs_replay_opts o = {.time_per_point = 2.0, .budget = 5.0, .rel_ci = 0.05, .rounds = 20,
+                        .finalists = 4};
+    for (int c = 0; c < CS_NCOLL; c++) /* every collective unless --colls/--methods */
+        o.colls[c] = 1;
     const char *mix = NULL;
     int rc = parse_args(argc, argv, &o, &mix);
     if (rc >= 0) {

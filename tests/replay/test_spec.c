@@ -121,7 +121,7 @@ static void test_points(void)
     c.root = 1;
     c.sizes[0].bytes = 8;
     CHECK(cs_profile_add_cell(&p, &c) == 0);
-    c.coll = CS_R_ALLREDUCE; /* not replaced: ignored */
+    c.coll = CS_R_ALLREDUCE; /* replayed too (its root is ignored) */
     CHECK(cs_profile_add_cell(&p, &c) == 0);
     memset(&c, 0, sizeof c);
     c.coll = CS_R_BARRIER;
@@ -131,19 +131,21 @@ static void test_points(void)
 
     cs_points pts = {0};
     cs_err e;
-    int all[CS_NCOLL] = {1, 1, 1}, nobar[CS_NCOLL] = {1, 1, 0};
+    int all[CS_NCOLL] = {[CS_BCAST] = 1, [CS_REDUCE] = 1, [CS_BARRIER] = 1, [CS_ALLREDUCE] = 1};
+    int nobar[CS_NCOLL] = {[CS_BCAST] = 1, [CS_REDUCE] = 1};
     CHECK(cs_points_add_profile(&pts, &p, all, &e) == 0);
     cs_points_merge(&pts);
     /* bcast 4:100 (7+1 ops), bcast 4:120 (2 ops), reduce 2:8 (4 B and 8 B
-     * merged, roots differ -> varying), barrier 4:0 */
-    CHECK(pts.n == 4);
-    if (pts.n == 4) {
+     * merged, roots differ -> varying), barrier 4:0, allreduce 2:8 */
+    CHECK(pts.n == 5);
+    if (pts.n == 5) {
         CHECK(pts.p[0].coll == CS_BCAST && pts.p[0].bytes == 100 && pts.p[0].ops == 8 &&
               pts.p[0].root_mode == CS_ROOT_FIXED && pts.p[0].root == 2);
         CHECK(pts.p[1].bytes == 120 && pts.p[1].ops == 2);
         CHECK(pts.p[2].coll == CS_REDUCE && pts.p[2].bytes == 8 && pts.p[2].ops == 10 &&
               pts.p[2].root_mode == CS_ROOT_VARYING);
         CHECK(pts.p[3].coll == CS_BARRIER && pts.p[3].bytes == 0 && pts.p[3].ops == 3);
+        CHECK(pts.p[4].coll == CS_ALLREDUCE && pts.p[4].bytes == 8 && pts.p[4].ops == 5);
     }
     cs_points_free(&pts);
     /* grid + profile: a grid point takes the profile's roots, no duplicates */
