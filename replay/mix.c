@@ -119,7 +119,7 @@ static void print_table(const cs_replay_opts *o, item *it, size_t n, double tot[
     } else if (o->format == CS_OUT_JSON) {
         printf("{\n  \"min_rounds\": %d,\n  \"points\": [\n", o->rounds);
     } else {
-        printf("%-8s %5s %10s %8s %9s %6s %8s %11s %11s %7s %-17s  %s\n", "coll", "ranks", "size",
+        printf("%-9s %5s %10s %8s %9s %6s %8s %11s %11s %7s %-17s  %s\n", "coll", "ranks", "size",
                "root", "ops", "rounds", "calls", "native_us", "tuned_us", "ratio", "[95% CI]",
                "method (tuned)");
     }
@@ -145,7 +145,7 @@ static void print_table(const cs_replay_opts *o, item *it, size_t n, double tot[
         else {
             char ci[40];
             snprintf(ci, sizeof ci, "[%.3f, %.3f]", it[i].rlo, it[i].rhi);
-            printf("%-8s %5u %10s %8s %9.4g %6d %8ld %11.2f %11.2f %7.3f %-17s  %s%s\n", coll,
+            printf("%-9s %5u %10s %8s %9.4g %6d %8ld %11.2f %11.2f %7.3f %-17s  %s%s\n", coll,
                    p->comm_size,
                    p->coll == CS_BARRIER ? "-" : cs_fmt_bytes(b, sizeof b, (double)p->bytes), rm,
                    p->ops, it[i].cycles, calls, nu, tu, r, ci, it[i].method,
