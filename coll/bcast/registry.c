@@ -49,6 +49,11 @@ const cs_method cs_bcast_methods[] = {
     M("shm.ota", "shm.ota", 0, 0,
       "shared memory: the root copies in, all copy out, 64 KiB double-buffered chunks",
       cs_shm_applies, cs_bcast_shm_ota),
+#define SHM_TREE(k)                                                                        \
+    M("shm.tree.k" #k, "shm.tree", 0, k,                                                   \
+      "shared memory: chunks pipelined down a " #k "-ary tree of slots", cs_shm_applies,   \
+      cs_bcast_shm_tree)
+    SHM_TREE(1), SHM_TREE(2), SHM_TREE(3), SHM_TREE(4),
     /* node-aware (two or more nodes): shared memory in the nodes, M among the leaders */
     M("node.binomial", "node", 0, 2, "node-aware: shared memory in nodes, binomial among them",
       cs_node_applies, cs_bcast_node),

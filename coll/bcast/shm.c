@@ -1,5 +1,5 @@
-/* Bcast through shared memory ("bcast.shm.ota"): the intra-Cell paper's OTA
- * bcast on a communicator's segment (../shm/shm.h).
+/* Bcast through shared memory: the intra-Cell paper's OTA and TREE bcasts
+ * on a communicator's segment (../shm/shm.h).
  *
  * Algorithm: the message (packed to bytes first if its datatype is not
  * contiguous, as the point-to-point engine does) goes in chunks of one
@@ -11,19 +11,48 @@
  * reuses a slot it waits (lazily) for everybody's done of two steps back,
  * so no closing barrier.  Velamati et al., HiPC 2007 (OTA, double
  * buffering); Open MPI xhc / MPICH release-gather (copy-in/copy-out).
+ * "bcast.shm.tree.kN" pipelines the chunks through a k-ary tree of slots
+ * instead: each inner rank copies its parent's slot into its own for its
+ * children (k = 1 is a chain), so no line is read by more than k + 1 ranks
+ * (the paper's TREE: degree 3 best for small messages beyond 4 processes).
  * Restrictions: one node.
- * Cost: per chunk of s bytes, copy-in + one flag transfer + copy-out
+ * Cost: OTA, per chunk of s bytes: copy-in + one flag transfer + copy-out
  * (2 s / memory bandwidth, readers in parallel); small messages: two copies
- * of n bytes and ~2 cache-line transfers.
+ * of n bytes and ~2 cache-line transfers.  TREE: log_k p levels, each a
+ * flag transfer and a copy, pipelined over the chunks.
  */
 #include <string.h>
 
 #include "../shm/shm.h"
 #include "bcast.h"
 
-int cs_bcast_shm_ota(const cs_call *c, const cs_method *m)
+/* One chunk through a k-ary tree of slots (k = 0: OTA, everyone reads
+ * the root's slot).  v: this rank's place in the tree rooted at the root. */
+static void chunk(cs_shm *s, const cs_call *c, int k, char *p, size_t len)
 {
-    (void)m;
+    const int P = s->p, v = (s->rank - c->root + P) % P;
+    const int parent = k == 0 ? (v ? 0 : -1) : (v ? (v - 1) / k : -1);
+    const int leaf = k == 0 ? v != 0 : (long)v * k + 1 >= P;
+    const uint64_t step = ++s->step;
+    cs_shm_rank *me = s->r[s->rank];
+    const unsigned char *from = NULL;
+    if (parent >= 0) {
+        cs_shm_rank *up = s->r[(parent + c->root) % P];
+        cs_shm_wait(s, &up->post, step);
+        from = up->slot[step % 2];
+    }
+    if (!leaf) { /* the children read this rank's slot */
+        cs_shm_slot_free(s, step);
+        memcpy(me->slot[step % 2], from ? from : (const unsigned char *)p, len);
+        cs_shm_set(&me->post, step);
+    }
+    if (from)
+        memcpy(p, from, len);
+    cs_shm_set(&me->done, step);
+}
+
+static int run(const cs_call *c, int k)
+{
     if (c->size < 2 || c->bytes == 0)
         return MPI_SUCCESS;
     cs_shm *s = cs_shm_get(c);
@@ -33,20 +62,18 @@ int cs_bcast_shm_ota(const cs_call *c, const cs_method *m)
     int rc = cs_bcast_bytes_get(c, &b);
     if (rc != MPI_SUCCESS)
         return rc;
-    cs_shm_rank *root = s->r[c->root], *me = s->r[s->rank];
-    for (size_t off = 0; off < c->bytes; off += CS_SHM_SLOT) {
-        size_t len = c->bytes - off < CS_SHM_SLOT ? c->bytes - off : CS_SHM_SLOT;
-        uint64_t step = ++s->step;
-        unsigned char *slot = root->slot[step % 2];
-        if (s->rank == c->root) {
-            cs_shm_slot_free(s, step);
-            memcpy(slot, b.p + off, len);
-            cs_shm_set(&root->post, step);
-        } else {
-            cs_shm_wait(s, &root->post, step);
-            memcpy(b.p + off, slot, len);
-        }
-        cs_shm_set(&me->done, step);
-    }
+    for (size_t off = 0; off < c->bytes; off += CS_SHM_SLOT)
+        chunk(s, c, k, b.p + off, c->bytes - off < CS_SHM_SLOT ? c->bytes - off : CS_SHM_SLOT);
     return cs_bcast_bytes_put(c, &b, rc);
+}
+
+int cs_bcast_shm_ota(const cs_call *c, const cs_method *m)
+{
+    (void)m;
+    return run(c, 0);
+}
+
+int cs_bcast_shm_tree(const cs_call *c, const cs_method *m)
+{
+    return run(c, m->fanout);
 }
