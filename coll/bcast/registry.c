@@ -54,6 +54,9 @@ const cs_method cs_bcast_methods[] = {
       "shared memory: chunks pipelined down a " #k "-ary tree of slots", cs_shm_applies,   \
       cs_bcast_shm_tree)
     SHM_TREE(1), SHM_TREE(2), SHM_TREE(3), SHM_TREE(4),
+    M("shm.cma", "shm.cma", 0, 0,
+      "shared memory, one copy: every rank reads the root's buffer (process_vm_readv)",
+      cs_shm_applies_cma, cs_bcast_shm_cma),
     /* node-aware (two or more nodes): shared memory in the nodes, M among the leaders */
     M("node.binomial", "node", 0, 2, "node-aware: shared memory in nodes, binomial among them",
       cs_node_applies, cs_bcast_node),

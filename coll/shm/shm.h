@@ -66,6 +66,11 @@ typedef struct cs_shm_rank {
     cs_shm_flag release; /* barrier: owner may leave call s (written by its parent) */
     cs_shm_flag count;   /* barrier.shm.counter: the one shared counter (rank 0's) */
     cs_shm_flag round[CS_SHM_ROUNDS]; /* round k of a barrier: written by one peer */
+    struct {                          /* bcast.shm.cma: where the root's bytes are */
+        cs_shm_flag v;                /* the step they are for */
+        uint64_t addr;                /* in the owner's address space */
+        int64_t pid;
+    } cma;
     _Alignas(CS_SHM_LINE) unsigned char slot[2][CS_SHM_SLOT];
 } cs_shm_rank;
 #define CS_SHM_RANK_BYTES sizeof(cs_shm_rank)
@@ -77,6 +82,8 @@ typedef struct cs_shm {
     uint64_t seq, step;   /* shared-memory calls / data steps run so far */
     uint64_t nsig;        /* barrier.shm.counter calls (its counter counts only them) */
     int counted;          /* its bytes count against the limit */
+    int cma;              /* 1: every rank can read every other's memory
+                             (process_vm_readv), agreed when the segment was made */
     cs_shm_rank **r;      /* r[i]: rank i's part, mapped here */
 } cs_shm;
 
@@ -116,6 +123,9 @@ static inline void cs_shm_set(cs_shm_flag *f, uint64_t v)
     atomic_store_explicit(&f->v, v, memory_order_release);
 }
 
+/* Test read of rank's probe word through process_vm_readv (1: works). */
+int cs_shm_peek(const cs_shm *s, int rank, const void *their, void *mine);
+
 /* Before writing this rank's slot for step `step`: wait until every rank
  * has finished step - 2 (the last one that could read that slot). */
 void cs_shm_slot_free(const cs_shm *s, uint64_t step);
@@ -139,6 +149,11 @@ static inline unsigned char *cs_shm_result(const cs_shm *s, int rank, uint64_t s
 {
     return s->r[rank]->slot[step % 2] + CS_SHM_SLOT / 2;
 }
+
+/* 1 if the single-copy bcast may run on c: the communicator's segment
+ * exists with cma set, or does not exist yet (then the method itself finds
+ * out, the same on every rank, and runs bcast.shm.ota if not). */
+int cs_shm_applies_cma(const cs_call *c, const cs_method *m);
 
 /* The shared-memory reductions (reduction.c): ag 0 = direct, 1 = pieces;
  * everyone 1 = allreduce (every rank gets the result), 0 = reduce. */
