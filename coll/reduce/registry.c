@@ -57,6 +57,11 @@ const cs_method cs_reduce_methods[] = {
       "shared memory: rank j combines piece j of all vectors, the root copies the pieces "
       "(any op)",
       cs_shm_applies_dense, cs_reduce_shm_ag),
+#define SHM_TREE(k)                                                                        \
+    M("shm.tree.k" #k, "shm.tree", 0, k,                                                   \
+      "shared memory: partial results combined up a " #k "-ary tree (commutative ops)",    \
+      cs_reduce_shm_tree_applies, cs_reduce_shm_tree)
+    SHM_TREE(2), SHM_TREE(3), SHM_TREE(4),
     M("node.binomial", "node", 0, 2,
       "node-aware: shared memory to each node's leader, binomial among them (commutative ops)",
       cs_node_applies_reduction, cs_reduce_node),

@@ -12,10 +12,17 @@
  *           slot, then the root copies the p pieces out.  Cost per chunk:
  *           copy-in, (p - 1)/p n gamma per rank in parallel, 2 flag
  *           transfers, n copy at the root.  Large messages.
+ *   tree.kN (the paper's TREE, commutative ops) every rank combines its
+ *           children's partial results into its own, up a k-ary tree rooted
+ *           at the root, in the second half of its slot.  Cost per chunk:
+ *           ceil(log_k p) levels of a flag transfer and k n gamma.  Spreads
+ *           the combining when p is large.
  * Velamati et al., HiPC 2007 (reduce: TREE and AG).
  * Restrictions: one node; a datatype with dense elements (cs_shm_applies_dense:
- * the slots hold elements, not packed bytes).
+ * the slots hold elements, not packed bytes); tree: a commutative op.
  */
+#include <string.h>
+
 #include "../shm/shm.h"
 #include "reduce.h"
 
@@ -29,4 +36,47 @@ int cs_reduce_shm_ag(const cs_call *c, const cs_method *m)
 {
     (void)m;
     return cs_shm_reduction(c, 1, 0);
+}
+
+int cs_reduce_shm_tree_applies(const cs_call *c, const cs_method *m)
+{
+    return c->commute && cs_shm_applies_dense(c, m);
+}
+
+int cs_reduce_shm_tree(const cs_call *c, const cs_method *m)
+{
+    if (c->count == 0)
+        return MPI_SUCCESS;
+    cs_shm *s = cs_shm_get(c);
+    if (!s)
+        return cs_shm_native(c);
+    int esz, rc = PMPI_Type_size(c->dt, &esz);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    const int P = s->p, k = m->fanout, v = (s->rank - c->root + P) % P;
+    const int chunk = cs_shm_chunk((size_t)esz);
+    const long first = (long)v * k + 1, last = first + k < P ? first + k : P;
+    const char *own = c->sendbuf == MPI_IN_PLACE ? c->buf : c->sendbuf;
+    cs_shm_rank *me = s->r[s->rank];
+    for (int off = 0; off < c->count && rc == MPI_SUCCESS; off += chunk) {
+        const int n = c->count - off < chunk ? c->count - off : chunk;
+        const size_t at = (size_t)off * (size_t)esz, bytes = (size_t)n * (size_t)esz;
+        const uint64_t step = ++s->step;
+        /* the partial result: the root's own receive buffer, else the
+         * second half of this rank's slot (read by its parent) */
+        char *acc = v == 0 ? (char *)c->buf + at : (char *)cs_shm_result(s, s->rank, step);
+        if (v != 0)
+            cs_shm_slot_free(s, step);
+        if (acc != own + at)
+            memcpy(acc, own + at, bytes);
+        for (long ch = first; ch < last && rc == MPI_SUCCESS; ch++) {
+            int r = (int)((ch + c->root) % P);
+            cs_shm_wait(s, &s->r[r]->post, step);
+            rc = PMPI_Reduce_local(cs_shm_result(s, r, step), acc, n, c->dt, c->op);
+        }
+        if (v != 0)
+            cs_shm_set(&me->post, step);
+        cs_shm_set(&me->done, step);
+    }
+    return rc;
 }
