@@ -45,13 +45,9 @@ int cs_reduce_shm_tree_applies(const cs_call *c, const cs_method *m)
 
 int cs_reduce_shm_tree(const cs_call *c, const cs_method *m)
 {
-    if (c->count == 0)
-        return MPI_SUCCESS;
-    cs_shm *s = cs_shm_get(c);
+    int esz, rc;
+    cs_shm *s = cs_shm_reduction_start(c, &esz, &rc);
     if (!s)
-        return cs_shm_native(c);
-    int esz, rc = PMPI_Type_size(c->dt, &esz);
-    if (rc != MPI_SUCCESS)
         return rc;
     const int P = s->p, k = m->fanout, v = (s->rank - c->root + P) % P;
     const int chunk = cs_shm_chunk((size_t)esz);

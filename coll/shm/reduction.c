@@ -10,15 +10,24 @@
 
 #include "shm.h"
 
+cs_shm *cs_shm_reduction_start(const cs_call *c, int *esz, int *rc)
+{
+    *rc = MPI_SUCCESS;
+    if (c->count == 0)
+        return NULL;
+    cs_shm *s = cs_shm_get(c);
+    if (!s) {
+        *rc = cs_shm_native(c);
+        return NULL;
+    }
+    return (*rc = PMPI_Type_size(c->dt, esz)) == MPI_SUCCESS ? s : NULL;
+}
+
 int cs_shm_reduction(const cs_call *c, int ag, int everyone)
 {
-    if (c->count == 0)
-        return MPI_SUCCESS;
-    cs_shm *s = cs_shm_get(c);
+    int esz, rc;
+    cs_shm *s = cs_shm_reduction_start(c, &esz, &rc);
     if (!s)
-        return cs_shm_native(c);
-    int esz, rc = PMPI_Type_size(c->dt, &esz);
-    if (rc != MPI_SUCCESS)
         return rc;
     const int chunk = cs_shm_chunk((size_t)esz), p = s->p, me = s->rank;
     const int wants = everyone || me == c->root; /* this rank gets the result */

@@ -158,6 +158,9 @@ int cs_shm_applies_cma(const cs_call *c, const cs_method *m);
 /* The shared-memory reductions (reduction.c): ag 0 = direct, 1 = pieces;
  * everyone 1 = allreduce (every rank gets the result), 0 = reduce. */
 int cs_shm_reduction(const cs_call *c, int ag, int everyone);
+/* Their start: the segment and the element size; NULL when the call is
+ * over already (count 0, or no segment: it ran natively; *rc its result). */
+cs_shm *cs_shm_reduction_start(const cs_call *c, int *esz, int *rc);
 
 /* Node-aware methods (node.c).  Their state, made by the first of them on
  * a communicator (collective over pcomm): the leaders' communicator (the
