@@ -39,11 +39,11 @@ static void chunk(cs_shm *s, const cs_call *c, int k, char *p, size_t len)
     if (parent >= 0) {
         cs_shm_rank *up = s->r[(parent + c->root) % P];
         cs_shm_wait(s, &up->post, step);
-        from = up->slot[step % 2];
+        from = cs_shm_data(s, (parent + c->root) % P, step, len);
     }
     if (!leaf) { /* the children read this rank's slot */
         cs_shm_slot_free(s, step);
-        memcpy(me->slot[step % 2], from ? from : (const unsigned char *)p, len);
+        memcpy(cs_shm_data(s, s->rank, step, len), from ? from : (const unsigned char *)p, len);
         cs_shm_set(&me->post, step);
     }
     if (from)

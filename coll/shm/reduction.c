@@ -40,12 +40,13 @@ int cs_shm_reduction(const cs_call *c, int ag, int everyone)
         char *out = (char *)c->buf + at;
         if (!ag) {
             if (wants)
-                rc = cs_shm_fold(s, step, 0, n, (size_t)esz, c->dt, c->op, out);
+                rc = cs_shm_fold(s, step, (size_t)n * (size_t)esz, 0, n, (size_t)esz, c->dt,
+                                 c->op, out);
         } else {
             const int q = n / p, extra = n % p;
             const int first = me * q + (me < extra ? me : extra), len = q + (me < extra);
-            rc = cs_shm_fold(s, step, first, len, (size_t)esz, c->dt, c->op,
-                             cs_shm_result(s, me, step));
+            rc = cs_shm_fold(s, step, (size_t)n * (size_t)esz, first, len, (size_t)esz, c->dt,
+                             c->op, cs_shm_result(s, me, step));
             cs_shm_set(&mine->ready, step);
             for (int i = 0; wants && i < p; i++) {
                 const int fi = i * q + (i < extra ? i : extra), li = q + (i < extra);

@@ -45,9 +45,12 @@ void cs_shm_slot_free(const cs_shm *s, uint64_t step)
 {
     if (step < 3)
         return;
-    for (int i = 0; i < s->p; i++)
-        if (i != s->rank)
-            cs_shm_wait(s, &s->r[i]->done, step - 2);
+    for (int i = 0; i < s->p; i++) {
+        if (i == s->rank || s->seen[i] >= step - 2)
+            continue; /* known done already: the line need not move */
+        cs_shm_wait(s, &s->r[i]->done, step - 2);
+        s->seen[i] = atomic_load_explicit(&s->r[i]->done.v, memory_order_acquire);
+    }
 }
 
 int cs_shm_native(const cs_call *c)
@@ -71,24 +74,24 @@ uint64_t cs_shm_post(cs_shm *s, const void *own, int n, size_t esz)
 {
     uint64_t step = ++s->step;
     cs_shm_slot_free(s, step);
-    memcpy(s->r[s->rank]->slot[step % 2], own, (size_t)n * esz);
+    memcpy(cs_shm_data(s, s->rank, step, (size_t)n * esz), own, (size_t)n * esz);
     cs_shm_set(&s->r[s->rank]->post, step);
     return step;
 }
 
-int cs_shm_fold(const cs_shm *s, uint64_t step, int first, int n, size_t esz, MPI_Datatype dt,
-                MPI_Op op, void *out)
+int cs_shm_fold(const cs_shm *s, uint64_t step, size_t posted, int first, int n, size_t esz,
+                MPI_Datatype dt, MPI_Op op, void *out)
 {
-    const int p = s->p, sl = (int)(step % 2);
+    const int p = s->p;
     for (int i = 0; i < p; i++)
         if (i != s->rank)
             cs_shm_wait(s, &s->r[i]->post, step);
     if (n <= 0)
         return MPI_SUCCESS;
-    const size_t at = (size_t)first * esz;
-    memcpy(out, s->r[p - 1]->slot[sl] + at, (size_t)n * esz);
+    const size_t at = (size_t)first * esz, bytes = (size_t)n * esz;
+    memcpy(out, cs_shm_data(s, p - 1, step, posted) + at, bytes);
     for (int i = p - 2; i >= 0; i--) {
-        int rc = PMPI_Reduce_local(s->r[i]->slot[sl] + at, out, n, dt, op);
+        int rc = PMPI_Reduce_local(cs_shm_data(s, i, step, posted) + at, out, n, dt, op);
         if (rc != MPI_SUCCESS)
             return rc;
     }
@@ -104,6 +107,7 @@ static void shm_free(cs_shm *s)
     if (s->counted)
         atomic_fetch_sub(&held, CS_SHM_RANK_BYTES);
     free(s->r);
+    free(s->seen);
     free(s);
 }
 
@@ -120,7 +124,8 @@ static cs_shm *shm_make(const cs_call *c)
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
         s->spin = ncpu > 0 && c->size > ncpu ? CS_SHM_SPIN_SHARED : CS_SHM_SPIN_ALONE;
         s->r = calloc((size_t)c->size, sizeof *s->r);
-        ok = s->r != NULL;
+        s->seen = calloc((size_t)c->size, sizeof *s->seen);
+        ok = s->r != NULL && s->seen != NULL;
     }
     if (ok && atomic_fetch_add(&held, CS_SHM_RANK_BYTES) + CS_SHM_RANK_BYTES > limit) {
         atomic_fetch_sub(&held, CS_SHM_RANK_BYTES);

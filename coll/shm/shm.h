@@ -52,8 +52,12 @@
 #define CS_SHM_ROUNDS 32           /* barrier round flags per rank */
 #define CS_SHM_SLOT (64 * 1024)    /* bytes of one data slot; two per rank */
 
+#define CS_SHM_INLINE 24 /* bytes carried in a post flag's own line, per step parity */
+
 typedef struct {
     _Alignas(CS_SHM_LINE) _Atomic uint64_t v;
+    unsigned char data[2][CS_SHM_INLINE]; /* post flags: a small payload of step s
+                                             in data[s % 2] (one line moves, not two) */
 } cs_shm_flag; /* one flag in a cache line of its own */
 
 /* The part of the segment owned by one rank (others read it and write the
@@ -85,6 +89,7 @@ typedef struct cs_shm {
     int cma;              /* 1: every rank can read every other's memory
                              (process_vm_readv), agreed when the segment was made */
     cs_shm_rank **r;      /* r[i]: rank i's part, mapped here */
+    uint64_t *seen;       /* seen[i]: the last value read of rank i's done flag */
 } cs_shm;
 
 /* The virtual node size (0: real nodes only).  Set by the shim at
@@ -126,6 +131,14 @@ static inline void cs_shm_set(cs_shm_flag *f, uint64_t v)
 /* Test read of rank's probe word through process_vm_readv (1: works). */
 int cs_shm_peek(const cs_shm *s, int rank, const void *their, void *mine);
 
+/* Where the data of rank's step lives: the post line for a small payload
+ * (bytes <= CS_SHM_INLINE), else the slot. */
+static inline unsigned char *cs_shm_data(const cs_shm *s, int rank, uint64_t step, size_t bytes)
+{
+    return bytes <= CS_SHM_INLINE ? s->r[rank]->post.data[step % 2]
+                                  : s->r[rank]->slot[step % 2];
+}
+
 /* Before writing this rank's slot for step `step`: wait until every rank
  * has finished step - 2 (the last one that could read that slot). */
 void cs_shm_slot_free(const cs_shm *s, uint64_t step);
@@ -133,16 +146,18 @@ void cs_shm_slot_free(const cs_shm *s, uint64_t step);
 /* The reductions' steps (reduce.shm.*, allreduce.shm.*; dense datatypes,
  * elements of esz bytes, at most cs_shm_chunk() elements per step):
  * cs_shm_post starts a step: waits until this rank's slot is free, copies
- * n elements of own into the first half of it and raises its post flag;
- * returns the step.  cs_shm_fold waits for every rank's post of step and
+ * n elements of own into the first half of it (into the post flag's line
+ * when they fit, cs_shm_data) and raises its post flag; returns the step.
+ * cs_shm_fold waits for every rank's post of step (posted: the bytes each
+ * posted) and
  * writes x_0 op x_1 op ... op x_(p-1) of elements [first, first + n) of the
  * posted data into out, combining in rank order (x_(p-2) op x_(p-1) first,
  * MPI_Reduce_local's in op inout), the same operations on every rank that
  * calls it for the same elements. */
 int cs_shm_chunk(size_t esz);
 uint64_t cs_shm_post(cs_shm *s, const void *own, int n, size_t esz);
-int cs_shm_fold(const cs_shm *s, uint64_t step, int first, int n, size_t esz, MPI_Datatype dt,
-                MPI_Op op, void *out);
+int cs_shm_fold(const cs_shm *s, uint64_t step, size_t posted, int first, int n, size_t esz,
+                MPI_Datatype dt, MPI_Op op, void *out);
 /* The second half of a rank's slot of step: where allreduce.shm.ag puts
  * the piece it reduced. */
 static inline unsigned char *cs_shm_result(const cs_shm *s, int rank, uint64_t step)
