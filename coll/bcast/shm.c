@@ -42,7 +42,7 @@ static void chunk(cs_shm *s, const cs_call *c, int k, char *p, size_t len)
         from = cs_shm_data(s, (parent + c->root) % P, step, len);
     }
     if (!leaf) { /* the children read this rank's slot */
-        cs_shm_slot_free(s, step);
+        cs_shm_data_free(s, step, len);
         memcpy(cs_shm_data(s, s->rank, step, len), from ? from : (const unsigned char *)p, len);
         cs_shm_set(&me->post, step);
     }

@@ -41,16 +41,29 @@ void cs_shm_wait(const cs_shm *s, const cs_shm_flag *f, uint64_t v)
     }
 }
 
-void cs_shm_slot_free(const cs_shm *s, uint64_t step)
+/* Wait until every other rank is done with step `upto`. */
+static void all_done(const cs_shm *s, uint64_t upto)
 {
-    if (step < 3)
-        return;
     for (int i = 0; i < s->p; i++) {
-        if (i == s->rank || s->seen[i] >= step - 2)
+        if (i == s->rank || s->seen[i] >= upto)
             continue; /* known done already: the line need not move */
-        cs_shm_wait(s, &s->r[i]->done, step - 2);
+        cs_shm_wait(s, &s->r[i]->done, upto);
         s->seen[i] = atomic_load_explicit(&s->r[i]->done.v, memory_order_acquire);
     }
+}
+
+void cs_shm_slot_free(const cs_shm *s, uint64_t step)
+{
+    if (step > 2)
+        all_done(s, step - 2);
+}
+
+void cs_shm_data_free(const cs_shm *s, uint64_t step, size_t bytes)
+{
+    if (bytes > CS_SHM_INLINE)
+        cs_shm_slot_free(s, step);
+    else if (step > CS_SHM_INLINE_DEPTH)
+        all_done(s, step - CS_SHM_INLINE_DEPTH);
 }
 
 int cs_shm_native(const cs_call *c)
@@ -73,7 +86,7 @@ int cs_shm_chunk(size_t esz)
 uint64_t cs_shm_post(cs_shm *s, const void *own, int n, size_t esz)
 {
     uint64_t step = ++s->step;
-    cs_shm_slot_free(s, step);
+    cs_shm_data_free(s, step, (size_t)n * esz);
     memcpy(cs_shm_data(s, s->rank, step, (size_t)n * esz), own, (size_t)n * esz);
     cs_shm_set(&s->r[s->rank]->post, step);
     return step;

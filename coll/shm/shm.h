@@ -52,12 +52,13 @@
 #define CS_SHM_ROUNDS 32           /* barrier round flags per rank */
 #define CS_SHM_SLOT (64 * 1024)    /* bytes of one data slot; two per rank */
 
-#define CS_SHM_INLINE 24 /* bytes carried in a post flag's own line, per step parity */
+#define CS_SHM_INLINE 12 /* bytes carried in a post flag's own line */
+#define CS_SHM_INLINE_DEPTH 4 /* steps a small payload may run ahead */
 
 typedef struct {
     _Alignas(CS_SHM_LINE) _Atomic uint64_t v;
-    unsigned char data[2][CS_SHM_INLINE]; /* post flags: a small payload of step s
-                                             in data[s % 2] (one line moves, not two) */
+    unsigned char data[CS_SHM_INLINE_DEPTH][CS_SHM_INLINE]; /* post flags: a small
+        payload of step s in data[s % 4] (one line moves, not two) */
 } cs_shm_flag; /* one flag in a cache line of its own */
 
 /* The part of the segment owned by one rank (others read it and write the
@@ -135,9 +136,14 @@ int cs_shm_peek(const cs_shm *s, int rank, const void *their, void *mine);
  * (bytes <= CS_SHM_INLINE), else the slot. */
 static inline unsigned char *cs_shm_data(const cs_shm *s, int rank, uint64_t step, size_t bytes)
 {
-    return bytes <= CS_SHM_INLINE ? s->r[rank]->post.data[step % 2]
+    return bytes <= CS_SHM_INLINE ? s->r[rank]->post.data[step % CS_SHM_INLINE_DEPTH]
                                   : s->r[rank]->slot[step % 2];
 }
+
+/* Before writing this rank's data of `bytes` for step: its slot must be
+ * free (cs_shm_slot_free), or, for a small payload, the post line's entry
+ * (every rank done with step - CS_SHM_INLINE_DEPTH). */
+void cs_shm_data_free(const cs_shm *s, uint64_t step, size_t bytes);
 
 /* Before writing this rank's slot for step `step`: wait until every rank
  * has finished step - 2 (the last one that could read that slot). */
