@@ -158,6 +158,8 @@ static cs_shm *shm_make(const cs_call *c)
      * a page in every process that maps it) */
     int rc = PMPI_Win_allocate_shared(ok ? (MPI_Aint)(CS_SHM_RANK_BYTES + CS_SHM_LINE) : 0, 1,
                                       info, c->pcomm, &base, &win);
+    if (win != MPI_WIN_NULL) /* errors come back to us, as on the private comm */
+        PMPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
     if (s)
         s->win = win;
     else if (win != MPI_WIN_NULL)
