@@ -99,8 +99,8 @@ cs_node *cs_node_get(const cs_call *c)
         return st->node;
     cs_node *nd = calloc(1, sizeof *nd);
     int ok = nd && (nd->node_of = malloc(2 * sizeof(int) * (size_t)c->size)) != NULL, every;
-    if (nd)
-        nd->leaders = MPI_COMM_NULL;
+    if (nd) /* what node_free may look at, before own_state fills the rest */
+        nd->leaders = nd->node_st.nodecomm = nd->leader_st.nodecomm = MPI_COMM_NULL;
     /* every rank must have its memory before the collectives below */
     if (PMPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_MIN, st->pcomm) != MPI_SUCCESS || !every) {
         node_free(nd);
