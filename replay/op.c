@@ -90,7 +90,12 @@ int cs_rop_applies(cs_rop *op, const cs_method *m)
 
 int cs_rop_redundant(const cs_rop *op, const cs_method *m)
 {
-    return m->segsize > 0 && (uint64_t)m->segsize >= op->call.bytes;
+    /* a composed method is segmented through its steps (reduce_bcast.R-B
+     * with 64 KiB segments is the unsegmented pair below 64 KiB) */
+    int seg = m->segsize;
+    for (int i = 0; i < 2 && !seg && m->part[i]; i++)
+        seg = m->part[i]->segsize;
+    return seg > 0 && (uint64_t)seg >= op->call.bytes;
 }
 
 int cs_rop_run(void *arg, long i)

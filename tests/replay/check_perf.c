@@ -74,7 +74,10 @@ int main(int argc, char **argv)
                 all &= ok;
                 some |= ok;
             }
-            if (tab[i].segsize > 0 && (unsigned long long)tab[i].segsize >= bytes)
+            int seg = tab[i].segsize; /* a composed method: its steps' segments */
+            for (int k = 0; k < 2 && !seg && tab[i].part[k]; k++)
+                seg = tab[i].part[k]->segsize;
+            if (seg > 0 && (unsigned long long)seg >= bytes)
                 all = some = 0;
             size_t found = 0;
             for (size_t k = 0; k < t.n; k++) {
