@@ -33,7 +33,7 @@ static const struct cs_var {
     {"COLLSEL_FORCE", CS_V_STR, NULL, 0, 0, offsetof(cs_config, force),
      "force methods: bcast=NAME,reduce=NAME,barrier=NAME,allreduce=NAME"},
     {"COLLSEL_SHM_LIMIT", CS_V_INT, "64", 0, 1 << 20, offsetof(cs_config, shm_limit_mib),
-     "MiB of shared memory this process may give to shared-memory collectives (about 131 "
+     "MiB of shared memory this process may give to shared-memory collectives (about 135 "
      "KiB per communicator that uses them; 0: none)"},
     {"COLLSEL_NODE_SIZE", CS_V_INT, "0", 0, 1 << 20, offsetof(cs_config, node_size),
      "cut every node into virtual nodes of N ranks (testing node-aware methods on one "
