@@ -57,7 +57,7 @@ expect 2 "collsel penalty: --margin 'x' (accepted: a percentage in [0, 100])" --
 expect 2 "collsel tune: unknown option '--bogus' (collsel tune --help)" -- \
     "$collsel" tune --bogus
 expect 2 "collsel tree: usage: collsel tree show TREE" -- "$collsel" tree
-for cmd in tune tree penalty; do
+for cmd in tune tree penalty compare; do
     expect 0 "" -- "$collsel" $cmd --help
     check "$cmd --help prints usage" grep -q "usage: collsel $cmd" out.txt
 done
@@ -152,6 +152,23 @@ printf '%s\nbcast,4,8,bcast.binomial,1.5,1,2,10\n' "$H" > one.csv
 expect 0 "" -- "$collsel" tune --c45 --perf one.csv -o one.tree
 check "c45: one point, one leaf" grep -q "after 1 leaves" out.txt
 check "no tree written on bad input" test ! -e x.tree
+
+# compare: quadtrees and C4.5 side by side
+expect 0 "" -- "$collsel" compare --perf synth.csv --margin 0 --csv
+check "compare --csv: header + 2 x 25 rows" test "$(wc -l < out.txt)" = 51
+check "compare --csv: C4.5 rows" test "$(grep -c '^bcast,c45,-m [0-9]* -c [0-9]*,' out.txt)" = 10
+check "compare --csv: the exact quadtree has no penalty" grep -q '^bcast,quadtree,exact,[0-9]*,[0-9]*,[0-9]*,0.0000,0.0000,0.0000,' out.txt
+expect 0 "" -- "$collsel" compare --perf synth.csv --profile app.prof
+check "compare: weighted C4.5 rows" grep -q "^  C4.5, weighted  *-m 2 -c 25 " out.txt
+if "$collsel" compare --perf synth.csv -o curve.png > out.txt 2> err.txt; then
+    check "compare -o: a PNG" sh -c 'head -c 4 curve.png | grep -q PNG'
+else
+    check "compare -o without cairo says so" grep -q "built without cairo" err.txt
+fi
+expect 2 "collsel compare: --perf PERF is required, no other argument (collsel compare --help)" -- \
+    "$collsel" compare
+expect 2 "collsel compare: --margin '200' (accepted: a percentage in [0, 100])" -- \
+    "$collsel" compare --perf synth.csv --margin 200
 
 # bad tree files
 head -c 30 exact.tree > trunc.tree
