@@ -3,6 +3,7 @@
  * known, combined and weighted trees, the compiled run-time function (flat
  * table == descent, file round trip), bad options. */
 #include "../../select/c45.h"
+#include "../../select/tree_impl.h"
 #include "sel_test.h"
 
 static void test_upper(void)
@@ -295,8 +296,58 @@ static void test_weighted(void)
     cs_perf_free(&p);
 }
 
+/* Binary trees are validated when installed (as when read from a file):
+ * a cut outside its block, children before their parent, a bad kind. */
+static int install_bin(uint32_t root, uint32_t n1, uint32_t n2, int kind, cs_err *e)
+{
+    cs_dtree d = {0};
+    d.kind = kind;
+    d.k = 2;
+    d.ncs = d.nms = 4;
+    d.nmethods = 1;
+    d.cs = malloc(4 * sizeof *d.cs);
+    d.ms = malloc(4 * sizeof *d.ms);
+    d.methods = calloc(1, sizeof *d.methods);
+    d.nodes = malloc(3 * sizeof *d.nodes);
+    d.leaf_n_own = malloc(2);
+    d.leaf_ids_own = calloc(2 * CS_TREE_MAXCHOICE, 2);
+    for (int i = 0; i < 4; i++) {
+        d.cs[i] = 2u << i;
+        d.ms[i] = 1ull << (4 * i);
+    }
+    snprintf(d.methods[0], 64, "bcast.native");
+    d.nnodes = 3;
+    d.nleaves = 2;
+    d.nodes[0] = root;
+    d.nodes[1] = n1;
+    d.nodes[2] = n2;
+    d.leaf_n_own[0] = d.leaf_n_own[1] = 1;
+    cs_tree *t = cs_tree_new();
+    int rc = cs_dtree_install(t, CS_BCAST, &d, "test", e);
+    cs_tree_free(t);
+    return rc;
+}
+
+static void test_bin_checks(void)
+{
+    cs_err e;
+    uint32_t l0 = CS_TREE_LEAF | 0, l1 = CS_TREE_LEAF | 1;
+    CHECK(install_bin(CS_BIN_NODE(1, 0, 2), l0, l1, CS_DTREE_BIN, &e) == 0, "valid: %s", e.msg);
+    CHECK(install_bin(CS_BIN_NODE(1, 1, 4), l0, l1, CS_DTREE_BIN, &e) < 0 &&
+          strstr(e.msg, "cuts its block"), "cut at the block's end: %s", e.msg);
+    CHECK(install_bin(CS_BIN_NODE(1, 0, 0), l0, l1, CS_DTREE_BIN, &e) < 0 &&
+          strstr(e.msg, "cuts its block"), "cut at 0: %s", e.msg);
+    CHECK(install_bin(CS_BIN_NODE(0, 0, 2), l0, l1, CS_DTREE_BIN, &e) < 0, "child is the node");
+    CHECK(install_bin(CS_BIN_NODE(2, 0, 2), l0, l1, CS_DTREE_BIN, &e) < 0, "children past the end");
+    CHECK(install_bin(CS_BIN_NODE(1, 0, 2) | 1u << 29, l0, l1, CS_DTREE_BIN, &e) < 0,
+          "stray bits");
+    CHECK(install_bin(CS_BIN_NODE(1, 0, 2), l0, l1, 7, &e) < 0 && strstr(e.msg, "kind"),
+          "kind 7: %s", e.msg);
+}
+
 int main(void)
 {
+    test_bin_checks();
     test_upper();
     test_prune_book();
     test_golf();
