@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "c45.h"
+#include "quadtree.h"
 #include "tree_impl.h"
 
 void cs_c45_tune_default(cs_c45_tune *o)
@@ -169,27 +170,14 @@ static int make_cases(builder *b, int weighted, cs_c45_data *d, double **x, int 
 
 /* ---- compilation -------------------------------------------------------- */
 
-static int cmp_rank(const void *a, const void *b, void *arg)
-{
-    const builder *q = arg;
-    int x = *(const int *)a, y = *(const int *)b;
-    if (q->key1[x] != q->key1[y])
-        return q->key1[x] < q->key1[y] ? -1 : 1;
-    if (q->key2[x] != q->key2[y])
-        return q->key2[x] < q->key2[y] ? -1 : 1;
-    return x - y;
-}
-
 /* Ranked methods of leaf `at` over the real points of its block. */
 static void leaf_list(builder *b, int at, int x0, int x1, int y0, int y1, uint16_t *ids,
                       uint8_t *nids)
 {
     const cs_map *m = b->m;
     int nm = m->nmethods;
-    for (int q = 0; q < nm; q++) {
+    for (int q = 0; q < nm; q++)
         b->key1[q] = b->key2[q] = 0;
-        b->rank[q] = q;
-    }
     for (int i = x0; i < x1 && i < m->ncs; i++)
         for (int j = y0; j < y1 && j < m->nms; j++) {
             int dec = cs_map_decide(m, i, j);
@@ -203,7 +191,7 @@ static void leaf_list(builder *b, int at, int x0, int x1, int y0, int y1, uint16
                 b->key2[q] += isnan(t) ? 100 : t / tb;
             }
         }
-    qsort_r(b->rank, (size_t)nm, sizeof *b->rank, cmp_rank, b);
+    cs_rank_methods(b->rank, nm, b->key1, b->key2);
     int first = -1; /* the tree's class, as a method of this collective */
     for (int q = 0; q < nm && first < 0; q++)
         if (b->meth_cls[b->mi][q] == b->tree.v[at].cls)

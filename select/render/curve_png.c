@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "map_png.h"
 #include "render.h"
 
 enum { CW = 560, CPW = 440, CPH = 320, CML = 80, CMT = 44, CAXIS = 44, CLEG = 18 };
@@ -114,12 +115,6 @@ static void panel(cairo_t *cr, const cs_cpanel *p)
 #undef PY
 }
 
-static cairo_status_t to_buf(void *closure, const unsigned char *data, unsigned int len)
-{
-    cs_buf_put(closure, data, len);
-    return CAIRO_STATUS_SUCCESS;
-}
-
 int cs_curve_draw(const cs_cpanel *p, int np, const char *path, cs_err *e)
 {
     int rows = 0;
@@ -136,20 +131,7 @@ int cs_curve_draw(const cs_cpanel *p, int np, const char *path, cs_err *e)
         panel(cr, &p[i]);
         cairo_restore(cr);
     }
-    cs_buf b = {0};
-    cairo_status_t st = cairo_status(cr);
-    if (st == CAIRO_STATUS_SUCCESS)
-        st = cairo_surface_write_to_png_stream(sf, to_buf, &b);
-    cairo_destroy(cr);
-    cairo_surface_destroy(sf);
-    int rc = -1;
-    if (st != CAIRO_STATUS_SUCCESS)
-        cs_fail(e, "%s: drawing failed: %s", path, cairo_status_to_string(st));
-    else if (b.oom)
-        cs_fail(e, "%s: out of memory", path);
-    else
-        rc = cs_write_file_atomic(path, b.p, b.n, e);
-    cs_buf_free(&b);
+    int rc = cs_png_save(cr, sf, path, e);
     cairo_debug_reset_static_data();
     return rc;
 }
