@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../select/perf.h"
 #include "op.h"
@@ -255,6 +256,8 @@ int cs_replay_measure(const cs_replay_opts *o, const cs_points *pts)
     cs_perf perf;
     cs_perf_init(&perf);
     cs_err e = {{0}};
+    if (o->resume && o->rank == 0 && access(o->out, F_OK) == 0 && cs_perf_read(&perf, o->out, &e) < 0)
+        fprintf(stderr, "collsel-replay: --resume: %s\n", e.msg); /* read once already */
     size_t total = 0, skipped = 0, done = 0;
     for (size_t i = 0; i < pts->n; i++)
         pts->p[i].comm_size <= (uint32_t)o->size ? total++ : skipped++;

@@ -11,6 +11,8 @@
 typedef int (*cs_cmd_fn)(int argc, char **argv);
 
 #define CS_COMMANDS(X)                                                              \
+    X(autotune, "autotune [--launcher CMD | -n N] [--budget T] [-o TREE] -- APP ARGS",  \
+      "record, measure, tune and check in one command, with a report")             \
     X(exec, "exec [--record F] [--tree F] [--force SPEC] -- APP ARGS",              \
       "run APP with the collsel preload library (recording and/or selection)")     \
     X(show, "show PROFILE [--csv|--json]", "the recorded collective distribution") \
