@@ -20,7 +20,8 @@
  * running step (the launcher passes it to the ranks); what was measured
  * stays in DIR and `--resume` goes on from there: a complete profile is not
  * recorded again, the measurement continues with the points it lacks
- * (collsel-replay --resume), steps 3 and 4 run again.
+ * (collsel-replay --resume: also those a budget did not reach; the busiest
+ * points are measured first), steps 3 and 4 run again.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -284,13 +285,6 @@ static int step_record(at_opts *o, cs_profile *prof)
 
 static int step_measure(at_opts *o, const cs_profile *prof, double budget)
 {
-    char done[PATH_MAX + 16];
-    snprintf(done, sizeof done, "%s/perf.done", o->dir);
-    if (o->resume && access(done, F_OK) == 0 && access(o->perf, R_OK) == 0) {
-        step(o, 2, "measurements kept (--resume)", 0);
-        return 0;
-    }
-    remove(done);
     size_t npts = count_points(prof);
     if (budget / (double)npts < MIN_POINT_S) {
         fprintf(stderr, CMD "--budget %.3g s is too small: the %zu recorded point(s) need at least "
@@ -323,9 +317,6 @@ static int step_measure(at_opts *o, const cs_profile *prof, double budget)
                 o->perf);
         return 1;
     }
-    FILE *f = fopen(done, "w");
-    if (f)
-        fclose(f);
     return 0;
 }
 
