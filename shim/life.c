@@ -432,7 +432,7 @@ int cs_life_init(int provided)
 {
     static int started; /* once, whichever entry point (C or Fortran) saw MPI start */
     (void)provided;
-    if (started++)
+    if (started++ || cs_foreign_mpi) /* another MPI's process: collsel stays off */
         return 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &cs_world_rank);
     cs_config_load();

@@ -27,6 +27,10 @@ typedef struct cs_config {
 } cs_config;
 extern cs_config cs_cfg CS_HIDDEN;
 
+/* Set at load time when the process's MPI library is not the one this
+ * library was built for (foreign.c): collsel then stays off. */
+extern int cs_foreign_mpi CS_HIDDEN;
+
 /* World rank (valid after MPI_Init; -1 before). */
 extern int cs_world_rank CS_HIDDEN;
 
