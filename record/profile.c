@@ -136,6 +136,7 @@ void cs_profile_free(cs_profile *p)
         free(p->sites[i].where);
     free(p->sites);
     free(p->cells);
+    free(p->partials);
     cs_profile_init(p);
 }
 

@@ -123,7 +123,14 @@ typedef struct cs_profile {
     size_t nsites, cap_sites;
     uint32_t npartial;     /* set by cs_profile_load: partial files merged
                               (not serialised) */
+    struct cs_partial_info *partials; /* npartial entries, by rank (idem) */
 } cs_profile;
+
+/* A partial file merged by cs_profile_load: whose, and how recent. */
+typedef struct cs_partial_info {
+    int32_t rank;
+    double data_time; /* unix seconds when its data was taken (start + duration) */
+} cs_partial_info;
 
 /* Record one call into a cell, without allocating (the hot path of the
  * shim).  The cell must have been zeroed and its coll/comm_size/bin set.
@@ -186,17 +193,21 @@ int cs_profile_decode(cs_profile *p, const void *file, size_t n, const char *nam
  *  2. in the handler, name the file with cs_profile_partial_path() and write
  *     the image with cs_profile_write_raw().
  * Both are async-signal-safe: no malloc, no stdio, only open/write/fsync/
- * close/rename/unlink/getpid.  write_raw writes "path.tmp.PID" and renames
- * it over path; it returns 0, or -1 with errno set (nothing left behind). */
+ * close/rename/unlink/getpid.  write_raw writes a new "path.tmp.RANDOM"
+ * (cs_file_replace: exclusive, never through a link) and renames it over
+ * path; it returns 0, or -1 with errno set (nothing left behind). */
 int cs_profile_encode(const cs_profile *p, cs_buf *out, cs_err *e);
 int cs_profile_write_raw(const char *path, const void *file_bytes, size_t n);
 /* Partial files of an incomplete run: "FILE.partial.RANK" (RANK decimal,
  * >= 0).  Returns 0, or -1 if buf is too small. */
 int cs_profile_partial_path(char *buf, size_t len, const char *path, int rank);
-/* Load PATH if it exists, plus every PATH.partial.RANK next to it (in rank
- * order), merged; p->complete is 0 and p->npartial counts them if any
- * partial file was used.  Fails if nothing is found, or naming the first
- * file that cannot be read. */
+/* The reader of profiles with their partial files (the entry point of
+ * everything that reads a recorded run): load PATH if it exists, plus
+ * every PATH.partial.RANK next to it (in rank order; each the newest
+ * snapshot of that rank, or what it wrote when it ended), merged;
+ * p->complete is 0 and p->npartial / p->partials say which ranks' files
+ * were used and when their data was taken, if any partial file was used.
+ * Fails if nothing is found, or naming the first file that cannot be read. */
 int cs_profile_load(cs_profile *p, const char *path, cs_err *e);
 
 #endif
