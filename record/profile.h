@@ -89,6 +89,22 @@ typedef struct cs_cell {
     uint64_t other_size_calls; /* rank_calls whose exact size was not kept */
 } cs_cell;
 
+/* Counts and times are sums over ranks and files; they saturate at these
+ * bounds, far above any real job (a million ranks for thirty years), so
+ * that merging never overflows; the reader rejects larger values as
+ * damage. */
+#define CS_COUNT_MAX ((uint64_t)1 << 56)
+#define CS_TIME_MAX 1e15 /* seconds */
+static inline uint64_t cs_count_add(uint64_t a, uint64_t b)
+{
+    return a >= CS_COUNT_MAX || b >= CS_COUNT_MAX - a ? CS_COUNT_MAX : a + b;
+}
+static inline double cs_time_add(double a, double b)
+{
+    double s = a + b;
+    return s < CS_TIME_MAX ? s : CS_TIME_MAX;
+}
+
 static inline double cs_cell_ops(const cs_cell *c)
 {
     return c->comm_size ? (double)c->rank_calls / c->comm_size : 0;

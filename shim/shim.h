@@ -40,6 +40,11 @@ extern int cs_world_rank CS_HIDDEN;
  * to world rank 0.  Warnings about bad input use level 0 (always shown). */
 void cs_log(int level, int rank0only, const char *fmt, ...) CS_HIDDEN CS_PRINTF(3, 4);
 
+/* COLLSEL_FORCE (force.c; no MPI call): force[c] = the registry index of
+ * collective c's forced method, 0 (native) for an unknown method, -1 when
+ * not forced; bad items get one line on stderr from world rank 0. */
+void cs_force_parse(const char *spec, int force[CS_NCOLL]) CS_HIDDEN;
+
 /* Selection (dispatch.c).  cs_dispatch_init() runs at the end of MPI_Init
  * (after config): parses COLLSEL_FORCE, loads COLLSEL_TREE, and sets
  * cs_sel_active[c] for each collective that is not plain native.  The
