@@ -36,6 +36,11 @@ printf '#!/bin/sh\necho "[$LD_PRELOAD]"\n' > script.sh && chmod +x script.sh
 got=$(env -u LD_PRELOAD "$collsel" exec -- ./script.sh 2>err.txt)
 [ "$got" = "[]" ] && grep -q "script.sh is a script" err.txt ||
     { echo "FAIL: script: '$got'"; cat err.txt; fail=1; }
+# ... the same script under an MPI launcher (as python3 with mpi4py): the
+# flavour of the launcher, read from the environment it sets
+case $flavour in openmpi) lv=OMPI_COMM_WORLD_SIZE ;; *) lv=PMI_SIZE ;; esac
+got=$(env -u LD_PRELOAD -u OMPI_COMM_WORLD_SIZE -u PMI_SIZE $lv=1 "$collsel" exec -- ./script.sh 2>err.txt)
+case "$got" in "[/"*libcollsel*) ;; *) echo "FAIL: script under a launcher: '$got'"; cat err.txt; fail=1 ;; esac
 env -u LD_PRELOAD PMI_RANK=1 "$collsel" exec -- ./script.sh >/dev/null 2>err.txt
 [ -s err.txt ] && { echo "FAIL: rank 1 printed:"; cat err.txt; fail=1; }
 
