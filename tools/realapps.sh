@@ -13,17 +13,19 @@
 # LAMMPS the thermo rows (every printed digit), HPCC its verdicts (residual
 # checks, error counts, validations), the mpi4py script everything.
 #   usage: tools/realapps.sh [--np N] [--apps lammps,hpcc,mpi4py] [--out DIR]
+#                            [--budget SECONDS of replay per application: 120]
 # Installs the applications from Debian's packages when missing.  Takes a
 # few minutes at 4 ranks (HPCC is the longest).  Exit status 1 if any
 # result differs.
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
-NP=4 APPS=lammps,hpcc,mpi4py OUT=$top/out-realapps
+NP=4 APPS=lammps,hpcc,mpi4py OUT=$top/out-realapps BUDGET=120
 while [ $# -gt 0 ]; do
     case "$1" in
     --np) NP=$2; shift 2 ;;
     --apps) APPS=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
+    --budget) BUDGET=$2; shift 2 ;;
     -h|--help) sed -n '2,20s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) echo "realapps.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
@@ -116,7 +118,7 @@ for app in $(echo "$APPS" | tr , ' '); do
         check "$app" "$d/forced$k" "forced $f"
         k=$((k + 1))
     done
-    (cd "$d" && run "$B/replay/collsel-replay" --profile native.prof --quick -o perf.csv > replay.txt 2>&1)
+    (cd "$d" && run "$B/replay/collsel-replay" --profile native.prof --quick --budget "$BUDGET" -o perf.csv > replay.txt 2>&1)
     "$collsel" tune --perf "$d/perf.csv" --profile "$d/native.prof" -o "$d/app.tree" > "$d/tune.txt"
     app_run "$app" "$d/tuned" --tree "$d/app.tree" --record "$d/tuned.prof"
     check "$app" "$d/tuned" "with its tuned tree"
