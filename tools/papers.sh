@@ -14,6 +14,7 @@
 #   tools/papers.sh                         # the papers' grid (see below)
 #   NP=16 CS=4,8,16 MS=1,1k,64k tools/papers.sh   # a smaller grid
 #   PERF=docs/papers/perf.csv.zst tools/papers.sh  # tables again, no measuring
+#     (PERF_NOTE: what tables.md says about how it was measured)
 #   METHODS=papers tools/papers.sh          # the papers' algorithms only (faster)
 # Grid (default): 25 comm sizes 2..64 x 45 message sizes 1 B..4 MiB (every
 # half octave), bcast and reduce, every method (METHODS=papers: the
@@ -53,7 +54,7 @@ log() { echo "==== $*"; }
 # ---- 1. measuring ----------------------------------------------------------
 if [ -n "$PERF" ]; then
     [ "$PERF" -ef perf.csv.zst ] || cp "$PERF" perf.csv.zst
-    took="(measured before: PERF=$PERF)"
+    took=${PERF_NOTE:-"measured before: PERF=$PERF"}
 else
     log "1. collsel-replay on the modelled cluster: $NP ranks, comm sizes $CS, message sizes $MS"
     tmp=$(mktemp -d)
