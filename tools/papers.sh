@@ -19,7 +19,7 @@
 # Grid (default): 25 comm sizes 2..64 x 45 message sizes 1 B..4 MiB (every
 # half octave), bcast and reduce, every method (METHODS=papers: the
 # algorithms of Open MPI's tuned module the papers measured: linear,
-# pipeline, binary, split-binary, binomial with a few segment sizes, and
+# pipeline, binary, split-binary, binomial with 8 and 32 KiB segments, and
 # scatter-allgather / Rabenseifner; METHODS=LIST: collsel-replay
 # --methods); NP (default 64) simulated ranks.  Penalties against the fastest measured method, margin 0 (the
 # papers had no margin).  Weighted rows use PROFILE (default: the
@@ -38,8 +38,8 @@ METHODS=${METHODS:-bcast,reduce}
 if [ "$METHODS" = papers ]; then
     METHODS=
     for c in bcast reduce; do
-        for m in linear pipeline pipeline.seg1k pipeline.seg8k pipeline.seg32k binary binary.seg8k \
-            binary.seg32k binomial binomial.seg8k binomial.seg32k; do
+        for m in linear pipeline pipeline.seg8k pipeline.seg32k binary binary.seg8k binary.seg32k \
+            binomial binomial.seg8k binomial.seg32k; do
             METHODS="$METHODS${METHODS:+,}$c.$m"
         done
     done
