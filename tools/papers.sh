@@ -47,6 +47,9 @@ if [ "$METHODS" = papers ]; then
     METHODS="$METHODS,reduce.inorder_binary.seg8k,reduce.rabenseifner"
 fi
 collsel="$B/tools/collsel"
+abspath() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+[ -z "$PERF" ] || PERF=$(abspath "$PERF")
+[ -z "$PROFILE" ] || PROFILE=$(abspath "$PROFILE")
 mkdir -p "$OUT"
 cd "$OUT"
 log() { echo "==== $*"; }
