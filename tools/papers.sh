@@ -152,7 +152,7 @@ wrow() { # wrow KIND SETTING TUNE_OUTPUT COLLECTIVE
     awk -v c="$4" -v k="$1" -v s="$2" '
         $1 == c":" {b = 1} b && /answering\)/ && !l { l = $0; sub(/ answering.*/, "", l); sub(/.*\(/, "", l) }
         b && /penalty weighted/ { gsub("%", ""); v[++n] = $8 }
-        b && n == 2 { r = v[1] > 0 ? v[2] / v[1] : (v[2] > 0 ? "inf" : 1)
+        b && n == 2 { r = v[1] > 0 ? sprintf("%.1f", v[2] / v[1]) : (v[2] > 0 ? "inf" : "1.0")
             printf "%s,%s,%s,%s,%s,%s,%s\n", c, k, s, l, v[1], v[2], r; exit }' "$3" >> weighted.csv
 }
 for n in 4 8 16 32; do
@@ -176,6 +176,8 @@ field() { awk -F, -v c="$1" -v k="$2" -v col="$3" '$1 == c && $2 == k { print $c
     echo "on \`tools/sim/cluster.xml\`"
     echo "(SimGrid SMPI; native = SMPI's emulation of Open MPI's decisions)."
     echo "Penalty = (t_chosen - t_best) / t_best over the measured points, margin 0."
+    echo "Leaves: those that answer inputs (quadtree blocks entirely in the padding of"
+    echo "the 2^k x 2^k grid are not counted)."
     echo "Papers' figures: Grig cluster (Pjesivac-Grbovic et al. 2007)."
     echo
     echo "## Quadtree: maximum depth (quadtree paper, table 3: broadcast)"
