@@ -113,7 +113,8 @@ typedef struct split {
     double gain, ratio, thresh;
 } split;
 
-/* Best cut of continuous attribute a over cases idx[0..n); 0 if none. */
+/* Best cut of continuous attribute a over cases idx[0..n) (its gain may be
+ * <= 0); 0 if no cut is admissible. */
 static int eval_cont(grower *g, const int *idx, int n, int a, double w, double base, split *s)
 {
     int ncls = g->d->ncls;
@@ -153,10 +154,11 @@ static int eval_cont(grower *g, const int *idx, int n, int a, double w, double b
     double pl = bwl / w, pr = 1 - pl;
     double si = -(pl * log2(pl) + pr * log2(pr));
     s->ratio = si > 1e-12 ? s->gain / si : 0;
-    return s->gain > 1e-12;
+    return 1;
 }
 
-/* Discrete attribute a: one branch per value. */
+/* Discrete attribute a: one branch per value; 0 if fewer than two
+ * branches hold m cases. */
 static int eval_disc(grower *g, const int *idx, int n, int a, double w, double base, split *s)
 {
     int ncls = g->d->ncls, nv = g->d->nvals[a];
@@ -181,7 +183,7 @@ static int eval_disc(grower *g, const int *idx, int n, int a, double w, double b
     s->gain = base - rem;
     s->ratio = si > 1e-12 ? s->gain / si : 0;
     s->thresh = 0;
-    return s->gain > 1e-12;
+    return 1;
 }
 
 static int new_nodes(cs_c45 *t, int k)
@@ -233,10 +235,13 @@ static double grow(grower *g, int at, int *idx, int n, int depth, int parent_cls
     if (!nok)
         return err;
     avg /= nok;
-    int best = -1;
+    int best = -1; /* the average counts every attribute with a split, gainful or not */
     for (int a = 0; a < d->nattr; a++)
-        if (ok[a] && sp[a].gain >= avg - 1e-9 && (best < 0 || sp[a].ratio > sp[best].ratio + 1e-12))
+        if (ok[a] && sp[a].gain > 1e-12 && sp[a].gain >= avg - 1e-9 &&
+            (best < 0 || sp[a].ratio > sp[best].ratio + 1e-12))
             best = a;
+    if (best < 0)
+        return err;
     int nb = d->nvals[best] ? d->nvals[best] : 2;
     int child = new_nodes(g->t, nb);
     int *sub = malloc((size_t)(n ? n : 1) * sizeof *sub);

@@ -14,11 +14,12 @@
 #   tools/papers.sh                         # the papers' grid (see below)
 #   NP=16 CS=4,8,16 MS=1,1k,64k tools/papers.sh   # a smaller grid
 #   PERF=docs/papers/perf.csv.zst tools/papers.sh  # tables again, no measuring
+#     (PERF_NOTE: what tables.md says about how it was measured)
 #   METHODS=papers tools/papers.sh          # the papers' algorithms only (faster)
 # Grid (default): 25 comm sizes 2..64 x 45 message sizes 1 B..4 MiB (every
 # half octave), bcast and reduce, every method (METHODS=papers: the
 # algorithms of Open MPI's tuned module the papers measured: linear,
-# pipeline, binary, split-binary, binomial with a few segment sizes, and
+# pipeline, binary, split-binary, binomial with 8 and 32 KiB segments, and
 # scatter-allgather / Rabenseifner; METHODS=LIST: collsel-replay
 # --methods); NP (default 64) simulated ranks.  Penalties against the fastest measured method, margin 0 (the
 # papers had no margin).  Weighted rows use PROFILE (default: the
@@ -37,8 +38,8 @@ METHODS=${METHODS:-bcast,reduce}
 if [ "$METHODS" = papers ]; then
     METHODS=
     for c in bcast reduce; do
-        for m in linear pipeline pipeline.seg1k pipeline.seg8k pipeline.seg32k binary binary.seg8k \
-            binary.seg32k binomial binomial.seg8k binomial.seg32k; do
+        for m in linear pipeline pipeline.seg8k pipeline.seg32k binary binary.seg8k binary.seg32k \
+            binomial binomial.seg8k binomial.seg32k; do
             METHODS="$METHODS${METHODS:+,}$c.$m"
         done
     done
@@ -46,6 +47,9 @@ if [ "$METHODS" = papers ]; then
     METHODS="$METHODS,reduce.inorder_binary.seg8k,reduce.rabenseifner"
 fi
 collsel="$B/tools/collsel"
+abspath() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+[ -z "$PERF" ] || PERF=$(abspath "$PERF")
+[ -z "$PROFILE" ] || PROFILE=$(abspath "$PROFILE")
 mkdir -p "$OUT"
 cd "$OUT"
 log() { echo "==== $*"; }
@@ -53,7 +57,7 @@ log() { echo "==== $*"; }
 # ---- 1. measuring ----------------------------------------------------------
 if [ -n "$PERF" ]; then
     [ "$PERF" -ef perf.csv.zst ] || cp "$PERF" perf.csv.zst
-    took="(measured before: PERF=$PERF)"
+    took=${PERF_NOTE:-"measured before: PERF=$PERF"}
 else
     log "1. collsel-replay on the modelled cluster: $NP ranks, comm sizes $CS, message sizes $MS"
     tmp=$(mktemp -d)
@@ -148,7 +152,7 @@ wrow() { # wrow KIND SETTING TUNE_OUTPUT COLLECTIVE
     awk -v c="$4" -v k="$1" -v s="$2" '
         $1 == c":" {b = 1} b && /answering\)/ && !l { l = $0; sub(/ answering.*/, "", l); sub(/.*\(/, "", l) }
         b && /penalty weighted/ { gsub("%", ""); v[++n] = $8 }
-        b && n == 2 { r = v[1] > 0 ? v[2] / v[1] : (v[2] > 0 ? "inf" : 1)
+        b && n == 2 { r = v[1] > 0 ? sprintf("%.1f", v[2] / v[1]) : (v[2] > 0 ? "inf" : "1.0")
             printf "%s,%s,%s,%s,%s,%s,%s\n", c, k, s, l, v[1], v[2], r; exit }' "$3" >> weighted.csv
 }
 for n in 4 8 16 32; do
@@ -172,6 +176,8 @@ field() { awk -F, -v c="$1" -v k="$2" -v col="$3" '$1 == c && $2 == k { print $c
     echo "on \`tools/sim/cluster.xml\`"
     echo "(SimGrid SMPI; native = SMPI's emulation of Open MPI's decisions)."
     echo "Penalty = (t_chosen - t_best) / t_best over the measured points, margin 0."
+    echo "Leaves: those that answer inputs (quadtree blocks entirely in the padding of"
+    echo "the 2^k x 2^k grid are not counted)."
     echo "Papers' figures: Grig cluster (Pjesivac-Grbovic et al. 2007)."
     echo
     echo "## Quadtree: maximum depth (quadtree paper, table 3: broadcast)"

@@ -56,7 +56,7 @@ static void usage(FILE *f)
             "                --profile)\n"
             "  --csv         the table as CSV: collective,kind,setting,leaves,nodes,bytes,\n"
             "                mean_pct,max_pct,median_pct,wmean_pct,decide_ns,code_bytes,\n"
-            "                code_tests\n"
+            "                code_tests (wmean_pct empty without a profile)\n"
             "exit status: 0 ok, 1 failure (writing), 2 bad input or usage\n",
             CS_TUNE_MARGIN);
 }
@@ -198,18 +198,21 @@ static void print_rows(const cs_map *m, const crow *rows, int n, int weighted, i
     for (int i = 0; i < n; i++) {
         const crow *r = &rows[i];
         double wm = weighted && r->ps.nweighted ? 100 * r->ps.wmean : NAN;
+        char wbuf[32] = "";
+        if (!isnan(wm))
+            snprintf(wbuf, sizeof wbuf, csv ? "%.4f" : "%7.2f", wm);
         if (csv)
-            printf("%s,%s,%s,%u,%u,%zu,%.4f,%.4f,%.4f,%.4f,%.2f,%zu,%zu\n", cn,
+            printf("%s,%s,%s,%u,%u,%zu,%.4f,%.4f,%.4f,%s,%.2f,%zu,%zu\n", cn,
                    r->group >= G_C45 ? (r->group == G_C45W ? "c45-weighted" : "c45")
                    : r->group == G_WEIGHTED ? "quadtree-weighted" : "quadtree",
                    r->setting, r->leaves, r->nodes, r->bytes, 100 * r->ps.mean,
-                   100 * r->ps.max, 100 * r->ps.median, wm, r->ns, r->code_bytes,
+                   100 * r->ps.max, 100 * r->ps.median, wbuf, r->ns, r->code_bytes,
                    r->code_tests);
         else
-            printf("  %-22s %-14s %6u %6u %6zu %7.2f %7.1f %7.2f %7.2f %6.2f %7zu %5zu\n",
+            printf("  %-22s %-14s %6u %6u %6zu %7.2f %7.1f %7.2f %7s %6.2f %7zu %5zu\n",
                    group_name[r->group], r->setting, r->leaves, r->nodes, r->bytes,
-                   100 * r->ps.mean, 100 * r->ps.max, 100 * r->ps.median, wm, r->ns,
-                   r->code_bytes, r->code_tests);
+                   100 * r->ps.mean, 100 * r->ps.max, 100 * r->ps.median, wbuf[0] ? wbuf : "-",
+                   r->ns, r->code_bytes, r->code_tests);
     }
 }
 
