@@ -12,7 +12,7 @@ int cs_cmd_tune(int argc, char **argv);
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: collsel tune --perf PERF [--profile PROFILE]... [--weights W1,W2,...]\n"
+            "usage: collsel tune --perf PERF... [--profile PROFILE]... [--weights W1,W2,...]\n"
             "                    [--max-depth N] [--threshold PCT] [--max-leaves N]\n"
             "                    [--margin PCT] [--json] -o TREE\n\n"
             "Builds one quadtree decision function per collective in PERF and writes\n"
@@ -31,7 +31,8 @@ static void usage(FILE *f)
             "Several --profile (the applications of a site): each profile's time in the\n"
             "collectives collsel replaces is scaled to its weight (1 each, or --weights,\n"
             "e.g. the applications' node-hours), then the profiles are added: every\n"
-            "application counts by its weight, not by how long it ran.\n\n"
+            "application counts by its weight, not by how long it ran.  Several --perf:\n"
+            "their rows together (where two measure one point and method, the last).\n\n"
             "  --margin PCT  (default %g) a method other than native counts as better\n"
             "           than native at a point only if it is at least PCT %% faster there\n"
             "           (t < t_native x (1 - PCT/100)); otherwise the point's decision is\n"
@@ -53,8 +54,8 @@ static void usage(FILE *f)
 
 typedef struct tune_args {
     const char *perf, *profile, *out;
-    const char *profiles[TUNE_MAX_PROFILES];
-    int nprofiles, nweights;
+    const char *profiles[TUNE_MAX_PROFILES], *perfs[TUNE_MAX_PROFILES];
+    int nprofiles, nweights, nperfs;
     double weights[TUNE_MAX_PROFILES];
     cs_tune_opts o;
     double margin;
@@ -79,7 +80,15 @@ static int parse(int argc, char **argv, tune_args *a)
     long v;
     while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
         switch (c) {
-        case 'p': a->perf = optarg; break;
+        case 'p':
+            if (a->nperfs == TUNE_MAX_PROFILES) {
+                fprintf(stderr, "collsel tune: more than %d --perf\n", TUNE_MAX_PROFILES);
+                return -1;
+            }
+            if (!a->perf)
+                a->perf = optarg;
+            a->perfs[a->nperfs++] = optarg;
+            break;
         case 'P':
             if (a->nprofiles == TUNE_MAX_PROFILES) {
                 fprintf(stderr, "collsel tune: more than %d --profile\n", TUNE_MAX_PROFILES);
@@ -336,6 +345,25 @@ int cs_cmd_tune(int argc, char **argv)
     cs_profile *prof;
     if (cs_sel_load("tune", a.perf, a.profiles[0], &perf, &prof) < 0)
         return CS_EXIT_USAGE;
+    for (int i = 1; i < a.nperfs; i++) { /* more perf tables: their rows appended */
+        cs_perf more;
+        cs_err e;
+        cs_perf_init(&more);
+        int bad = cs_perf_read(&more, a.perfs[i], &e) < 0;
+        if (bad)
+            fprintf(stderr, "collsel tune: %s\n", e.msg);
+        for (size_t r = 0; r < more.n && !bad; r++)
+            if (cs_perf_add(&perf, &more.rows[r]) < 0) {
+                fprintf(stderr, "collsel tune: out of memory reading %s\n", a.perfs[i]);
+                bad = 1;
+            }
+        cs_perf_free(&more);
+        if (bad) {
+            cs_sel_free_profile(prof);
+            cs_perf_free(&perf);
+            return CS_EXIT_USAGE;
+        }
+    }
     if ((a.nprofiles > 1 || a.nweights) && site_profile(&a, prof) < 0) {
         cs_sel_free_profile(prof);
         cs_perf_free(&perf);

@@ -51,6 +51,12 @@ grep -q "site profile: app1.prof weight 1 (1.000 s of collective time), app2.pro
 "$collsel" tune --perf perf.csv --profile app1.prof --profile app2.prof --weights 1000,1 --max-leaves 1 -o w.tree > w.txt ||
     bad "tune --weights"
 [ "$(first w.tree)" = bcast.binomial ] || { bad "weights 1000,1: $(first w.tree), want bcast.binomial"; "$collsel" tree show w.tree; }
+# the same from two perf tables (one per application's points)
+{ echo "$H"; grep ',16,' perf.csv; } > perf1.csv
+{ echo "$H"; grep ',1048576,' perf.csv; } > perf2.csv
+"$collsel" tune --perf perf1.csv --perf perf2.csv --profile app1.prof --profile app2.prof --max-leaves 1 \
+    -o two.tree > two.txt || { bad "tune with two --perf"; cat two.txt; }
+[ "$(first two.tree)" = bcast.linear ] || bad "two --perf: $(first two.tree), want bcast.linear"
 "$collsel" tune --perf perf.csv --profile app1.prof --weights 1,2 -o x.tree > /dev/null 2> err.txt; rc=$?
 [ $rc = 2 ] && grep -q "weights gives 2 weight(s) for 1 --profile" err.txt || bad "--weights count: exit $rc"
 "$collsel" tune --perf perf.csv --profile app1.prof --profile app2.prof --weights 1,-2 -o x.tree > /dev/null 2>&1
