@@ -106,7 +106,7 @@ int cs_profile_decode(cs_profile *p, const void *file, size_t n, const char *nam
     cs_err sub;
     if (cs_zstd_decompress(b + CS_PROFILE_HEADER, len, PAYLOAD_MAX, &raw, &rawn, &sub) < 0)
         return cs_fail(e, "%s: corrupted payload: %s", name, sub.msg);
-    if (cs_profile_deserialize(p, raw, rawn, &sub) < 0) {
+    if (cs_profile_deserialize_v(p, raw, rawn, version, &sub) < 0) {
         free(raw);
         return cs_fail(e, "%s: corrupted payload: %s", name, sub.msg);
     }

@@ -62,6 +62,8 @@ int cs_rcoll_from_name(const char *name);  /* case-insensitive, -1 if unknown */
 int cs_bin_of(uint64_t bytes);             /* 0 .. CS_NBINS-1, clamps */
 uint64_t cs_bin_lo(int bin);               /* smallest size in the bin */
 uint64_t cs_bin_hi(int bin);               /* largest size in the bin */
+/* "8 B", "[8 B, 10 B)", ">= 1 TiB": the sizes of a bin, for people. */
+const char *cs_bin_range(char *buf, size_t len, int bin);
 
 /* Root behaviour of a rooted collective within one cell. */
 enum cs_root_mode {
@@ -127,6 +129,8 @@ typedef struct cs_meta {
     uint32_t world_size, nnodes, ranks_per_node; /* max ranks on one node */
     int64_t start_time; /* unix seconds */
     double duration;    /* MPI_Init .. MPI_Finalize (or exit), seconds */
+    char *selection;    /* what chose the methods: "tree PATH", "force SPEC";
+                           NULL or "" natively or in a version 1 profile */
 } cs_meta;
 
 typedef struct cs_profile {
@@ -187,6 +191,9 @@ void cs_profile_sort(cs_profile *p);
 /* Serialisation (wire and file payload; uncompressed, no checksum). */
 int cs_profile_serialize(const cs_profile *p, cs_buf *out);
 int cs_profile_deserialize(cs_profile *p, const void *data, size_t n, cs_err *e);
+/* ... of a payload of format version (1 .. CS_PROFILE_VERSION). */
+int cs_profile_deserialize_v(cs_profile *p, const void *data, size_t n, uint32_t version,
+                             cs_err *e);
 
 /* Files: header (24 bytes, little endian)
  *   "COLLSELP" | u32 format version | u64 payload length | u32 CRC-32 of the
@@ -195,7 +202,7 @@ int cs_profile_deserialize(cs_profile *p, const void *data, size_t n, cs_err *e)
  * Reading rejects empty, truncated, corrupted, foreign and newer-version
  * files with a message naming the file. */
 #define CS_PROFILE_MAGIC "COLLSELP"
-#define CS_PROFILE_VERSION 1u
+#define CS_PROFILE_VERSION 2u /* 2: meta.selection (version 1 files still read) */
 #define CS_PROFILE_HEADER 24
 int cs_profile_write(const cs_profile *p, const char *path, cs_err *e);
 int cs_profile_read(cs_profile *p, const char *path, cs_err *e);

@@ -73,6 +73,7 @@ static void meta_copy(cs_meta *m)
     m->mpi_library = dupstr(meta.mpi_library);
     m->cmdline = dupstr(meta.cmdline);
     m->hostname0 = dupstr(meta.hostname0);
+    m->selection = dupstr(meta.selection);
     m->duration = cs_now() - wall0;
 }
 
@@ -483,6 +484,12 @@ int cs_life_init(int provided)
     int selecting = 0;
     for (int c = 0; c < CS_NCOLL; c++)
         selecting |= cs_sel_active[c];
+    if (selecting) { /* the profile says what chose the methods */
+        char sel[4096];
+        snprintf(sel, sizeof sel, "%s %s", cs_cfg.force ? "force" : "tree",
+                 cs_cfg.force ? cs_cfg.force : cs_cfg.tree ? cs_cfg.tree : "");
+        meta.selection = strdup(sel);
+    }
     cs_hook_on = cs_rec_on || selecting;
     if (selecting)
         cs_comm_states_init(); /* its MPI_COMM_SELF attribute first: deleted last */

@@ -39,6 +39,7 @@
 #include "../common/colls.h"
 #include "../common/util.h"
 #include "../record/profile.h"
+#include "../select/perf.h"
 #include "../shim/flavours.h"
 
 #define CMD "collsel autotune: "
@@ -440,16 +441,32 @@ static void report(at_opts *o, const cs_profile *prof)
         printf("(no mix to report: %s)\n", o->mix);
         return;
     }
+    cs_perf perf;
+    cs_err e;
+    cs_perf_init(&perf);
+    if (cs_perf_read(&perf, o->perf, &e) < 0)
+        printf("(%s)\n", e.msg);
     printf("\n== what the tree changes (per recorded point: native time per call, the "
            "tree's method, tuned/native with its 95 %% CI)\n");
+    int unmeasured = 0;
     for (int i = 0; i < n; i++) {
         char b[32];
-        int same = strstr(rows[i].method, ".native") != NULL;
-        printf("  %-9s %3u ranks %9s %8.0f ops  native %9.2f us  %-34s %s%.2f [%.2f, %.2f]\n",
+        int same = strstr(rows[i].method, ".native") != NULL, measured = 0;
+        for (size_t r = 0; r < perf.n && !measured; r++)
+            measured = !strcmp(cs_coll_name(perf.rows[r].coll), rows[i].coll) &&
+                       perf.rows[r].comm_size == rows[i].cs && perf.rows[r].msg_bytes == rows[i].bytes;
+        unmeasured += !measured;
+        printf("  %-9s %3u ranks %9s %8.0f ops  native %9.2f us  %-34s %.2f [%.2f, %.2f]%s%s\n",
                rows[i].coll, rows[i].cs, size_str(b, sizeof b, rows[i].bytes), rows[i].ops,
-               rows[i].native, same ? "keeps native" : rows[i].method, "", rows[i].ratio,
-               rows[i].lo, rows[i].hi);
+               rows[i].native, same ? "keeps native" : rows[i].method, rows[i].ratio, rows[i].lo,
+               rows[i].hi, rows[i].lo > 1.05 ? "  SLOWER" : "",
+               measured ? "" : "  (not measured: the budget did not reach it)");
     }
+    cs_perf_free(&perf);
+    if (unmeasured)
+        printf("  %d of %d point(s) were not measured within the budget: the tree extends its "
+               "neighbours' choices to them; --resume with a larger --budget measures them\n",
+               unmeasured, n);
     printf("\n== expected gain per collective (tuned/native time, weighted by the profile; "
            "CI: every point at the low / high end of its own)\n");
     const char *colls[] = {"bcast", "reduce", "barrier", "allreduce"};
