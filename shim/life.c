@@ -295,18 +295,32 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
 }
 
 /* Probe the directory by creating (and removing) a file: as root, access()
- * says yes even where a write will fail (read-only file system). */
+ * says yes even where a write will fail (read-only file system).  The
+ * probe is a temporary file of cs_tmp_create (a new random name, never
+ * through a link: a file planted under a predictable name could turn
+ * recording off).  In a directory with the sticky bit (/tmp), a profile
+ * that belongs to another user cannot be replaced at the end: refused now,
+ * not after the run. */
 static int check_dir(const char *path, cs_err *e)
 {
-    struct stat st;
+    struct stat st, dst;
     if (cs_check_writable_dir(path, e) < 0)
         return -1;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) /* rename() could not replace it */
         return cs_fail(e, "%s: exists and is not a regular file (%s)", path,
                        S_ISDIR(st.st_mode) ? "a directory" : "a special file");
-    char probe[4200];
-    snprintf(probe, sizeof probe, "%s.probe.%ld", path, (long)getpid());
-    int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    char probe[4200], dir[4200];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        slash[slash == dir] = 0;
+    else
+        snprintf(dir, sizeof dir, ".");
+    if (lstat(path, &st) == 0 && st.st_uid != geteuid() && geteuid() != 0 &&
+        stat(dir, &dst) == 0 && (dst.st_mode & S_ISVTX))
+        return cs_fail(e, "%s: belongs to another user (uid %ld) in a directory with the sticky "
+                       "bit: it could not be replaced", path, (long)st.st_uid);
+    int fd = cs_tmp_create(path, probe, sizeof probe);
     if (fd < 0)
         return cs_fail(e, "%s: cannot create files there: %s", path, strerror(errno));
     close(fd);
