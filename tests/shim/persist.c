@@ -87,8 +87,39 @@ int main(int argc, char **argv)
         CHECK(all[i] == i, "persistent allgather [%d] = %d", i, all[i]);
     for (int i = 0; i < 5; i++)
         MPI_Request_free(&r[i]);
+    /* many requests at once (the request table grows, and loses entries
+     * from the middle of its runs): 150 barriers started together, every
+     * other one freed, the rest started again; then 32 reduce requests of
+     * another size, each started once */
+    enum { NB = 150, NR = 32 };
+    MPI_Request many[NB], red[NR];
+    MPI_Status mst[NB];
+    for (int i = 0; i < NB; i++)
+        MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &many[i]);
+    MPI_Startall(NB, many);
+    MPI_Waitall(NB, many, mst);
+    for (int i = 0; i < NB; i += 2)
+        MPI_Request_free(&many[i]);
+    for (int i = 1; i < NB; i += 2) {
+        MPI_Start(&many[i]);
+        MPI_Wait(&many[i], MPI_STATUS_IGNORE);
+    }
+    int one = 1, ones[NR];
+    for (int i = 0; i < NR; i++) {
+        MPI_Reduce_init(&one, &ones[i], 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, MPI_INFO_NULL,
+                        &red[i]);
+        MPI_Start(&red[i]);
+        MPI_Wait(&red[i], MPI_STATUS_IGNORE);
+        CHECK(rank || ones[i] == np, "persistent reduce %d: %d", i, ones[i]);
+    }
+    for (int i = 1; i < NB; i += 2)
+        MPI_Request_free(&many[i]);
+    for (int i = 0; i < NR; i++)
+        MPI_Request_free(&red[i]);
+    want("Reduce", np, 4, NR);
+
     want("Reduce", np, 8, 4);
-    want("Barrier", np, 0, 4);
+    want("Barrier", np, 0, 4 + NB + NB / 2);
     want("Allreduce", np, 8, 4);
     want("Allgather", np, 4, 1);
 
