@@ -384,7 +384,9 @@ int cs_rd_str(cs_rd *r, char **s)
     *s = NULL;
     if (cs_rd_u32(r, &n) < 0)
         return -1;
-    if (n > (1u << 20) || n > r->n - r->off) {
+    /* a NUL inside would cut the string short: what was read would not be
+     * what is written back (no writer puts one there) */
+    if (n > (1u << 20) || n > r->n - r->off || memchr(r->p + r->off, 0, n)) {
         r->bad = 1;
         return -1;
     }

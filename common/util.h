@@ -100,7 +100,7 @@ int cs_rd_u8(cs_rd *r, uint8_t *v);
 int cs_rd_u32(cs_rd *r, uint32_t *v);
 int cs_rd_u64(cs_rd *r, uint64_t *v);
 int cs_rd_f64(cs_rd *r, double *v);
-int cs_rd_str(cs_rd *r, char **s); /* malloc'd, NUL-terminated, max 1 MiB */
+int cs_rd_str(cs_rd *r, char **s); /* malloc'd, NUL-terminated, max 1 MiB, no NUL inside */
 
 /* Human-readable sizes: "8 B", "64 KiB", "4 MiB" (buf >= 32 bytes). */
 const char *cs_fmt_bytes(char *buf, size_t len, double bytes);

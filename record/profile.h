@@ -26,7 +26,9 @@
 #include "../common/util.h"
 
 /* Every collective we record.  Order is part of the file format: append
- * only. */
+ * only (the neighborhood collectives came later: profiles without them
+ * read as before).  Persistent collectives (MPI_Bcast_init ... MPI_Start)
+ * count in the cells of their blocking form. */
 #define CS_RCOLL_LIST(X)                                                  \
     X(BARRIER, "Barrier", 0) X(BCAST, "Bcast", 1) X(REDUCE, "Reduce", 1)  \
     X(ALLREDUCE, "Allreduce", 0) X(GATHER, "Gather", 1)                   \
@@ -45,7 +47,17 @@
     X(IALLTOALLV, "Ialltoallv", 0) X(IALLTOALLW, "Ialltoallw", 0)         \
     X(IREDUCE_SCATTER, "Ireduce_scatter", 0)                              \
     X(IREDUCE_SCATTER_BLOCK, "Ireduce_scatter_block", 0)                  \
-    X(ISCAN, "Iscan", 0) X(IEXSCAN, "Iexscan", 0)
+    X(ISCAN, "Iscan", 0) X(IEXSCAN, "Iexscan", 0)                         \
+    X(NEIGHBOR_ALLGATHER, "Neighbor_allgather", 0)                        \
+    X(NEIGHBOR_ALLGATHERV, "Neighbor_allgatherv", 0)                      \
+    X(NEIGHBOR_ALLTOALL, "Neighbor_alltoall", 0)                          \
+    X(NEIGHBOR_ALLTOALLV, "Neighbor_alltoallv", 0)                        \
+    X(NEIGHBOR_ALLTOALLW, "Neighbor_alltoallw", 0)                        \
+    X(INEIGHBOR_ALLGATHER, "Ineighbor_allgather", 0)                      \
+    X(INEIGHBOR_ALLGATHERV, "Ineighbor_allgatherv", 0)                    \
+    X(INEIGHBOR_ALLTOALL, "Ineighbor_alltoall", 0)                        \
+    X(INEIGHBOR_ALLTOALLV, "Ineighbor_alltoallv", 0)                      \
+    X(INEIGHBOR_ALLTOALLW, "Ineighbor_alltoallw", 0)
 
 #define CS_RCOLL_ENUM(id, name, rooted) CS_R_##id,
 enum cs_rcoll { CS_RCOLL_LIST(CS_RCOLL_ENUM) CS_R_N };
