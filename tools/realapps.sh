@@ -125,7 +125,8 @@ for app in $(echo "$APPS" | tr , ' '); do
     check "$app" "$d/tuned" "with its tuned tree"
     nt=$(ctime "$d/native.prof") tt=$(ctime "$d/tuned.prof")
     awk -v n="$nt" -v t="$tt" 'BEGIN { printf "  collective time (Bcast, Reduce, Barrier, Allreduce; the profiles): native %.4f s, tuned %.4f s, ratio %.2f\n", n, t, (n > 0 ? t / n : 0) }'
-    grep -h '\.shm\.\|\.node\.' "$d/tune.txt" | head -5 | sed 's/^/  tree: /' || true
+    "$collsel" show --compare "$d/native.prof" "$d/tuned.prof" --top 5 > "$d/compare.txt"
+    sed -n '4,/^all /p' "$d/compare.txt" | sed 's/^/    /'
 done
 [ $bad = 0 ] && echo "all results identical" || echo "SOME RESULTS DIFFER"
 exit $bad
