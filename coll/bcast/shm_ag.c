@@ -18,7 +18,6 @@
  * rank in parallel, one flag transfer, (p - 1) s bytes copied out per rank.
  */
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "../shm/shm.h"
@@ -30,20 +29,6 @@ static void piece(size_t len, int q, int j, size_t *at, size_t *n)
     const size_t each = len / (size_t)q, extra = len % (size_t)q;
     *at = (size_t)j * each + ((size_t)j < extra ? (size_t)j : extra);
     *n = each + ((size_t)j < extra);
-}
-
-/* Read n bytes at the root's address from into to; MPI error code. */
-static int pull(const cs_shm_rank *root, size_t from, unsigned char *to, size_t n)
-{
-    for (size_t off = 0; off < n;) {
-        struct iovec local = {to + off, n - off};
-        struct iovec remote = {(char *)(uintptr_t)root->cma.addr + from + off, n - off};
-        ssize_t got = process_vm_readv((pid_t)root->cma.pid, &local, 1, &remote, 1, 0);
-        if (got <= 0)
-            return MPI_ERR_OTHER; /* the kernel refused after all (reported to MPI) */
-        off += (size_t)got;
-    }
-    return MPI_SUCCESS;
 }
 
 int cs_bcast_shm_ag(const cs_call *c, const cs_method *m)
@@ -78,7 +63,7 @@ int cs_bcast_shm_ag(const cs_call *c, const cs_method *m)
             size_t at, n;
             piece(len, q, j, &at, &n);
             cs_shm_slot_free(s, step);
-            int r = pull(root, off + at, me->slot[step % 2], n);
+            int r = cs_shm_pull(root, off + at, me->slot[step % 2], n);
             rc = rc == MPI_SUCCESS ? r : rc;
             cs_shm_set(&me->post, step); /* raised on failure too: nobody waits forever */
             for (int i = 0; i < q; i++) {

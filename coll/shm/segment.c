@@ -235,6 +235,19 @@ int cs_shm_peek(const cs_shm *s, int rank, const void *their, void *mine)
            *(uint64_t *)mine == 0x636f6c6c73656cULL;
 }
 
+int cs_shm_pull(const cs_shm_rank *owner, size_t from, unsigned char *to, size_t n)
+{
+    for (size_t off = 0; off < n;) {
+        struct iovec local = {to + off, n - off};
+        struct iovec remote = {(char *)(uintptr_t)owner->cma.addr + from + off, n - off};
+        ssize_t got = process_vm_readv((pid_t)owner->cma.pid, &local, 1, &remote, 1, 0);
+        if (got <= 0)
+            return MPI_ERR_OTHER;
+        off += (size_t)got;
+    }
+    return MPI_SUCCESS;
+}
+
 int cs_shm_applies_cma(const cs_call *c, const cs_method *m)
 {
     if (!cs_shm_applies(c, m))

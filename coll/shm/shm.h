@@ -131,6 +131,11 @@ static inline void cs_shm_set(cs_shm_flag *f, uint64_t v)
     atomic_store_explicit(&f->v, v, memory_order_release);
 }
 
+/* Read n bytes at offset from of the buffer that rank `owner` published in
+ * its cma line (bcast.shm.cma, bcast.shm.ag) into to, with
+ * process_vm_readv; MPI_ERR_OTHER if the kernel refuses after all. */
+int cs_shm_pull(const cs_shm_rank *owner, size_t from, unsigned char *to, size_t n);
+
 /* Test read of rank's probe word through process_vm_readv (1: works). */
 int cs_shm_peek(const cs_shm *s, int rank, const void *their, void *mine);
 
