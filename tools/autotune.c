@@ -239,6 +239,21 @@ static size_t count_points(const cs_profile *p)
     return n;
 }
 
+/* The last lines of a log, indented (what a failed step said). */
+static void tail(const char *path, int lines)
+{
+    FILE *f = fopen(path, "r");
+    char ring[8][256];
+    int n = 0;
+    if (!f)
+        return;
+    while (n < 1000000 && fgets(ring[n % 8], sizeof ring[0], f))
+        n++;
+    fclose(f);
+    for (int i = n > lines ? n - lines : 0; i < n; i++)
+        fprintf(stderr, "    | %s%s", ring[i % 8], strchr(ring[i % 8], '\n') ? "" : "\n");
+}
+
 static int step_record(at_opts *o, cs_profile *prof)
 {
     cs_err e;
@@ -270,6 +285,7 @@ static int step_record(at_opts *o, cs_profile *prof)
                 have ? "; what it recorded is kept" : "; nothing was recorded");
         if (rc == 127)
             fprintf(stderr, CMD "the launcher '%s' could not start it\n", o->launcher[0]);
+        tail(err, 6);
         return 1;
     }
     if (!have) {
