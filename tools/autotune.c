@@ -475,7 +475,7 @@ static void report(at_opts *o, const cs_profile *prof)
         printf("  %-9s %3u ranks %9s %8.0f ops  native %9.2f us  %-34s %.2f [%.2f, %.2f]%s%s\n",
                rows[i].coll, rows[i].cs, size_str(b, sizeof b, rows[i].bytes), rows[i].ops,
                rows[i].native, same ? "keeps native" : rows[i].method, rows[i].ratio, rows[i].lo,
-               rows[i].hi, rows[i].lo > 1.05 ? "  SLOWER" : "",
+               rows[i].hi, !same && rows[i].lo > 1.05 ? "  SLOWER" : "",
                measured ? "" : "  (not measured: the budget did not reach it)");
     }
     cs_perf_free(&perf);
