@@ -22,6 +22,7 @@
 #include <string.h>
 
 #define CELL_MIN_BYTES (3 * 4 + 8 + 3 * 8 + 3 * 4 + 8)
+#define TIME_OK(t) ((t) >= 0 && (t) <= CS_TIME_MAX) /* false for NaN (profile.h) */
 #define SITE_MIN_BYTES (4 + 4 + 8 + 8)
 
 int cs_profile_serialize(const cs_profile *p, cs_buf *out)
@@ -96,8 +97,8 @@ static int rd_cell(cs_rd *r, cs_cell *c, cs_err *e)
         return cs_fail(e, "cell has root mode %u (0..3)", c->root_mode);
     if (c->nsizes > CS_CELL_NSIZES)
         return cs_fail(e, "cell has %u exact sizes (at most %d)", c->nsizes, CS_CELL_NSIZES);
-    if (!isfinite(c->t_total) || !isfinite(c->t_min) || !isfinite(c->t_max) || c->t_total < 0)
-        return cs_fail(e, "cell has a time that is negative or not a number");
+    if (!TIME_OK(c->t_total) || !TIME_OK(c->t_min) || !TIME_OK(c->t_max))
+        return cs_fail(e, "cell has a time that is negative, not a number or absurd");
     for (uint32_t k = 0; k < c->nsizes; k++) {
         cs_rd_u64(r, &c->sizes[k].bytes);
         cs_rd_u64(r, &c->sizes[k].rank_calls);
@@ -105,6 +106,11 @@ static int rd_cell(cs_rd *r, cs_cell *c, cs_err *e)
     cs_rd_u64(r, &c->other_size_calls);
     if (r->bad)
         return cs_fail(e, "cell data cut short at byte %zu", r->off);
+    int big = c->rank_calls > CS_COUNT_MAX || c->other_size_calls > CS_COUNT_MAX;
+    for (uint32_t k = 0; k < c->nsizes; k++)
+        big |= c->sizes[k].rank_calls > CS_COUNT_MAX;
+    if (big)
+        return cs_fail(e, "cell has an absurd call count (above 2^56)");
     return 0;
 }
 
@@ -175,9 +181,10 @@ int cs_profile_deserialize_v(cs_profile *p, const void *data, size_t n, uint32_t
             cs_fail(e, "call site %llu cut short", (unsigned long long)i);
             goto fail;
         }
-        if (s->coll >= CS_R_N || !isfinite(s->t_total)) {
-            cs_fail(e, "call site %llu has collective %u or time %g", (unsigned long long)i,
-                    s->coll, s->t_total);
+        if (s->coll >= CS_R_N || !TIME_OK(s->t_total) || s->rank_calls > CS_COUNT_MAX) {
+            cs_fail(e, "call site %llu has collective %u, time %g or %llu calls",
+                    (unsigned long long)i, s->coll, s->t_total,
+                    (unsigned long long)s->rank_calls);
             goto fail;
         }
     }

@@ -91,8 +91,8 @@ void cs_cell_merge(cs_cell *dst, const cs_cell *src)
         if (dst->rank_calls == 0 || src->t_max > dst->t_max)
             dst->t_max = src->t_max;
     }
-    dst->rank_calls += src->rank_calls;
-    dst->t_total += src->t_total;
+    dst->rank_calls = cs_count_add(dst->rank_calls, src->rank_calls);
+    dst->t_total = cs_time_add(dst->t_total, src->t_total);
     root_combine(&dst->root_mode, &dst->root, src->root_mode, src->root);
 
     uint64_t all[2 * CS_CELL_NSIZES][2];
@@ -109,7 +109,7 @@ void cs_cell_merge(cs_cell *dst, const cs_cell *src)
             all[n][0] = src->sizes[i].bytes;
             all[n++][1] = 0;
         }
-        all[j][1] += src->sizes[i].rank_calls;
+        all[j][1] = cs_count_add(all[j][1], src->sizes[i].rank_calls);
     }
     qsort(all, n, sizeof all[0], size_cmp);
     dst->nsizes = n < CS_CELL_NSIZES ? n : CS_CELL_NSIZES;
@@ -117,9 +117,9 @@ void cs_cell_merge(cs_cell *dst, const cs_cell *src)
         dst->sizes[i].bytes = all[i][0];
         dst->sizes[i].rank_calls = all[i][1];
     }
-    dst->other_size_calls += src->other_size_calls;
+    dst->other_size_calls = cs_count_add(dst->other_size_calls, src->other_size_calls);
     for (uint32_t i = dst->nsizes; i < n; i++)
-        dst->other_size_calls += all[i][1];
+        dst->other_size_calls = cs_count_add(dst->other_size_calls, all[i][1]);
 }
 
 void cs_profile_init(cs_profile *p)
@@ -137,6 +137,7 @@ void cs_profile_free(cs_profile *p)
         free(p->sites[i].where);
     free(p->sites);
     free(p->cells);
+    free(p->partials);
     cs_profile_init(p);
 }
 
@@ -194,8 +195,8 @@ int cs_profile_add_site(cs_profile *p, uint32_t coll, const char *where,
     for (size_t i = 0; i < p->nsites; i++) {
         cs_site *s = &p->sites[i];
         if (s->coll == coll && strcmp(s->where, where) == 0) {
-            s->rank_calls += rank_calls;
-            s->t_total += t_total;
+            s->rank_calls = cs_count_add(s->rank_calls, rank_calls);
+            s->t_total = cs_time_add(s->t_total, t_total);
             return 0;
         }
     }
@@ -299,8 +300,8 @@ void cs_profile_trim_sites(cs_profile *p, size_t max_sites)
             continue;
         }
         uint32_t c = s->coll < CS_R_N ? s->coll : 0;
-        calls[c] += s->rank_calls;
-        time[c] += s->t_total;
+        calls[c] = cs_count_add(calls[c], s->rank_calls);
+        time[c] = cs_time_add(time[c], s->t_total);
         if (!reuse[c] && strlen(s->where) >= strlen("other")) {
             reuse[c] = strcpy(s->where, "other"); /* fits: no allocation */
         } else if (!reuse[c] && (reuse[c] = strdup("other")) == NULL) {

@@ -26,7 +26,9 @@
 #include "../common/util.h"
 
 /* Every collective we record.  Order is part of the file format: append
- * only. */
+ * only (the neighborhood collectives came later: profiles without them
+ * read as before).  Persistent collectives (MPI_Bcast_init ... MPI_Start)
+ * count in the cells of their blocking form. */
 #define CS_RCOLL_LIST(X)                                                  \
     X(BARRIER, "Barrier", 0) X(BCAST, "Bcast", 1) X(REDUCE, "Reduce", 1)  \
     X(ALLREDUCE, "Allreduce", 0) X(GATHER, "Gather", 1)                   \
@@ -45,7 +47,17 @@
     X(IALLTOALLV, "Ialltoallv", 0) X(IALLTOALLW, "Ialltoallw", 0)         \
     X(IREDUCE_SCATTER, "Ireduce_scatter", 0)                              \
     X(IREDUCE_SCATTER_BLOCK, "Ireduce_scatter_block", 0)                  \
-    X(ISCAN, "Iscan", 0) X(IEXSCAN, "Iexscan", 0)
+    X(ISCAN, "Iscan", 0) X(IEXSCAN, "Iexscan", 0)                         \
+    X(NEIGHBOR_ALLGATHER, "Neighbor_allgather", 0)                        \
+    X(NEIGHBOR_ALLGATHERV, "Neighbor_allgatherv", 0)                      \
+    X(NEIGHBOR_ALLTOALL, "Neighbor_alltoall", 0)                          \
+    X(NEIGHBOR_ALLTOALLV, "Neighbor_alltoallv", 0)                        \
+    X(NEIGHBOR_ALLTOALLW, "Neighbor_alltoallw", 0)                        \
+    X(INEIGHBOR_ALLGATHER, "Ineighbor_allgather", 0)                      \
+    X(INEIGHBOR_ALLGATHERV, "Ineighbor_allgatherv", 0)                    \
+    X(INEIGHBOR_ALLTOALL, "Ineighbor_alltoall", 0)                        \
+    X(INEIGHBOR_ALLTOALLV, "Ineighbor_alltoallv", 0)                      \
+    X(INEIGHBOR_ALLTOALLW, "Ineighbor_alltoallw", 0)
 
 #define CS_RCOLL_ENUM(id, name, rooted) CS_R_##id,
 enum cs_rcoll { CS_RCOLL_LIST(CS_RCOLL_ENUM) CS_R_N };
@@ -91,6 +103,22 @@ typedef struct cs_cell {
     uint64_t other_size_calls; /* rank_calls whose exact size was not kept */
 } cs_cell;
 
+/* Counts and times are sums over ranks and files; they saturate at these
+ * bounds, far above any real job (a million ranks for thirty years), so
+ * that merging never overflows; the reader rejects larger values as
+ * damage. */
+#define CS_COUNT_MAX ((uint64_t)1 << 56)
+#define CS_TIME_MAX 1e15 /* seconds */
+static inline uint64_t cs_count_add(uint64_t a, uint64_t b)
+{
+    return a >= CS_COUNT_MAX || b >= CS_COUNT_MAX - a ? CS_COUNT_MAX : a + b;
+}
+static inline double cs_time_add(double a, double b)
+{
+    double s = a + b;
+    return s < CS_TIME_MAX ? s : CS_TIME_MAX;
+}
+
 static inline double cs_cell_ops(const cs_cell *c)
 {
     return c->comm_size ? (double)c->rank_calls / c->comm_size : 0;
@@ -127,7 +155,14 @@ typedef struct cs_profile {
     size_t nsites, cap_sites;
     uint32_t npartial;     /* set by cs_profile_load: partial files merged
                               (not serialised) */
+    struct cs_partial_info *partials; /* npartial entries, by rank (idem) */
 } cs_profile;
+
+/* A partial file merged by cs_profile_load: whose, and how recent. */
+typedef struct cs_partial_info {
+    int32_t rank;
+    double data_time; /* unix seconds when its data was taken (start + duration) */
+} cs_partial_info;
 
 /* Record one call into a cell, without allocating (the hot path of the
  * shim).  The cell must have been zeroed and its coll/comm_size/bin set.
@@ -193,17 +228,21 @@ int cs_profile_decode(cs_profile *p, const void *file, size_t n, const char *nam
  *  2. in the handler, name the file with cs_profile_partial_path() and write
  *     the image with cs_profile_write_raw().
  * Both are async-signal-safe: no malloc, no stdio, only open/write/fsync/
- * close/rename/unlink/getpid.  write_raw writes "path.tmp.PID" and renames
- * it over path; it returns 0, or -1 with errno set (nothing left behind). */
+ * close/rename/unlink/getpid.  write_raw writes a new "path.tmp.RANDOM"
+ * (cs_file_replace: exclusive, never through a link) and renames it over
+ * path; it returns 0, or -1 with errno set (nothing left behind). */
 int cs_profile_encode(const cs_profile *p, cs_buf *out, cs_err *e);
 int cs_profile_write_raw(const char *path, const void *file_bytes, size_t n);
 /* Partial files of an incomplete run: "FILE.partial.RANK" (RANK decimal,
  * >= 0).  Returns 0, or -1 if buf is too small. */
 int cs_profile_partial_path(char *buf, size_t len, const char *path, int rank);
-/* Load PATH if it exists, plus every PATH.partial.RANK next to it (in rank
- * order), merged; p->complete is 0 and p->npartial counts them if any
- * partial file was used.  Fails if nothing is found, or naming the first
- * file that cannot be read. */
+/* The reader of profiles with their partial files (the entry point of
+ * everything that reads a recorded run): load PATH if it exists, plus
+ * every PATH.partial.RANK next to it (in rank order; each the newest
+ * snapshot of that rank, or what it wrote when it ended), merged;
+ * p->complete is 0 and p->npartial / p->partials say which ranks' files
+ * were used and when their data was taken, if any partial file was used.
+ * Fails if nothing is found, or naming the first file that cannot be read. */
 int cs_profile_load(cs_profile *p, const char *path, cs_err *e);
 
 #endif

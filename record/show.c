@@ -22,9 +22,11 @@ static void usage(FILE *f)
             "usage: collsel show PROFILE... [--csv|--json] [--top N]\n"
             "       collsel show --compare A B [--csv] [--top N]\n\n"
             "Print the collective distribution recorded in PROFILE (COLLSEL_RECORD=PROFILE).\n"
-            "PROFILE.partial.RANK files next to it (a run that did not reach MPI_Finalize)\n"
-            "are merged in and the profile is marked INCOMPLETE.  Several PROFILEs (runs\n"
-            "of one application) are merged into one and shown as one.\n\n"
+            "PROFILE.partial.RANK files next to it (a run that did not reach MPI_Finalize:\n"
+            "each rank's newest snapshot, see COLLSEL_RECORD_INTERVAL, or what it wrote when\n"
+            "it ended) are merged in, the profile is marked INCOMPLETE and the time of each\n"
+            "rank's data is shown (CSV: partial_rank_R_data_time, JSON: meta.partials).  Several\n"
+            "PROFILEs (runs of one application) are merged into one and shown as one.\n\n"
             "  (default)  text: run metadata; per collective the operations, total time,\n"
             "             mean time per call and share of all collective time; the hottest\n"
             "             (communicator size, message size) cells with their exact sizes\n"
@@ -140,6 +142,47 @@ static void text_status(FILE *f, const cs_profile *p)
         fprintf(f, "status      INCOMPLETE: the run did not reach MPI_Finalize\n");
 }
 
+/* An age to the second (the data's time is known to about a second). */
+static const char *fmt_age(char *buf, size_t len, double s)
+{
+    long t = s > 0 ? (long)(s + 0.5) : 0;
+    if (t < 1)
+        snprintf(buf, len, "under 1 s");
+    else if (t < 120)
+        snprintf(buf, len, "%ld s", t);
+    else if (t < 7200)
+        snprintf(buf, len, "%ld min", (t + 30) / 60);
+    else if (t < 172800)
+        snprintf(buf, len, "%ld h", (t + 1800) / 3600);
+    else
+        snprintf(buf, len, "%ld days", (t + 43200) / 86400);
+    return buf;
+}
+
+/* How old each rank's data is (partial files: its last snapshot, or what
+ * it wrote when it ended); many ranks: the oldest and the newest. */
+static void text_partials(FILE *f, const cs_profile *p)
+{
+    double now = (double)time(NULL);
+    char a[64], b[64];
+    const cs_partial_info *old = NULL, *young = NULL;
+    for (uint32_t i = 0; i < p->npartial; i++) {
+        const cs_partial_info *q = &p->partials[i];
+        if (!old || q->data_time < old->data_time)
+            old = q;
+        if (!young || q->data_time > young->data_time)
+            young = q;
+        if (p->npartial <= 16)
+            fprintf(f, "%-11s rank %d: data as of %s, %s old\n", i ? "" : "rank data", q->rank,
+                    fmt_start(a, sizeof a, (int64_t)q->data_time),
+                    fmt_age(b, sizeof b, now - q->data_time));
+    }
+    if (p->npartial > 16)
+        fprintf(f, "rank data   %u ranks; oldest: rank %d, as of %s; newest: rank %d, %s later\n",
+                p->npartial, old->rank, fmt_start(a, sizeof a, (int64_t)old->data_time),
+                young->rank, fmt_age(b, sizeof b, young->data_time - old->data_time));
+}
+
 static void text_cell_sizes(FILE *f, const cs_cell *c)
 {
     for (uint32_t k = 0; k < c->nsizes; k++)
@@ -181,6 +224,7 @@ static void show_text(FILE *f, const char *path, const cs_profile *p, size_t top
     char a[64], b[64], t[64];
     fprintf(f, "profile     %s\n", path);
     text_status(f, p);
+    text_partials(f, p);
     fprintf(f, "MPI         %s\n", str_or(m->mpi_library, "unknown"));
     fprintf(f, "command     %s\n", str_or(m->cmdline, "unknown"));
     if (m->world_size)
@@ -262,6 +306,9 @@ static void show_csv(FILE *f, const char *path, const cs_profile *p)
     char a[64];
     csv_meta_str(f, "profile", path);
     fprintf(f, "# complete: %u\n# partial_files: %u\n", p->complete && !p->npartial, p->npartial);
+    for (uint32_t i = 0; i < p->npartial; i++)
+        fprintf(f, "# partial_rank_%d_data_time: %.3f\n", p->partials[i].rank,
+                p->partials[i].data_time);
     csv_meta_str(f, "mpi_library", m->mpi_library);
     csv_meta_str(f, "command", m->cmdline);
     csv_meta_str(f, "host0", m->hostname0);
@@ -365,8 +412,13 @@ static void show_json(FILE *f, const char *path, const cs_profile *p)
             (long long)m->start_time);
     json_kv_str(f, "start_time_utc", fmt_start(a, sizeof a, m->start_time), ", ");
     json_kv_num(f, "duration_s", m->duration, ", ");
-    fprintf(f, "\"complete\": %s, \"partial_files\": %u},\n  \"collectives\": [",
+    fprintf(f, "\"complete\": %s, \"partial_files\": %u, \"partials\": [",
             p->complete && !p->npartial ? "true" : "false", p->npartial);
+    for (uint32_t i = 0; i < p->npartial; i++) {
+        fprintf(f, "%s{\"rank\": %d, ", i ? ", " : "", p->partials[i].rank);
+        json_kv_num(f, "data_time", p->partials[i].data_time, "}");
+    }
+    fputs("]},\n  \"collectives\": [", f);
     summary s[CS_R_N];
     double total;
     int n = summarise(p, s, &total);

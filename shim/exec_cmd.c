@@ -44,15 +44,18 @@ static void usage(FILE *f)
         fprintf(f, "  %-15s %s (sets %s)\n", flag, opts[i].doc, opts[i].var);
     }
     fprintf(f, "  %-15s preload this flavour (openmpi, mpich) instead of reading APP's\n"
-               "  %-15s dependencies: for programs that load MPI at run time (mpi4py)\n",
+               "  %-15s dependencies\n",
             "--mpi FLAVOUR", "");
     fprintf(f, "  %-15s this text\n\n", "--help");
     fprintf(f, "Options may also be written --record=FILE.  The library is chosen by the MPI\n"
                "library APP loads (libmpi.so.40: libcollsel.so, Open MPI; libmpich.so.12:\n"
                "libcollsel-mpich.so, MPICH), among the flavours found next to the collsel\n"
                "executable (../shim in the build tree, ../%s installed); $COLLSEL_LIB names\n"
-               "it outright.  A program that uses no MPI, or an MPI no installed flavour is\n"
-               "built for, gets one line saying so and runs without collsel.\n",
+               "it outright.  A program with no MPI among its dependencies (python3 with\n"
+               "mpi4py, a script) gets the flavour of the launcher that started it (Open MPI's\n"
+               "mpirun, MPICH's hydra), if installed.  A program that uses no MPI under no\n"
+               "such launcher, or an MPI no installed flavour is built for, gets one line\n"
+               "saying so and runs without collsel.\n",
             COLLSEL_LIBDIR);
 }
 

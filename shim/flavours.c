@@ -250,12 +250,29 @@ static int find_program(const char *prog, char *path, size_t len)
     return -1;
 }
 
+/* The installed flavour whose launcher started this process, read from
+ * the environment it gives its processes (Open MPI's mpirun:
+ * OMPI_COMM_WORLD_SIZE; MPICH's hydra: PMI_SIZE), or -1. */
+static int launcher_flavour(void)
+{
+    const char *name = getenv("OMPI_COMM_WORLD_SIZE") ? "openmpi"
+                       : getenv("PMI_SIZE")           ? "mpich"
+                                                      : NULL;
+    char lib[PATH_MAX];
+    int f = name ? cs_flavour_by_name(name) : -1;
+    return f >= 0 && cs_flavour_lib(f, lib, sizeof lib) == 0 ? f : -1;
+}
+
 int cs_flavour_for(const char *prog, char *why, size_t yn)
 {
     char path[PATH_MAX], soname[256], where[PATH_MAX];
     if (find_program(prog, path, sizeof path) < 0)
         return -2;
-    if (cs_mpi_of(path, soname, sizeof soname, where, sizeof where, why, yn) <= 0)
+    int k = cs_mpi_of(path, soname, sizeof soname, where, sizeof where, why, yn);
+    if (k == 0) /* an interpreter or a script may load MPI later (mpi4py):
+                   the flavour of the launcher that started it */
+        return launcher_flavour();
+    if (k < 0)
         return -1;
     char seen[512] = "";
     for (int f = 0; f < cs_nflavours; f++) {

@@ -54,7 +54,11 @@ int cs_mpi_of(const char *path, char *soname, size_t sn, char *where, size_t wn,
 
 /* The installed flavour for program prog (a path, or a name looked up in
  * PATH as execvp does): its index, -1 with one line in why when there is
- * none (not an MPI program, or an MPI no installed flavour is built for),
+ * none (not an MPI program, or an MPI no installed flavour is built for).
+ * A program with no MPI among its dependencies (an interpreter such as
+ * python3 with mpi4py, a script) gets the flavour of the launcher that
+ * started it, when the environment names one (Open MPI's mpirun, MPICH's
+ * hydra) and it is installed,
  * -2 when prog is not found (execvp will say so). */
 int cs_flavour_for(const char *prog, char *why, size_t yn) CS_HIDDEN;
 

@@ -18,8 +18,10 @@ typedef int (*cs_cmd_fn)(int argc, char **argv);
     X(show, "show PROFILE [--csv|--json]", "the recorded collective distribution") \
     X(methods, "methods [--csv]", "every method: name, collective, parameters")     \
     X(tune, "tune --perf PERF [--profile P] [--max-depth N] [--threshold PCT] "    \
-            "[--max-leaves N] -o TREE",                                             \
-      "build the decision trees from measured performance")                        \
+            "[--max-leaves N] [--c45 [-m N] [-c PCT] [--combined]] -o TREE",       \
+      "build the decision trees (quadtree or C4.5) from measured performance")    \
+    X(compare, "compare --perf PERF [--profile P] [-o CURVE.png] [--csv]",         \
+      "quadtree and C4.5 trees side by side: size, penalty, decision time")       \
     X(tree, "tree show TREE", "print a decision tree, one line per leaf")          \
     X(penalty, "penalty TREE --perf PERF [--profile P]",                           \
       "the performance penalty of a tree against measured data")                   \
