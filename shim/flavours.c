@@ -213,7 +213,8 @@ int cs_mpi_of(const char *path, char *soname, size_t sn, char *where, size_t wn,
         return 0;
     }
     if (k == 0) { /* no interpreter: a shared library (use ours) or a static program */
-        int lib = strstr(path, ".so") != NULL;
+        const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+        int lib = strstr(base, ".so") != NULL;
         if (!lib || elf_interp("/proc/self/exe", interp, sizeof interp) != 1) {
             snprintf(why, yn, "%s is statically linked: no library can be preloaded into it", path);
             return 0;

@@ -239,6 +239,21 @@ static size_t count_points(const cs_profile *p)
     return n;
 }
 
+/* The last lines of a log, indented (what a failed step said). */
+static void tail(const char *path, int lines)
+{
+    FILE *f = fopen(path, "r");
+    char ring[8][256];
+    int n = 0;
+    if (!f)
+        return;
+    while (n < 1000000 && fgets(ring[n % 8], sizeof ring[0], f))
+        n++;
+    fclose(f);
+    for (int i = n > lines ? n - lines : 0; i < n; i++)
+        fprintf(stderr, "    | %s%s", ring[i % 8], strchr(ring[i % 8], '\n') ? "" : "\n");
+}
+
 static int step_record(at_opts *o, cs_profile *prof)
 {
     cs_err e;
@@ -270,6 +285,7 @@ static int step_record(at_opts *o, cs_profile *prof)
                 have ? "; what it recorded is kept" : "; nothing was recorded");
         if (rc == 127)
             fprintf(stderr, CMD "the launcher '%s' could not start it\n", o->launcher[0]);
+        tail(err, 6);
         return 1;
     }
     if (!have) {
@@ -459,7 +475,7 @@ static void report(at_opts *o, const cs_profile *prof)
         printf("  %-9s %3u ranks %9s %8.0f ops  native %9.2f us  %-34s %.2f [%.2f, %.2f]%s%s\n",
                rows[i].coll, rows[i].cs, size_str(b, sizeof b, rows[i].bytes), rows[i].ops,
                rows[i].native, same ? "keeps native" : rows[i].method, rows[i].ratio, rows[i].lo,
-               rows[i].hi, rows[i].lo > 1.05 ? "  SLOWER" : "",
+               rows[i].hi, !same && rows[i].lo > 1.05 ? "  SLOWER" : "",
                measured ? "" : "  (not measured: the budget did not reach it)");
     }
     cs_perf_free(&perf);

@@ -36,6 +36,13 @@ printf '#!/bin/sh\necho "[$LD_PRELOAD]"\n' > script.sh && chmod +x script.sh
 got=$(env -u LD_PRELOAD "$collsel" exec -- ./script.sh 2>err.txt)
 [ "$got" = "[]" ] && grep -q "script.sh is a script" err.txt ||
     { echo "FAIL: script: '$got'"; cat err.txt; fail=1; }
+# ... a static program (Debian's ldconfig is static-pie: no ELF interpreter)
+if [ -x /sbin/ldconfig ] && ! readelf -l /sbin/ldconfig 2>/dev/null | grep -q INTERP; then
+    env -u LD_PRELOAD -u OMPI_COMM_WORLD_SIZE -u PMI_SIZE "$collsel" exec -- /sbin/ldconfig --version >/dev/null 2>err.txt ||
+        { echo "FAIL: static program did not run"; fail=1; }
+    grep -q "ldconfig is statically linked.*running it without collsel" err.txt ||
+        { echo "FAIL: static program: not the one line:"; cat err.txt; fail=1; }
+fi
 # ... the same script under an MPI launcher (as python3 with mpi4py): the
 # flavour of the launcher, read from the environment it sets
 case $flavour in openmpi) lv=OMPI_COMM_WORLD_SIZE ;; *) lv=PMI_SIZE ;; esac
