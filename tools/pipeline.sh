@@ -2,7 +2,8 @@
 # tools/pipeline.sh: the whole collsel pipeline on the bundled example
 # application, at 4 ranks (run by tools/demo.sh after set-up):
 #   collsel autotune (record -> replay -> tune -> replay --mix -> report)
-#   -> profile -> tree -> run with the tree -> native vs tuned time
+#   -> profile -> tree -> run with the tree -> native vs tuned time (wall,
+#   and the collective time both runs recorded: collsel show --compare)
 #   -> pictures, C code, exports.
 # Outputs go to out/ (or $COLLSEL_OUT).  NP=4, BUDGET=60s by default.
 set -e
@@ -59,7 +60,12 @@ printf '%s\n' $pairs | awk -F: '
     { all += $8; if ($1 == "Bcast" || $1 == "Reduce" || $1 == "Barrier" || $1 == "Allreduce") ours += $8 }
     END { if (all > 0) printf "(Bcast, Reduce, Barrier and Allreduce, the collectives collsel replaces, are %.0f %% of this application'"'"'s collective time; at this run length the wall-time ratio is mostly launch noise: the check of step 1 measures the collectives themselves)\n", 100 * ours / all }'
 
-step "6. pictures, generated C, exports"
+step "6. the application's own collective time, native and tuned (one run each, recorded)"
+run "$NP" "$collsel" exec --record "$OUT/native-run.prof" -- "$app" > /dev/null 2>&1
+run "$NP" "$collsel" exec --tree "$OUT/example.tree" --record "$OUT/tuned-run.prof" -- "$app" > /dev/null 2>&1
+"$collsel" show --compare "$OUT/native-run.prof" "$OUT/tuned-run.prof" --top 8
+
+step "7. pictures, generated C, exports"
 "$collsel" map "$OUT/example.tree" --profile "$OUT/example.prof" -o "$OUT/map.png"
 "$collsel" map "$OUT/example.tree" --penalty --perf "$OUT/perf.csv" -o "$OUT/penalty.png"
 "$collsel" codegen "$OUT/example.tree" -o "$OUT/decide.c"
