@@ -106,6 +106,16 @@ int cs_profile_decode(cs_profile *p, const void *file, size_t n, const char *nam
     cs_err sub;
     if (cs_zstd_decompress(b + CS_PROFILE_HEADER, len, PAYLOAD_MAX, &raw, &rawn, &sub) < 0)
         return cs_fail(e, "%s: corrupted payload: %s", name, sub.msg);
+    if (version == 1) { /* no folding fields: fold 0 */
+        void *v2 = realloc(raw, rawn + 12);
+        if (!v2) {
+            free(raw);
+            return cs_fail(e, "%s: out of memory", name);
+        }
+        raw = v2;
+        memset((char *)raw + rawn, 0, 12);
+        rawn += 12;
+    }
     if (cs_profile_deserialize(p, raw, rawn, &sub) < 0) {
         free(raw);
         return cs_fail(e, "%s: corrupted payload: %s", name, sub.msg);

@@ -10,7 +10,10 @@
  *          f64 t_total, f64 t_min, f64 t_max, u32 root_mode, u32 root,
  *          u32 nsizes, nsizes x (u64 bytes, u64 rank_calls), u64 other
  *   u64 nsites, then per site: u32 coll, str where, u64 rank_calls, f64 t_total
- * Nothing may follow.  Every count is checked against the bytes left, so a
+ * format version 2 adds:
+ *   u32 fold (0..CS_FOLD_MAX), u64 folded_cells
+ * Nothing may follow.  (A version 1 file's payload ends after the sites:
+ * cs_profile_decode reads it as fold 0.)  Every count is checked against the bytes left, so a
  * corrupted count cannot make the reader allocate or loop absurdly.
  */
 #include "profile.h"
@@ -63,6 +66,8 @@ int cs_profile_serialize(const cs_profile *p, cs_buf *out)
         cs_buf_u64(out, s->rank_calls);
         cs_buf_f64(out, s->t_total);
     }
+    cs_buf_u32(out, p->fold);
+    cs_buf_u64(out, p->folded_cells);
     return out->oom ? -1 : 0;
 }
 
@@ -171,6 +176,13 @@ int cs_profile_deserialize(cs_profile *p, const void *data, size_t n, cs_err *e)
                     s->coll, s->t_total);
             goto fail;
         }
+    }
+    cs_rd_u32(&r, &p->fold);
+    cs_rd_u64(&r, &p->folded_cells);
+    if (r.bad || p->fold > CS_FOLD_MAX) {
+        cs_fail(e, r.bad ? "folding data cut short" : "folding level %u (0..%d)", p->fold,
+                CS_FOLD_MAX);
+        goto fail;
     }
     if (r.off != r.n) {
         cs_fail(e, "%zu unexpected bytes after the data", r.n - r.off);
