@@ -74,10 +74,10 @@ uint64_t cs_bin_hi(int bin)
     return cs_bin_lo(bin + 1) - 1;
 }
 
-const char *cs_bin_range(char *buf, size_t len, int bin)
+const char *cs_bin_range(char *buf, size_t len, int bin, uint32_t fold)
 {
     char a[32], b[32];
-    uint64_t lo = cs_bin_lo(bin), hi = cs_bin_hi(bin);
+    uint64_t lo = cs_bin_lo(bin), hi = cs_fold_bin_hi((uint32_t)bin, fold);
     if (lo == hi)
         snprintf(buf, len, "%s", cs_fmt_bytes(a, sizeof a, (double)lo));
     else if (hi == UINT64_MAX)

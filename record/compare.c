@@ -133,7 +133,8 @@ int cs_show_compare(FILE *f, const char *pa, const cs_profile *a, const char *pb
     for (size_t i = 0; i < n && (csv || i < top); i++) {
         char what[128], range[80];
         snprintf(what, sizeof what, "%-11s %4u  %s", cs_rcoll_name(cells[i].coll),
-                 cells[i].comm_size, cs_bin_range(range, sizeof range, (int)cells[i].bin));
+                 cells[i].comm_size, cs_bin_range(range, sizeof range, (int)cells[i].bin,
+                                              a->fold > b->fold ? a->fold : b->fold));
         row(f, csv, "cell", &cells[i], what);
     }
     if (csv)

@@ -10,8 +10,9 @@
  *          f64 t_total, f64 t_min, f64 t_max, u32 root_mode, u32 root,
  *          u32 nsizes, nsizes x (u64 bytes, u64 rank_calls), u64 other
  *   u64 nsites, then per site: u32 coll, str where, u64 rank_calls, f64 t_total
- *   str selection (version 2: the tree or forced methods of the run; a
- *          version 1 payload ends before it)
+ *   str selection (version 2: the tree or forced methods of the run),
+ *   u32 fold (version 2: 0..CS_FOLD_MAX), u64 folded_cells (bound.c)
+ * (A version 1 payload ends after the sites.)
  * Nothing may follow.  Every count is checked against the bytes left, so a
  * corrupted count cannot make the reader allocate or loop absurdly.
  */
@@ -67,6 +68,8 @@ int cs_profile_serialize(const cs_profile *p, cs_buf *out)
         cs_buf_f64(out, s->t_total);
     }
     cs_buf_str(out, m->selection ? m->selection : "");
+    cs_buf_u32(out, p->fold);
+    cs_buf_u64(out, p->folded_cells);
     return out->oom ? -1 : 0;
 }
 
@@ -188,8 +191,20 @@ int cs_profile_deserialize_v(cs_profile *p, const void *data, size_t n, uint32_t
             goto fail;
         }
     }
-    if (version >= 2 && cs_rd_str(&r, &m->selection) < 0) { /* version 1 ends before it */
-        cs_fail(e, "the selection field is cut short");
+    if (version >= 2) { /* version 1 ends before them: no selection, fold 0 */
+        if (cs_rd_str(&r, &m->selection) < 0) {
+            cs_fail(e, "the selection field is cut short");
+            goto fail;
+        }
+        cs_rd_u32(&r, &p->fold);
+        cs_rd_u64(&r, &p->folded_cells);
+        if (r.bad) {
+            cs_fail(e, "folding data cut short");
+            goto fail;
+        }
+    }
+    if (p->fold > CS_FOLD_MAX) {
+        cs_fail(e, "folding level %u (0..%d)", p->fold, CS_FOLD_MAX);
         goto fail;
     }
     if (r.off != r.n) {

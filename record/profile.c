@@ -227,6 +227,39 @@ static int meta_str(char **dst, const char *src)
     return 0;
 }
 
+/* dst's cells += src's: both sorted by key, one pass (a merge at the end
+ * of a large job meets thousands of cells from every rank). */
+static int merge_cells(cs_profile *dst, const cs_profile *src)
+{
+    size_t n = dst->ncells, m = src->ncells, i = 0, j = 0, k = 0;
+    if (m == 0)
+        return 0;
+    cs_cell *out = malloc((n + m) * sizeof *out);
+    if (!out)
+        return -1;
+    while (i < n || j < m) {
+        int c = i == n ? 1 : j == m ? -1 : cs_cell_key_cmp(&dst->cells[i], &src->cells[j]);
+        if (c < 0) {
+            out[k++] = dst->cells[i++];
+        } else if (c > 0) {
+            cs_cell *d = &out[k++];
+            memset(d, 0, sizeof *d);
+            d->coll = src->cells[j].coll;
+            d->comm_size = src->cells[j].comm_size;
+            d->bin = src->cells[j].bin;
+            cs_cell_merge(d, &src->cells[j++]);
+        } else {
+            out[k] = dst->cells[i++];
+            cs_cell_merge(&out[k++], &src->cells[j++]);
+        }
+    }
+    free(dst->cells);
+    dst->cells = out;
+    dst->ncells = k;
+    dst->cap_cells = n + m;
+    return 0;
+}
+
 int cs_profile_merge(cs_profile *dst, const cs_profile *src)
 {
     int empty = dst->nranks == 0 && dst->ncells == 0 && dst->nsites == 0;
@@ -247,9 +280,19 @@ int cs_profile_merge(cs_profile *dst, const cs_profile *src)
         m->duration = s->duration;
     dst->complete = empty ? src->complete : dst->complete && src->complete;
     dst->nranks += src->nranks;
-    for (size_t i = 0; i < src->ncells; i++)
-        if (cs_profile_add_cell(dst, &src->cells[i]) < 0)
-            return -1;
+    if (src->fold > dst->fold && cs_profile_fold(dst, src->fold) < 0)
+        return -1;
+    dst->folded_cells += src->folded_cells;
+    if (src->fold < dst->fold) { /* src's cells at dst's level */
+        for (size_t i = 0; i < src->ncells; i++) {
+            cs_cell c = src->cells[i];
+            cs_fold_key(&c, dst->fold);
+            if (cs_profile_add_cell(dst, &c) < 0)
+                return -1;
+        }
+    } else if (merge_cells(dst, src) < 0) {
+        return -1;
+    }
     for (size_t i = 0; i < src->nsites; i++) {
         const cs_site *t = &src->sites[i];
         if (cs_profile_add_site(dst, t->coll, t->where, t->rank_calls, t->t_total) < 0)

@@ -74,8 +74,9 @@ int cs_rcoll_from_name(const char *name);  /* case-insensitive, -1 if unknown */
 int cs_bin_of(uint64_t bytes);             /* 0 .. CS_NBINS-1, clamps */
 uint64_t cs_bin_lo(int bin);               /* smallest size in the bin */
 uint64_t cs_bin_hi(int bin);               /* largest size in the bin */
-/* "8 B", "[8 B, 10 B)", ">= 1 TiB": the sizes of a bin, for people. */
-const char *cs_bin_range(char *buf, size_t len, int bin);
+/* "8 B", "[8 B, 10 B)", ">= 1 TiB": the sizes of a bin, for people, in a
+ * profile folded to level fold (bound.c; 0: not folded). */
+const char *cs_bin_range(char *buf, size_t len, int bin, uint32_t fold);
 
 /* Root behaviour of a rooted collective within one cell. */
 enum cs_root_mode {
@@ -156,6 +157,8 @@ typedef struct cs_profile {
     uint32_t npartial;     /* set by cs_profile_load: partial files merged
                               (not serialised) */
     struct cs_partial_info *partials; /* npartial entries, by rank (idem) */
+    uint32_t fold;         /* folding level (cs_profile_bound), 0: none */
+    uint64_t folded_cells; /* cells merged into coarser ones by folding */
 } cs_profile;
 
 /* A partial file merged by cs_profile_load: whose, and how recent. */
@@ -192,13 +195,41 @@ int cs_profile_add_site(cs_profile *p, uint32_t coll, const char *where,
  * empty there; complete = dst.complete && src.complete, an empty dst takes
  * src's).  Associative and commutative in counts, times (up to floating-point
  * rounding of sums) and root modes; the exact-size tables too while a cell
- * sees at most CS_CELL_NSIZES distinct sizes. */
+ * sees at most CS_CELL_NSIZES distinct sizes.  Profiles folded to
+ * different levels meet at the higher one.  Linear in the cells of both. */
 int cs_profile_merge(cs_profile *dst, const cs_profile *src);
 /* Keep the hottest `max_sites` sites (by time), sum the rest (and earlier
  * "other" sites) into one "other" site per collective. */
 void cs_profile_trim_sites(cs_profile *p, size_t max_sites);
 /* Sort cells by (coll, comm_size, bin) and sites by time, descending. */
 void cs_profile_sort(cs_profile *p);
+
+/* Bounded profiles (bound.c).  A profile with very many distinct cells
+ * (thousands of communicator sizes x message sizes) is folded, level by
+ * level, until its file fits in max_bytes; counts and times stay exact,
+ * only their resolution gets coarser:
+ *   levels 1..7  message-size bins merged in groups of 1, 2, 4 .. 64
+ *                octaves (4 << (level - 1) quarter-octave bins; the cell's
+ *                bin is the group's first; 0 bytes stays apart);
+ *   level 8      and communicator sizes merged into powers of two (the
+ *                cell's size is the power: operations = rank calls / size
+ *                become estimates);
+ *   level 9      and no exact message sizes (all in other_size_calls), 8
+ *                call sites;
+ *   level 10     one cell per collective and 0 / non-0 bytes (size 1).
+ * Call sites are always trimmed to the CS_BOUND_SITES hottest. */
+#define CS_FOLD_MAX 10
+#define CS_BOUND_SITES 64
+/* The cell's key at a folding level (the cell is unchanged otherwise). */
+void cs_fold_key(cs_cell *c, uint32_t level);
+/* The largest message size a cell of bin `bin` holds at a level. */
+uint64_t cs_fold_bin_hi(uint32_t bin, uint32_t level);
+/* What the level merges, in words ("message sizes by 2 octaves, ..."). */
+const char *cs_fold_describe(uint32_t level);
+/* Fold p to `level` (no-op if p->fold >= level).  -1: out of memory. */
+int cs_profile_fold(cs_profile *p, uint32_t level);
+/* Fold p until its file is at most max_bytes (or the last level). */
+int cs_profile_bound(cs_profile *p, size_t max_bytes, cs_err *e);
 
 /* Serialisation (wire and file payload; uncompressed, no checksum). */
 int cs_profile_serialize(const cs_profile *p, cs_buf *out);
@@ -214,7 +245,7 @@ int cs_profile_deserialize_v(cs_profile *p, const void *data, size_t n, uint32_t
  * Reading rejects empty, truncated, corrupted, foreign and newer-version
  * files with a message naming the file. */
 #define CS_PROFILE_MAGIC "COLLSELP"
-#define CS_PROFILE_VERSION 2u /* 2: meta.selection (version 1 files still read) */
+#define CS_PROFILE_VERSION 2u /* 2: meta.selection, folding level and count (version 1 files still read) */
 #define CS_PROFILE_HEADER 24
 int cs_profile_write(const cs_profile *p, const char *path, cs_err *e);
 int cs_profile_read(cs_profile *p, const char *path, cs_err *e);

@@ -44,7 +44,10 @@ static void usage(FILE *f)
             "             kind,collective,comm_size,bin_lo,bin_hi,rank_calls_a,\n"
             "             rank_calls_b,time_a_s,time_b_s,ratio,per_call_ratio\n"
             "  --help     this text\n\n"
-            "Times are summed over ranks (time_s, total time); ops = rank_calls / comm_size.\n");
+            "Times are summed over ranks (time_s, total time); ops = rank_calls / comm_size.\n"
+            "A profile folded to stay within its size bound (COLLSEL_RECORD_MAX_KIB) says so\n"
+            "(text: 'folded', CSV: # fold_level, JSON: meta.fold_level): its cells cover\n"
+            "wider message-size ranges (bin_hi), its counts and times are exact.\n");
 }
 
 /* ---- shared helpers ---------------------------------------------------- */
@@ -225,6 +228,10 @@ static void show_text(FILE *f, const char *path, const cs_profile *p, size_t top
     fprintf(f, "profile     %s\n", path);
     text_status(f, p);
     text_partials(f, p);
+    if (p->fold)
+        fprintf(f, "folded      level %u: %s; %llu cells merged into coarser ones to keep the "
+                   "file within its bound (COLLSEL_RECORD_MAX_KIB); calls and times are exact\n",
+                p->fold, cs_fold_describe(p->fold), (unsigned long long)p->folded_cells);
     fprintf(f, "MPI         %s\n", str_or(m->mpi_library, "unknown"));
     fprintf(f, "command     %s\n", str_or(m->cmdline, "unknown"));
     if (m->world_size)
@@ -266,7 +273,7 @@ static void show_text(FILE *f, const char *path, const cs_profile *p, size_t top
         for (size_t i = 0; i < k; i++) {
             const cs_cell *c = &p->cells[idx[i]];
             char range[80], r[32];
-            cs_bin_range(range, sizeof range, (int)c->bin);
+            cs_bin_range(range, sizeof range, (int)c->bin, p->fold);
             text_root(r, sizeof r, c);
             fprintf(f, "%-22s %6u %-24s %10.10g %12s %6.1f%% %-10s ", cs_rcoll_name((int)c->coll),
                     c->comm_size, range, cs_cell_ops(c), fmt_time(t, sizeof t, c->t_total),
@@ -309,6 +316,9 @@ static void show_csv(FILE *f, const char *path, const cs_profile *p)
     for (uint32_t i = 0; i < p->npartial; i++)
         fprintf(f, "# partial_rank_%d_data_time: %.3f\n", p->partials[i].rank,
                 p->partials[i].data_time);
+    if (p->fold)
+        fprintf(f, "# fold_level: %u (%s)\n# folded_cells: %llu\n", p->fold,
+                cs_fold_describe(p->fold), (unsigned long long)p->folded_cells);
     csv_meta_str(f, "mpi_library", m->mpi_library);
     csv_meta_str(f, "command", m->cmdline);
     csv_meta_str(f, "host0", m->hostname0);
@@ -323,7 +333,8 @@ static void show_csv(FILE *f, const char *path, const cs_profile *p)
     for (size_t i = 0; i < p->ncells; i++) {
         const cs_cell *c = &p->cells[i];
         fprintf(f, "%s,%u,%llu,%llu,", cs_rcoll_name((int)c->coll), c->comm_size,
-                (unsigned long long)cs_bin_lo((int)c->bin), (unsigned long long)cs_bin_hi((int)c->bin));
+                (unsigned long long)cs_bin_lo((int)c->bin),
+                (unsigned long long)cs_fold_bin_hi(c->bin, p->fold));
         for (uint32_t k = 0; k < c->nsizes; k++)
             fprintf(f, "%s%llu:%llu", k ? ";" : "", (unsigned long long)c->sizes[k].bytes,
                     (unsigned long long)c->sizes[k].rank_calls);
@@ -418,7 +429,8 @@ static void show_json(FILE *f, const char *path, const cs_profile *p)
         fprintf(f, "%s{\"rank\": %d, ", i ? ", " : "", p->partials[i].rank);
         json_kv_num(f, "data_time", p->partials[i].data_time, "}");
     }
-    fputs("]},\n  \"collectives\": [", f);
+    fprintf(f, "], \"fold_level\": %u, \"folded_cells\": %llu},\n  \"collectives\": [", p->fold,
+            (unsigned long long)p->folded_cells);
     summary s[CS_R_N];
     double total;
     int n = summarise(p, s, &total);
@@ -435,7 +447,8 @@ static void show_json(FILE *f, const char *path, const cs_profile *p)
         const cs_cell *c = &p->cells[i];
         fprintf(f, "%s\n    {\"collective\": \"%s\", \"comm_size\": %u, \"bin_lo\": %llu, "
                    "\"bin_hi\": %llu, ", i ? "," : "", cs_rcoll_name((int)c->coll), c->comm_size,
-                (unsigned long long)cs_bin_lo((int)c->bin), (unsigned long long)cs_bin_hi((int)c->bin));
+                (unsigned long long)cs_bin_lo((int)c->bin),
+                (unsigned long long)cs_fold_bin_hi(c->bin, p->fold));
         json_kv_num(f, "operations", cs_cell_ops(c), ", ");
         fprintf(f, "\"rank_calls\": %llu, ", (unsigned long long)c->rank_calls);
         json_kv_num(f, "time_s", c->t_total, ", ");

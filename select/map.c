@@ -110,7 +110,7 @@ static void add_weights(cs_map *m, const cs_profile *prof)
         }
         if (kept < cell->rank_calls) {
             int bin = (int)cell->bin;
-            double mid = sqrt((double)cs_bin_lo(bin) * (double)cs_bin_hi(bin));
+            double mid = sqrt((double)cs_bin_lo(bin) * (double)cs_fold_bin_hi(cell->bin, prof->fold));
             int j = nearest_u64(m->ms, m->nms, mid);
             m->w[i * m->nms + j] += per_call * (double)(cell->rank_calls - kept);
         }

@@ -32,6 +32,9 @@ static const struct cs_var {
      offsetof(cs_config, record_interval),
      "seconds between snapshots of each rank's recorded data to FILE.partial.RANK (kept if the "
      "job is killed; fractions accepted, at least 0.01); 0: none"},
+    {"COLLSEL_RECORD_MAX_KIB", CS_V_INT, "64", 1, 1 << 20, offsetof(cs_config, record_max_kib),
+     "bound of the profile and partial files in KiB: beyond it cells are folded into coarser "
+     "ones (counts and times stay exact; collsel show says so)"},
     {"COLLSEL_TREE", CS_V_PATH, NULL, 0, 0, offsetof(cs_config, tree),
      "select methods for Bcast/Reduce/Barrier/Allreduce from this decision tree file"},
     {"COLLSEL_FORCE", CS_V_STR, NULL, 0, 0, offsetof(cs_config, force),

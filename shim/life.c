@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -86,6 +87,18 @@ static int build_local(cs_profile *p, int complete)
     p->nranks = 1;
     p->complete = (uint32_t)complete;
     return rc;
+}
+
+/* A profile file's bound (COLLSEL_RECORD_MAX_KIB): fold p until it fits. */
+static void bound(cs_profile *p)
+{
+    cs_err e;
+    uint32_t fold = p->fold;
+    if (cs_profile_bound(p, (size_t)cs_cfg.record_max_kib << 10, &e) < 0)
+        cs_log(0, 0, "rank %d: %s", cs_world_rank, e.msg);
+    else if (p->fold > fold)
+        cs_log(1, 0, "rank %d: profile folded to level %u (%s) to fit in %d KiB", cs_world_rank,
+               p->fold, cs_fold_describe(p->fold), cs_cfg.record_max_kib);
 }
 
 static void read_cmdline(char *buf, size_t len)
@@ -189,6 +202,7 @@ static void write_partial(int final)
     char path[4096];
     double t0 = cs_now();
     build_local(&p, 0);
+    bound(&p);
     if (cs_profile_partial_path(path, sizeof path, cs_cfg.record, cs_world_rank) < 0)
         cs_log(0, 0, "rank %d: cannot write the partial profile: path %s too long",
                cs_world_rank, cs_cfg.record);
@@ -226,6 +240,7 @@ static void snapshot(void)
     int rc = cs_snap_collect(&p, sec_per_tick());
     meta_copy(&p.meta);
     p.nranks = 1;
+    bound(&p);
     if (rc < 0 || cs_profile_encode(&p, &b, &e) < 0) {
         cs_log(1, 0, "rank %d: snapshot skipped (out of memory)", cs_world_rank);
         goto out;
@@ -553,6 +568,7 @@ static void record_finalize(void)
            (unsigned long long)calls, p.ncells, p.nsites);
     cs_profile_trim_sites(&p, CS_MAX_SITES);
 
+    double t0 = cs_now();
     int rank = 0, size = 1;
     PMPI_Comm_rank(pcomm, &rank);
     PMPI_Comm_size(pcomm, &size);
@@ -573,6 +589,14 @@ static void record_finalize(void)
         p.complete = p.nranks == (uint32_t)size;
         cs_profile_trim_sites(&p, CS_MAX_SITES);
         cs_profile_sort(&p);
+        size_t merged_cells = p.ncells;
+        double t1 = cs_now();
+        bound(&p);
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        cs_log(1, 1, "merge of %d ranks: %zu cells, %.1f ms; bound: %zu cells, %.1f ms; peak "
+               "memory of rank 0 %.1f MiB", size, merged_cells, 1e3 * (t1 - t0), p.ncells,
+               1e3 * (cs_now() - t1), (double)ru.ru_maxrss / 1024);
         if (cs_profile_write(&p, cs_cfg.record, &e) < 0) {
             cs_log(0, 0, "cannot write the profile: %s", e.msg);
         } else {

@@ -26,6 +26,7 @@ typedef struct cs_config {
     int shm_limit_mib;  /* COLLSEL_SHM_LIMIT: MiB of segments per process */
     double record_interval; /* COLLSEL_RECORD_INTERVAL: seconds between
                                snapshots to the partial files, 0 = none */
+    int record_max_kib;  /* COLLSEL_RECORD_MAX_KIB: bound of a profile file */
 } cs_config;
 extern cs_config cs_cfg CS_HIDDEN;
 

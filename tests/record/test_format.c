@@ -158,6 +158,31 @@ static void test_rejects(void)
     T_CHECK(cs_profile_decode(&q, b, img.n, "mem", &e) == 0, "restored image: %s", e.msg);
     cs_profile_free(&q);
 
+    /* a version 1 file (no selection and folding fields after the sites)
+     * reads as fold 0 */
+    {
+        cs_buf raw1 = {0}, v1 = {0};
+        void *z = NULL;
+        size_t zn = 0;
+        cs_profile_serialize(&p, &raw1);
+        raw1.n -= 4 + strlen(p.meta.selection ? p.meta.selection : "") + 12;
+        T_CHECK(cs_zstd_compress(raw1.p, raw1.n, &z, &zn, &e) == 0, "compress");
+        unsigned char h[CS_PROFILE_HEADER] = "COLLSELP";
+        uint32_t crc = cs_crc32(0, z, zn);
+        for (int i = 0; i < 4; i++)
+            h[8 + i] = (unsigned char)(i == 0), h[20 + i] = (unsigned char)(crc >> (8 * i));
+        for (int i = 0; i < 8; i++)
+            h[12 + i] = (unsigned char)((uint64_t)zn >> (8 * i));
+        cs_buf_put(&v1, h, sizeof h);
+        cs_buf_put(&v1, z, zn);
+        T_CHECK(cs_profile_decode(&q, v1.p, v1.n, "v1", &e) == 0 && q.fold == 0 &&
+                    t_profile_eq(&p, &q, "v1 file"), "v1 file: %s", e.msg);
+        cs_profile_free(&q);
+        free(z);
+        cs_buf_free(&raw1);
+        cs_buf_free(&v1);
+    }
+
     static const unsigned char png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13,
                                         'I', 'H', 'D', 'R', 0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0};
     expect_reject(png, sizeof png, "image.png", "PNG");
@@ -168,9 +193,11 @@ static void test_rejects(void)
     /* a payload with an absurd count, properly framed and checksummed */
     cs_buf raw = {0};
     cs_profile_init(&q);
-    cs_profile_serialize(&q, &raw); /* empty: ... u64 ncells, u64 nsites */
-    raw.n -= 16;
+    cs_profile_serialize(&q, &raw); /* empty: ... u64 ncells, u64 nsites, u32 fold, u64 */
+    raw.n -= 28;
     cs_buf_u64(&raw, (uint64_t)1 << 40);
+    cs_buf_u64(&raw, 0);
+    cs_buf_u32(&raw, 0);
     cs_buf_u64(&raw, 0);
     T_CHECK(cs_profile_deserialize(&q, raw.p, raw.n, &e) < 0 && strstr(e.msg, "absurd"),
             "absurd cell count: %s", e.msg);
@@ -287,8 +314,9 @@ static void cleanup(void)
     rmdir(dir);
 }
 
-/* Version 2 adds the run's selection; a version 1 payload (the same
- * without it) still reads, with no selection. */
+/* Version 2 adds the run's selection (and the folding fields after it); a
+ * version 1 payload (the same without them) still reads, with no
+ * selection. */
 static void test_selection_versions(void)
 {
     cs_profile p, q;
@@ -301,7 +329,7 @@ static void test_selection_versions(void)
                 !strcmp(q.meta.selection, "tree /x/app.tree"),
             "selection round trip: %s", e.msg);
     cs_profile_free(&q);
-    size_t v1 = b.n - 4 - strlen("tree /x/app.tree"); /* the payload before the field */
+    size_t v1 = b.n - 4 - strlen("tree /x/app.tree") - 12; /* the payload before the fields */
     T_CHECK(cs_profile_deserialize_v(&q, b.p, v1, 1, &e) == 0 && !q.meta.selection &&
                 q.ncells == p.ncells,
             "version 1 payload: %s", e.msg);
