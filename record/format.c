@@ -1,6 +1,6 @@
 /* Profile serialisation and files (see profile.h for the layout).
  *
- * Payload (uncompressed, little endian), format version 1:
+ * Payload (uncompressed, little endian), format version 2:
  *   meta:  str mpi_library, str cmdline, str hostname0,
  *          u32 world_size, u32 nnodes, u32 ranks_per_node,
  *          u64 start_time (two's complement), f64 duration
@@ -10,6 +10,8 @@
  *          f64 t_total, f64 t_min, f64 t_max, u32 root_mode, u32 root,
  *          u32 nsizes, nsizes x (u64 bytes, u64 rank_calls), u64 other
  *   u64 nsites, then per site: u32 coll, str where, u64 rank_calls, f64 t_total
+ *   str selection (version 2: the tree or forced methods of the run; a
+ *          version 1 payload ends before it)
  * Nothing may follow.  Every count is checked against the bytes left, so a
  * corrupted count cannot make the reader allocate or loop absurdly.
  */
@@ -64,6 +66,7 @@ int cs_profile_serialize(const cs_profile *p, cs_buf *out)
         cs_buf_u64(out, s->rank_calls);
         cs_buf_f64(out, s->t_total);
     }
+    cs_buf_str(out, m->selection ? m->selection : "");
     return out->oom ? -1 : 0;
 }
 
@@ -112,6 +115,12 @@ static int rd_cell(cs_rd *r, cs_cell *c, cs_err *e)
 }
 
 int cs_profile_deserialize(cs_profile *p, const void *data, size_t n, cs_err *e)
+{
+    return cs_profile_deserialize_v(p, data, n, CS_PROFILE_VERSION, e);
+}
+
+int cs_profile_deserialize_v(cs_profile *p, const void *data, size_t n, uint32_t version,
+                             cs_err *e)
 {
     cs_rd r = {data, n, 0, 0};
     uint64_t start, count;
@@ -178,6 +187,10 @@ int cs_profile_deserialize(cs_profile *p, const void *data, size_t n, cs_err *e)
                     (unsigned long long)s->rank_calls);
             goto fail;
         }
+    }
+    if (version >= 2 && cs_rd_str(&r, &m->selection) < 0) { /* version 1 ends before it */
+        cs_fail(e, "the selection field is cut short");
+        goto fail;
     }
     if (r.off != r.n) {
         cs_fail(e, "%zu unexpected bytes after the data", r.n - r.off);

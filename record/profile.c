@@ -132,10 +132,12 @@ void cs_profile_free(cs_profile *p)
     free(p->meta.mpi_library);
     free(p->meta.cmdline);
     free(p->meta.hostname0);
+    free(p->meta.selection);
     for (size_t i = 0; i < p->nsites; i++)
         free(p->sites[i].where);
     free(p->sites);
     free(p->cells);
+    free(p->partials);
     cs_profile_init(p);
 }
 
@@ -231,7 +233,7 @@ int cs_profile_merge(cs_profile *dst, const cs_profile *src)
     cs_meta *m = &dst->meta;
     const cs_meta *s = &src->meta;
     if (meta_str(&m->mpi_library, s->mpi_library) < 0 || meta_str(&m->cmdline, s->cmdline) < 0 ||
-        meta_str(&m->hostname0, s->hostname0) < 0)
+        meta_str(&m->hostname0, s->hostname0) < 0 || meta_str(&m->selection, s->selection) < 0)
         return -1;
     if (!m->world_size)
         m->world_size = s->world_size;

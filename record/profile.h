@@ -74,6 +74,8 @@ int cs_rcoll_from_name(const char *name);  /* case-insensitive, -1 if unknown */
 int cs_bin_of(uint64_t bytes);             /* 0 .. CS_NBINS-1, clamps */
 uint64_t cs_bin_lo(int bin);               /* smallest size in the bin */
 uint64_t cs_bin_hi(int bin);               /* largest size in the bin */
+/* "8 B", "[8 B, 10 B)", ">= 1 TiB": the sizes of a bin, for people. */
+const char *cs_bin_range(char *buf, size_t len, int bin);
 
 /* Root behaviour of a rooted collective within one cell. */
 enum cs_root_mode {
@@ -139,6 +141,8 @@ typedef struct cs_meta {
     uint32_t world_size, nnodes, ranks_per_node; /* max ranks on one node */
     int64_t start_time; /* unix seconds */
     double duration;    /* MPI_Init .. MPI_Finalize (or exit), seconds */
+    char *selection;    /* what chose the methods: "tree PATH", "force SPEC";
+                           NULL or "" natively or in a version 1 profile */
 } cs_meta;
 
 typedef struct cs_profile {
@@ -151,7 +155,14 @@ typedef struct cs_profile {
     size_t nsites, cap_sites;
     uint32_t npartial;     /* set by cs_profile_load: partial files merged
                               (not serialised) */
+    struct cs_partial_info *partials; /* npartial entries, by rank (idem) */
 } cs_profile;
+
+/* A partial file merged by cs_profile_load: whose, and how recent. */
+typedef struct cs_partial_info {
+    int32_t rank;
+    double data_time; /* unix seconds when its data was taken (start + duration) */
+} cs_partial_info;
 
 /* Record one call into a cell, without allocating (the hot path of the
  * shim).  The cell must have been zeroed and its coll/comm_size/bin set.
@@ -192,6 +203,9 @@ void cs_profile_sort(cs_profile *p);
 /* Serialisation (wire and file payload; uncompressed, no checksum). */
 int cs_profile_serialize(const cs_profile *p, cs_buf *out);
 int cs_profile_deserialize(cs_profile *p, const void *data, size_t n, cs_err *e);
+/* ... of a payload of format version (1 .. CS_PROFILE_VERSION). */
+int cs_profile_deserialize_v(cs_profile *p, const void *data, size_t n, uint32_t version,
+                             cs_err *e);
 
 /* Files: header (24 bytes, little endian)
  *   "COLLSELP" | u32 format version | u64 payload length | u32 CRC-32 of the
@@ -200,7 +214,7 @@ int cs_profile_deserialize(cs_profile *p, const void *data, size_t n, cs_err *e)
  * Reading rejects empty, truncated, corrupted, foreign and newer-version
  * files with a message naming the file. */
 #define CS_PROFILE_MAGIC "COLLSELP"
-#define CS_PROFILE_VERSION 1u
+#define CS_PROFILE_VERSION 2u /* 2: meta.selection (version 1 files still read) */
 #define CS_PROFILE_HEADER 24
 int cs_profile_write(const cs_profile *p, const char *path, cs_err *e);
 int cs_profile_read(cs_profile *p, const char *path, cs_err *e);
@@ -214,17 +228,21 @@ int cs_profile_decode(cs_profile *p, const void *file, size_t n, const char *nam
  *  2. in the handler, name the file with cs_profile_partial_path() and write
  *     the image with cs_profile_write_raw().
  * Both are async-signal-safe: no malloc, no stdio, only open/write/fsync/
- * close/rename/unlink/getpid.  write_raw writes "path.tmp.PID" and renames
- * it over path; it returns 0, or -1 with errno set (nothing left behind). */
+ * close/rename/unlink/getpid.  write_raw writes a new "path.tmp.RANDOM"
+ * (cs_file_replace: exclusive, never through a link) and renames it over
+ * path; it returns 0, or -1 with errno set (nothing left behind). */
 int cs_profile_encode(const cs_profile *p, cs_buf *out, cs_err *e);
 int cs_profile_write_raw(const char *path, const void *file_bytes, size_t n);
 /* Partial files of an incomplete run: "FILE.partial.RANK" (RANK decimal,
  * >= 0).  Returns 0, or -1 if buf is too small. */
 int cs_profile_partial_path(char *buf, size_t len, const char *path, int rank);
-/* Load PATH if it exists, plus every PATH.partial.RANK next to it (in rank
- * order), merged; p->complete is 0 and p->npartial counts them if any
- * partial file was used.  Fails if nothing is found, or naming the first
- * file that cannot be read. */
+/* The reader of profiles with their partial files (the entry point of
+ * everything that reads a recorded run): load PATH if it exists, plus
+ * every PATH.partial.RANK next to it (in rank order; each the newest
+ * snapshot of that rank, or what it wrote when it ended), merged;
+ * p->complete is 0 and p->npartial / p->partials say which ranks' files
+ * were used and when their data was taken, if any partial file was used.
+ * Fails if nothing is found, or naming the first file that cannot be read. */
 int cs_profile_load(cs_profile *p, const char *path, cs_err *e);
 
 #endif

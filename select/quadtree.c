@@ -202,15 +202,27 @@ static double ratio(const cs_grid *g, size_t p, int m)
     return g->t[p * g->nm + m] / (tb > 1e-9 ? tb : 1e-9);
 }
 
+typedef struct rank_keys {
+    const double *key1, *key2;
+} rank_keys;
+
 static int cmp_rank(const void *a, const void *b, void *arg)
 {
-    const qbuild *q = arg;
+    const rank_keys *q = arg;
     int x = *(const int *)a, y = *(const int *)b;
     if (q->key1[x] != q->key1[y])
         return q->key1[x] < q->key1[y] ? -1 : 1;
     if (q->key2[x] != q->key2[y])
         return q->key2[x] < q->key2[y] ? -1 : 1;
     return x - y;
+}
+
+void cs_rank_methods(int *rank, int n, const double *key1, const double *key2)
+{
+    rank_keys k = {key1, key2};
+    for (int m = 0; m < n; m++)
+        rank[m] = m;
+    qsort_r(rank, (size_t)n, sizeof *rank, cmp_rank, &k);
 }
 
 /* Rank the methods of a block (best first into b->rank) and return its
@@ -239,9 +251,7 @@ static double block_eval(qbuild *b, int x0, int y0, int size)
                     b->key1[m] += (g->w[p] + b->eps) * ratio(g, p, m);
             }
         }
-    for (int m = 0; m < nm; m++)
-        b->rank[m] = m;
-    qsort_r(b->rank, (size_t)nm, sizeof *b->rank, cmp_rank, b);
+    cs_rank_methods(b->rank, nm, b->key1, b->key2);
     int nat = g->native;
     if (weighted && nat >= 0 && b->rank[0] != nat &&
         !cs_margin_beats(b->key1[b->rank[0]], b->key1[nat], g->margin)) {

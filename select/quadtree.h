@@ -54,6 +54,10 @@ typedef struct cs_tune_opts {
     int nchoices;      /* methods ranked per leaf before native is appended (<= 7) */
 } cs_tune_opts;
 
+/* Sort method ids 0..n-1 into rank by key1, then key2, then id (all
+ * ascending): how a leaf ranks its methods (quadtree and C4.5). */
+void cs_rank_methods(int *rank, int n, const double *key1, const double *key2);
+
 /* Default decision margin of the commands (collsel tune / penalty --table
  * --margin), percent; see map.h.  The library's maps start at 0. */
 #define CS_TUNE_MARGIN 10.0

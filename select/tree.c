@@ -96,6 +96,9 @@ int cs_tree_decide_qt(const cs_tree *t, int coll, uint32_t comm_size, uint64_t b
     if (!d->present)
         return 0;
     uint32_t x = col_of(d, comm_size), y = row_of(d, bytes), node = d->nodes[0];
+    if (d->kind == CS_DTREE_BIN)
+        while (!(node & CS_TREE_LEAF))
+            node = d->nodes[CS_BIN_CHILD(node) + ((CS_BIN_AXIS(node) ? y : x) >= CS_BIN_SPLIT(node))];
     for (int s = d->k - 1; !(node & CS_TREE_LEAF); s--)
         node = d->nodes[node + ((x >> s & 1) << 1 | (y >> s & 1))];
     const uint16_t *rec = d->leaf_rec[node & ~CS_TREE_LEAF];
@@ -144,42 +147,61 @@ static uint64_t mshi_of(uint64_t a, uint64_t b)
     return s;
 }
 
-/* Walk the tree, calling fn for each leaf with its block and depth. */
-typedef void (*leaf_fn)(void *arg, uint32_t leaf, int x0, int y0, int size, int depth);
-static void walk(const cs_dtree *d, uint32_t node, int x0, int y0, int size, int depth,
+/* Walk the tree, calling fn for each leaf with its block [x0, x1) x [y0, y1)
+ * and depth. */
+typedef void (*leaf_fn)(void *arg, uint32_t leaf, int x0, int x1, int y0, int y1, int depth);
+static void walk(const cs_dtree *d, uint32_t node, int x0, int x1, int y0, int y1, int depth,
                  leaf_fn fn, void *arg)
 {
     uint32_t v = d->nodes[node];
     if (v & CS_TREE_LEAF) {
-        fn(arg, v & ~CS_TREE_LEAF, x0, y0, size, depth);
+        fn(arg, v & ~CS_TREE_LEAF, x0, x1, y0, y1, depth);
         return;
     }
-    int h = size / 2;
-    for (int c = 0; c < 4; c++)
-        walk(d, v + (uint32_t)c, x0 + (c >> 1) * h, y0 + (c & 1) * h, h, depth + 1, fn, arg);
+    if (d->kind == CS_DTREE_BIN) {
+        uint32_t c = CS_BIN_CHILD(v);
+        int s = (int)CS_BIN_SPLIT(v);
+        if (CS_BIN_AXIS(v)) {
+            walk(d, c, x0, x1, y0, s, depth + 1, fn, arg);
+            walk(d, c + 1, x0, x1, s, y1, depth + 1, fn, arg);
+        } else {
+            walk(d, c, x0, s, y0, y1, depth + 1, fn, arg);
+            walk(d, c + 1, s, x1, y0, y1, depth + 1, fn, arg);
+        }
+        return;
+    }
+    int h = (x1 - x0) / 2;
+    for (int c = 0; c < 4; c++) {
+        int qx = x0 + (c >> 1) * h, qy = y0 + (c & 1) * h;
+        walk(d, v + (uint32_t)c, qx, qx + h, qy, qy + h, depth + 1, fn, arg);
+    }
 }
 
-static void fill_flat(void *arg, uint32_t leaf, int x0, int y0, int size, int depth)
+static void fill_flat(void *arg, uint32_t leaf, int x0, int x1, int y0, int y1, int depth)
 {
     cs_dtree *d = arg;
     d->leaf_depth[leaf] = (uint8_t)depth;
-    for (int x = x0; x < x0 + size; x++)
-        for (int y = y0; y < y0 + size; y++)
+    for (int x = x0; x < x1; x++)
+        for (int y = y0; y < y1; y++)
             d->flat_own[x << d->k | y] = (uint16_t)leaf;
 }
 
 /* Structural checks: every child index in range and after its parent,
- * every node and leaf referenced exactly once, depth within k. */
+ * every node and leaf referenced exactly once, depth within k (binary: every
+ * cut inside its block, depth within CS_BIN_MAXDEPTH). */
 static int check_nodes(const cs_dtree *d, const char *what, cs_err *e)
 {
     int rc = -1;
     uint8_t *node_seen = calloc(d->nnodes, 1), *leaf_seen = calloc(d->nleaves, 1);
     uint8_t *depth = calloc(d->nnodes, 1);
-    if (!node_seen || !leaf_seen || !depth) {
+    uint16_t(*box)[4] = malloc(d->nnodes * sizeof *box); /* binary: x0, x1, y0, y1 */
+    if (!node_seen || !leaf_seen || !depth || !box) {
         cs_fail(e, "%s: out of memory", what);
         goto fail;
     }
     node_seen[0] = 1;
+    box[0][0] = box[0][2] = 0;
+    box[0][1] = box[0][3] = (uint16_t)(1 << d->k);
     for (uint32_t i = 0; i < d->nnodes; i++) {
         uint32_t v = d->nodes[i];
         if (!node_seen[i]) {
@@ -196,18 +218,35 @@ static int check_nodes(const cs_dtree *d, const char *what, cs_err *e)
             leaf_seen[l] = 1;
             continue;
         }
-        if (v <= i || v > d->nnodes - 4 || d->nnodes < 4 || depth[i] >= d->k) {
-            cs_fail(e, "%s: node %u has children at %u (must be after it, 4 within %u nodes, "
-                       "depth below %d)", what, i, v, d->nnodes, d->k);
+        uint32_t nch = d->kind == CS_DTREE_BIN ? 2 : 4;
+        if (d->kind == CS_DTREE_BIN) {
+            uint32_t s = CS_BIN_SPLIT(v), a = CS_BIN_AXIS(v);
+            v = CS_BIN_CHILD(v);
+            if (d->nodes[i] >> 29 & 3 || s <= box[i][2 * a] || s >= box[i][2 * a + 1] ||
+                depth[i] >= CS_BIN_MAXDEPTH) {
+                cs_fail(e, "%s: node %u cuts its block at %u on axis %u (must lie inside it, "
+                           "depth below %d)", what, i, s, a, CS_BIN_MAXDEPTH);
+                goto fail;
+            }
+        }
+        if (v <= i || d->nnodes < nch || v > d->nnodes - nch ||
+            (d->kind != CS_DTREE_BIN && depth[i] >= d->k)) {
+            cs_fail(e, "%s: node %u has children at %u (must be after it, %u within %u nodes, "
+                       "depth below %d)", what, i, v, nch, d->nnodes, d->k);
             goto fail;
         }
-        for (uint32_t c = v; c < v + 4; c++) {
+        for (uint32_t c = v; c < v + nch; c++) {
             if (node_seen[c]) {
                 cs_fail(e, "%s: node %u has two parents", what, c);
                 goto fail;
             }
             node_seen[c] = 1;
             depth[c] = (uint8_t)(depth[i] + 1);
+            if (d->kind == CS_DTREE_BIN) { /* the child's block */
+                uint32_t a = CS_BIN_AXIS(d->nodes[i]);
+                memcpy(box[c], box[i], sizeof box[c]);
+                box[c][2 * a + (c == v)] = (uint16_t)CS_BIN_SPLIT(d->nodes[i]);
+            }
         }
     }
     for (uint32_t l = 0; l < d->nleaves; l++)
@@ -220,6 +259,7 @@ fail:
     free(node_seen);
     free(leaf_seen);
     free(depth);
+    free(box);
     return rc;
 }
 
@@ -258,6 +298,9 @@ static int check_unique(const cs_dtree *d, const char *what, const char *cn, cs_
 static int check_stored(const cs_dtree *d, int coll, const char *what, cs_err *e)
 {
     const char *cn = cs_coll_name(coll);
+    if (d->kind != CS_DTREE_QUAD && d->kind != CS_DTREE_BIN)
+        return cs_fail(e, "%s: %s tree kind %d (accepted 0, quadtree; 1, binary)", what, cn,
+                       d->kind);
     if (d->k < 0 || d->k > CS_TREE_MAXK)
         return cs_fail(e, "%s: %s grid order %d (accepted 0..%d)", what, cn, d->k, CS_TREE_MAXK);
     int n = 1 << d->k;
@@ -347,7 +390,7 @@ static int build_runtime(cs_dtree *d)
         if (hi >= lo[q] && row_slow(d, hi) > (unsigned)d->ytab[q] + 1)
             d->multi = 1; /* two row bounds inside one quarter-octave */
     }
-    walk(d, 0, 0, 0, n, 0, fill_flat, d);
+    walk(d, 0, 0, n, 0, n, 0, fill_flat, d);
     d->xtab = d->xtab_own;
     d->mshi = d->mshi_own;
     d->flat = d->flat_own;
@@ -382,7 +425,7 @@ typedef struct leaf_list {
     size_t n;
 } leaf_list;
 
-static void add_leaf(void *arg, uint32_t leaf, int x0, int y0, int size, int depth)
+static void add_leaf(void *arg, uint32_t leaf, int x0, int x1, int y0, int y1, int depth)
 {
     leaf_list *L = arg;
     const cs_dtree *d = L->d;
@@ -392,8 +435,8 @@ static void add_leaf(void *arg, uint32_t leaf, int x0, int y0, int size, int dep
     o->depth = depth;
     o->x0 = x0;
     o->y0 = y0;
-    o->x1 = x0 + size < d->ncs ? x0 + size : d->ncs;
-    o->y1 = y0 + size < d->nms ? y0 + size : d->nms;
+    o->x1 = x1 < d->ncs ? x1 : d->ncs;
+    o->y1 = y1 < d->nms ? y1 : d->nms;
     o->cs_lo = x0 == 0 ? 0 : cs_dtree_cshi(d, x0 - 1) + 1;
     o->cs_hi = o->x1 == d->ncs ? UINT32_MAX : cs_dtree_cshi(d, o->x1 - 1);
     o->ms_lo = y0 == 0 ? 0 : d->mshi[y0 - 1] + 1;
@@ -411,7 +454,7 @@ int cs_tree_leaves(const cs_tree *t, int coll, cs_leaf **leaves, size_t *n)
     leaf_list L = {&t->d[coll], malloc(t->d[coll].nleaves * sizeof(cs_leaf)), 0};
     if (!L.v)
         return -1;
-    walk(L.d, 0, 0, 0, 1 << L.d->k, 0, add_leaf, &L);
+    walk(L.d, 0, 0, 1 << L.d->k, 0, 1 << L.d->k, 0, add_leaf, &L);
     *leaves = L.v;
     *n = L.n;
     return 0;
@@ -426,6 +469,7 @@ int cs_tree_stats_get(const cs_tree *t, int coll, cs_tree_stats *s)
     s->nodes = d->nnodes;
     s->leaves = d->nleaves;
     s->k = d->k;
+    s->binary = d->kind == CS_DTREE_BIN;
     s->min_depth = UINT32_MAX;
     double sum = 0;
     size_t lists = 0;

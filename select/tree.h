@@ -68,7 +68,8 @@ typedef struct cs_leaf {
     int n;
     const uint16_t *ids;
 } cs_leaf;
-/* *leaves is malloc'd (free it); order: depth-first, quadrant order.
+/* *leaves is malloc'd (free it); order: depth-first, quadrant order (binary
+ * trees: first child first).  A binary tree's leaves are rectangles.
  * Blocks are clipped to the measured extent (x1 <= ncs, y1 <= nms; the grid
  * is padded to 2^k by replicating the last column/row); a leaf lying
  * entirely in the padding answers no input and is not listed.  Boundaries
@@ -90,11 +91,13 @@ typedef struct cs_tree_stats {
     double mean_depth;
     size_t bytes, bytes_nodes, bytes_runtime;
     int k; /* grid is 2^k x 2^k */
+    int binary; /* a binary tree of cuts (C4.5, select/c45.h), not a quadtree */
 } cs_tree_stats;
 int cs_tree_stats_get(const cs_tree *t, int coll, cs_tree_stats *s);
 
-/* Same answer as cs_tree_decide, found by descending the quadtree instead
- * of the flat leaf table (for the benchmark and the tests). */
+/* Same answer as cs_tree_decide, found by descending the tree (quadtree or
+ * binary tree of cuts) instead of the flat leaf table (for the benchmark
+ * and the tests). */
 int cs_tree_decide_qt(const cs_tree *t, int coll, uint32_t comm_size, uint64_t bytes,
                       const uint16_t **ids);
 

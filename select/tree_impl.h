@@ -10,6 +10,13 @@
  *             and come after their parent.  Child c covers the quadrant
  *             (x half c >> 1, y half c & 1) of its parent's block;
  *   leaves    per leaf a ranked method list (1..CS_TREE_MAXCHOICE ids).
+ *   kind      CS_DTREE_QUAD (above) or CS_DTREE_BIN: a binary tree of
+ *             axis-aligned cuts (a C4.5 tree compiled onto the grid,
+ *             select/c45.h).  A binary node is CS_BIN_NODE(child, axis, s):
+ *             its 2 children are contiguous and come after it; the first
+ *             covers the coordinates < s on its axis (0: x, comm size; 1: y,
+ *             message size), the second those >= s; s lies strictly inside
+ *             the node's block.  The root covers the whole 2^k x 2^k grid.
  * Run-time tables (built at load by cs_dtree_install):
  *   xtab      comm size -> x (sizes >= nxtab take the last column);
  *   ytab/mshi message bytes -> y: ytab[q] for the quarter-octave q of the
@@ -33,6 +40,13 @@
 #define CS_TREE_LEAF 0x80000000u
 #define CS_TREE_MAX_XTAB (1u << 20) /* comm-size table limit */
 
+enum { CS_DTREE_QUAD = 0, CS_DTREE_BIN = 1 };
+#define CS_BIN_NODE(child, axis, s) ((uint32_t)(child) | (uint32_t)(axis) << 20 | (uint32_t)(s) << 21)
+#define CS_BIN_CHILD(v) ((v) & 0xFFFFFu)
+#define CS_BIN_AXIS(v) ((v) >> 20 & 1u)
+#define CS_BIN_SPLIT(v) ((v) >> 21 & 0xFFu)
+#define CS_BIN_MAXDEPTH 255 /* leaf depths are kept in a byte */
+
 typedef struct cs_dtree {
     /* hot: read by cs_tree_decide */
     int k, ncs, nms;
@@ -45,6 +59,7 @@ typedef struct cs_dtree {
     uint8_t ytab[257];
     /* stored */
     int present;
+    int kind; /* CS_DTREE_QUAD or CS_DTREE_BIN */
     uint32_t *cs;
     uint64_t *ms;
     int nmethods;

@@ -2,9 +2,11 @@
  *
  *   "COLLSELT"  u32 version  u32 payload length  u32 CRC-32 of payload  payload
  *   payload: u32 number of collectives, then per collective:
- *     u32 coll, u32 k, u32 ncs, u32 cs[ncs], u32 nms, u64 ms[nms],
+ *     u32 coll, [version 2: u32 kind,] u32 k, u32 ncs, u32 cs[ncs], u32 nms, u64 ms[nms],
  *     u32 nmethods, str names[nmethods], u32 nnodes, u32 nodes[nnodes],
  *     u32 nleaves, per leaf: u8 n, u16 ids[n]
+ * Version 2 adds the kind of each function (tree_impl.h: 0 quadtree, 1
+ * binary tree of cuts); a file of quadtrees only is written as version 1.
  * Integers little-endian (common/util.h cs_buf / cs_rd).  Everything is
  * validated on reading (cs_dtree_install); any problem rejects the file
  * with a message naming it. */
@@ -14,12 +16,14 @@
 #include "tree_impl.h"
 
 #define TREE_MAGIC "COLLSELT"
-#define TREE_VERSION 1
+#define TREE_VERSION 2
 #define TREE_HEADER 20
 
-static void put_dtree(cs_buf *b, int coll, const cs_dtree *d)
+static void put_dtree(cs_buf *b, int coll, const cs_dtree *d, uint32_t ver)
 {
     cs_buf_u32(b, (uint32_t)coll);
+    if (ver >= 2)
+        cs_buf_u32(b, (uint32_t)d->kind);
     cs_buf_u32(b, (uint32_t)d->k);
     cs_buf_u32(b, (uint32_t)d->ncs);
     for (int i = 0; i < d->ncs; i++)
@@ -47,14 +51,18 @@ int cs_tree_write(const cs_tree *t, const char *path, cs_err *e)
 {
     cs_buf pl = {0}, f = {0};
     int rc = -1, n = 0;
-    for (int c = 0; c < CS_NCOLL; c++)
+    uint32_t ver = 1;
+    for (int c = 0; c < CS_NCOLL; c++) {
         n += t->d[c].present;
+        if (t->d[c].present && t->d[c].kind != CS_DTREE_QUAD)
+            ver = 2;
+    }
     cs_buf_u32(&pl, (uint32_t)n);
     for (int c = 0; c < CS_NCOLL; c++)
         if (t->d[c].present)
-            put_dtree(&pl, c, &t->d[c]);
+            put_dtree(&pl, c, &t->d[c], ver);
     cs_buf_put(&f, TREE_MAGIC, 8);
-    cs_buf_u32(&f, TREE_VERSION);
+    cs_buf_u32(&f, ver);
     cs_buf_u32(&f, (uint32_t)pl.n);
     cs_buf_u32(&f, cs_crc32(0, pl.p, pl.n));
     cs_buf_put(&f, pl.p, pl.n);
@@ -80,10 +88,13 @@ static int rd_count(cs_rd *r, uint32_t *n, size_t each, uint32_t max)
     return 0;
 }
 
-static int get_dtree(cs_rd *r, cs_dtree *d, uint32_t *coll)
+static int get_dtree(cs_rd *r, cs_dtree *d, uint32_t *coll, uint32_t ver)
 {
-    uint32_t v;
-    if (cs_rd_u32(r, coll) < 0 || cs_rd_u32(r, &v) < 0 || v > CS_TREE_MAXK)
+    uint32_t v = CS_DTREE_QUAD;
+    if (cs_rd_u32(r, coll) < 0 || (ver >= 2 && cs_rd_u32(r, &v) < 0) || v > CS_DTREE_BIN)
+        return -1;
+    d->kind = (int)v;
+    if (cs_rd_u32(r, &v) < 0 || v > CS_TREE_MAXK)
         return -1;
     d->k = (int)v;
     if (rd_count(r, &v, 4, 256) < 0 || !(d->cs = malloc((v + 1) * sizeof *d->cs)))
@@ -181,7 +192,7 @@ int cs_tree_read(cs_tree **tp, const char *path, cs_err *e)
     }
     for (uint32_t i = 0; i < ncoll; i++) {
         uint32_t coll = 0;
-        if (get_dtree(&r, &d, &coll) < 0) {
+        if (get_dtree(&r, &d, &coll, ver) < 0) {
             cs_fail(e, "%s: malformed decision function %u (bad count, name or list)", path, i);
             goto fail;
         }

@@ -24,8 +24,14 @@ typedef struct cs_config {
     int verbose;        /* COLLSEL_VERBOSE 0..3 */
     int node_size;      /* COLLSEL_NODE_SIZE: virtual node size, 0 = real nodes */
     int shm_limit_mib;  /* COLLSEL_SHM_LIMIT: MiB of segments per process */
+    double record_interval; /* COLLSEL_RECORD_INTERVAL: seconds between
+                               snapshots to the partial files, 0 = none */
 } cs_config;
 extern cs_config cs_cfg CS_HIDDEN;
+
+/* Set at load time when the process's MPI library is not the one this
+ * library was built for (foreign.c): collsel then stays off. */
+extern int cs_foreign_mpi CS_HIDDEN;
 
 /* World rank (valid after MPI_Init; -1 before). */
 extern int cs_world_rank CS_HIDDEN;

@@ -62,8 +62,8 @@ void cs_shm_data_free(const cs_shm *s, uint64_t step, size_t bytes)
 {
     if (bytes > CS_SHM_INLINE)
         cs_shm_slot_free(s, step);
-    else if (step > CS_SHM_INLINE_DEPTH)
-        all_done(s, step - CS_SHM_INLINE_DEPTH);
+    else if (step > CS_SHM_RING)
+        all_done(s, step - CS_SHM_RING);
 }
 
 int cs_shm_native(const cs_call *c)
@@ -85,10 +85,11 @@ int cs_shm_chunk(size_t esz)
 
 uint64_t cs_shm_post(cs_shm *s, const void *own, int n, size_t esz)
 {
-    uint64_t step = ++s->step;
-    cs_shm_data_free(s, step, (size_t)n * esz);
-    memcpy(cs_shm_data(s, s->rank, step, (size_t)n * esz), own, (size_t)n * esz);
-    cs_shm_set(&s->r[s->rank]->post, step);
+    const uint64_t step = ++s->step;
+    const size_t bytes = (size_t)n * esz;
+    cs_shm_data_free(s, step, bytes);
+    memcpy(cs_shm_data(s, s->rank, step, bytes), own, bytes);
+    cs_shm_set(cs_shm_posted(s, s->rank, step, bytes), step);
     return step;
 }
 
@@ -98,7 +99,7 @@ int cs_shm_fold(const cs_shm *s, uint64_t step, size_t posted, int first, int n,
     const int p = s->p;
     for (int i = 0; i < p; i++)
         if (i != s->rank)
-            cs_shm_wait(s, &s->r[i]->post, step);
+            cs_shm_wait(s, cs_shm_posted(s, i, step, posted), step);
     if (n <= 0)
         return MPI_SUCCESS;
     const size_t at = (size_t)first * esz, bytes = (size_t)n * esz;

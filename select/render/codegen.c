@@ -58,8 +58,8 @@ static void emit_runs(cs_buf *o, const cs_tree *t, int coll, const cs_band *b, c
 
 /* One collective: the method table, the decision function, the name
  * lookup.  Returns the number of comparisons emitted. */
-static size_t emit_coll(cs_buf *o, const cs_tree *t, int coll, const cs_bands *bs,
-                        const char *prefix)
+size_t cs_codegen_coll(cs_buf *o, const cs_tree *t, int coll, const cs_bands *bs,
+                       const char *prefix)
 {
     const char *cn = cs_coll_name(coll);
     int nm = cs_tree_nmethods(t, coll);
@@ -174,7 +174,7 @@ int cs_cmd_codegen(int argc, char **argv)
         cs_bands bs;
         CS_CHECK(cs_bands_build(t, coll, &bs, &e));
         size_t from = o.n;
-        size_t tests = emit_coll(&o, t, coll, &bs, prefix);
+        size_t tests = cs_codegen_coll(&o, t, coll, &bs, prefix);
         printf("%-8s %4zu leaves -> %3d bands, %4zu comparisons, %4zu lines\n",
                cs_coll_name(coll), bs.nleaves, bs.nbands, tests, count_lines(&o, from));
         cs_bands_free(&bs);

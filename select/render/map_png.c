@@ -515,6 +515,25 @@ static cairo_status_t to_buf(void *closure, const unsigned char *data, unsigned 
     return CAIRO_STATUS_SUCCESS;
 }
 
+int cs_png_save(cairo_t *cr, cairo_surface_t *sf, const char *path, cs_err *e)
+{
+    cs_buf b = {0};
+    cairo_status_t st = cairo_status(cr);
+    if (st == CAIRO_STATUS_SUCCESS)
+        st = cairo_surface_write_to_png_stream(sf, to_buf, &b);
+    cairo_destroy(cr);
+    cairo_surface_destroy(sf);
+    int rc = -1;
+    if (st != CAIRO_STATUS_SUCCESS)
+        cs_fail(e, "%s: drawing failed: %s", path, cairo_status_to_string(st));
+    else if (b.oom)
+        cs_fail(e, "%s: out of memory", path);
+    else
+        rc = cs_write_file_atomic(path, b.p, b.n, e);
+    cs_buf_free(&b);
+    return rc;
+}
+
 /* Draw panels [from, to) side by side into path. */
 static int draw_png(cs_sheet *s, int from, int to, const char *path, cs_err *e)
 {
@@ -535,22 +554,9 @@ static int draw_png(cs_sheet *s, int from, int to, const char *path, cs_err *e)
         draw_panel(cr, s, &s->p[i]);
         cairo_restore(cr);
     }
-    cs_buf b = {0};
-    cairo_status_t st = cairo_status(cr);
-    if (st == CAIRO_STATUS_SUCCESS)
-        st = cairo_surface_write_to_png_stream(sf, to_buf, &b);
-    cairo_destroy(cr);
-    cairo_surface_destroy(sf);
-    int rc = -1;
-    if (st != CAIRO_STATUS_SUCCESS)
-        cs_fail(e, "%s: drawing failed: %s", path, cairo_status_to_string(st));
-    else if (b.oom)
-        cs_fail(e, "%s: out of memory", path);
-    else if (cs_write_file_atomic(path, b.p, b.n, e) == 0) {
+    int rc = cs_png_save(cr, sf, path, e);
+    if (rc == 0)
         printf("wrote %s (%d panel%s)\n", path, to - from, to - from == 1 ? "" : "s");
-        rc = 0;
-    }
-    cs_buf_free(&b);
     return rc;
 }
 

@@ -11,6 +11,7 @@
 #ifndef COLLSEL_MAP_PNG_H
 #define COLLSEL_MAP_PNG_H
 
+#include <cairo.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -63,5 +64,9 @@ void cs_sheet_free(cs_sheet *s);
  * contains "%s", one PNG per panel with the collective name substituted.
  * Files are written atomically; the names written are printed on stdout. */
 int cs_sheet_draw(cs_sheet *s, const char *out, cs_err *e);
+
+/* Write what cr drew on sf to path as PNG (atomically); destroys cr and
+ * sf.  0, or -1 with e naming path. */
+int cs_png_save(cairo_t *cr, cairo_surface_t *sf, const char *path, cs_err *e);
 
 #endif

@@ -85,6 +85,31 @@ size_t cs_bands_tests(const cs_bands *b);
 /* The band's method at message size ms. */
 int cs_band_method(const cs_band *b, uint64_t ms);
 
+/* Append collective coll's generated C (method table, decision function,
+ * name lookup; codegen.c) to o; returns the comparisons emitted. */
+size_t cs_codegen_coll(cs_buf *o, const cs_tree *t, int coll, const cs_bands *bs,
+                       const char *prefix);
+
+/* ---- curves (collsel compare) ------------------------------------------ */
+
+#define CS_CURVE_MAXPTS 64
+typedef struct cs_cseries {
+    char name[48];
+    int n;
+    double x[CS_CURVE_MAXPTS], y[CS_CURVE_MAXPTS];
+} cs_cseries;
+
+typedef struct cs_cpanel {
+    char title[96], ylabel[64];
+    int ns;
+    cs_cseries s[8];
+} cs_cpanel;
+
+/* Draw the panels side by side into path (PNG, atomically): y against x on
+ * a log2 x axis, one colour per series (index), points joined in x order.
+ * Only built with cairo (curve_png.c); NULL otherwise. */
+int cs_curve_draw(const cs_cpanel *p, int np, const char *path, cs_err *e) __attribute__((weak));
+
 /* MPICH's built-in MPIR-level selection rules (the JSON text libmpich
  * uses when MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE is unset), read at run
  * time from the installed library (mpich_defaults.c).  lib: the file to

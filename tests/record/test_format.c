@@ -150,11 +150,11 @@ static void test_rejects(void)
     memset(b + img.n, 0, 16);
     expect_reject(b, img.n + 3, "trailing.bad", "unexpected bytes");
 
-    b[8] = 2;
-    expect_reject(b, img.n, "newer.bad", "written by a newer collsel (format v2, this reads up to v1)");
+    b[8] = CS_PROFILE_VERSION + 1;
+    expect_reject(b, img.n, "newer.bad", "written by a newer collsel (format v3, this reads up to v2)");
     b[8] = 0;
     expect_reject(b, img.n, "v0.bad", "invalid format version 0");
-    b[8] = 1;
+    b[8] = CS_PROFILE_VERSION;
     T_CHECK(cs_profile_decode(&q, b, img.n, "mem", &e) == 0, "restored image: %s", e.msg);
     cs_profile_free(&q);
 
@@ -287,6 +287,31 @@ static void cleanup(void)
     rmdir(dir);
 }
 
+/* Version 2 adds the run's selection; a version 1 payload (the same
+ * without it) still reads, with no selection. */
+static void test_selection_versions(void)
+{
+    cs_profile p, q;
+    cs_buf b = {0};
+    cs_err e;
+    sample(&p);
+    p.meta.selection = strdup("tree /x/app.tree");
+    T_CHECK(cs_profile_serialize(&p, &b) == 0, "serialize");
+    T_CHECK(cs_profile_deserialize(&q, b.p, b.n, &e) == 0 && q.meta.selection &&
+                !strcmp(q.meta.selection, "tree /x/app.tree"),
+            "selection round trip: %s", e.msg);
+    cs_profile_free(&q);
+    size_t v1 = b.n - 4 - strlen("tree /x/app.tree"); /* the payload before the field */
+    T_CHECK(cs_profile_deserialize_v(&q, b.p, v1, 1, &e) == 0 && !q.meta.selection &&
+                q.ncells == p.ncells,
+            "version 1 payload: %s", e.msg);
+    cs_profile_free(&q);
+    T_CHECK(cs_profile_deserialize_v(&q, b.p, v1, 2, &e) < 0, "version 2 without the field read");
+    T_CHECK(cs_profile_deserialize_v(&q, b.p, b.n, 1, &e) < 0, "version 1 with trailing bytes read");
+    cs_buf_free(&b);
+    cs_profile_free(&p);
+}
+
 int main(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -298,6 +323,7 @@ int main(void)
     test_roundtrip();
     test_rejects();
     test_partials();
+    test_selection_versions();
     cleanup();
     if (t_failures)
         fprintf(stderr, "test_format: %d failures\n", t_failures);

@@ -4,7 +4,7 @@
 # depend on each other: replay -> check -> tune -> mix).
 #   grid     tiny grids at 2 and 3 ranks -> valid perf tables (check_perf)
 #   profile  a small profile -> exactly its cells; tune a tree; --mix prints
-#            a ratio (text and CSV)
+#            a ratio (text and CSV); the same with a C4.5 tree
 #   checkpoint  a run stopped in the middle keeps a valid table of the
 #            points measured so far
 #   finalists  stage 2: the K best of stage 1 and native are re-measured
@@ -67,6 +67,16 @@ profile)
     "$collsel" tree show "$T/app.tree" >"$T/tree.txt" || fail "collsel tree show"
     for m in $(grep '^[a-z]*,2,' "$T/mix.csv" | cut -d, -f9 | cut -d' ' -f1); do
         grep -Eq "[0-9] +$m( \(then|\$)" "$T/tree.txt" || { cat "$T/tree.txt"; fail "--mix chose $m, not in the tree"; }
+    done
+    # a C4.5 tree (binary, tree file version 2) runs the same way
+    "$collsel" tune --c45 --perf "$T/p.csv" --profile "$T/app.prof" -o "$T/c45.tree" >"$T/tune.out" ||
+        { cat "$T/tune.out"; fail "collsel tune --c45"; }
+    run 2 "$replay" --mix "$T/app.prof" --tree "$T/c45.tree" --budget 0.5 --rounds 2 --csv \
+        >"$T/mix45.csv" || fail "--mix with a C4.5 tree"
+    "$collsel" tree show "$T/c45.tree" >"$T/tree45.txt" || fail "collsel tree show (C4.5)"
+    [ "$(grep -c '^[a-z]*,2,' "$T/mix45.csv")" = 5 ] || fail "--mix (C4.5): not 5 points"
+    for m in $(grep '^[a-z]*,2,' "$T/mix45.csv" | cut -d, -f9 | cut -d' ' -f1); do
+        grep -Eq "[0-9] +$m( \(then|\$)" "$T/tree45.txt" || { cat "$T/tree45.txt"; fail "--mix chose $m, not in the C4.5 tree"; }
     done
     ;;
 checkpoint)

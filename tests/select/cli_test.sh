@@ -57,7 +57,7 @@ expect 2 "collsel penalty: --margin 'x' (accepted: a percentage in [0, 100])" --
 expect 2 "collsel tune: unknown option '--bogus' (collsel tune --help)" -- \
     "$collsel" tune --bogus
 expect 2 "collsel tree: usage: collsel tree show TREE" -- "$collsel" tree
-for cmd in tune tree penalty; do
+for cmd in tune tree penalty compare; do
     expect 0 "" -- "$collsel" $cmd --help
     check "$cmd --help prints usage" grep -q "usage: collsel $cmd" out.txt
 done
@@ -127,6 +127,48 @@ check "penalty repeats tune's weighted figure" grep -q "penalty weighted .* mean
 expect 0 "" -- "$collsel" tune --perf synth.csv --profile app.prof --json -o w2.tree
 check "json output" grep -q '^{"perf":"synth.csv","mode":"weighted","collectives":\[{"collective":"bcast"' out.txt
 check "same tree from --json run" cmp -s w.tree w2.tree
+
+# C4.5 (--c45): a binary tree file every reader takes; the paper's -m/-c
+expect 0 "" -- "$collsel" tune --c45 --perf synth.csv --margin 0 -o c45.tree
+check "c45: pruning reported" grep -q "^  C4.5 -m 2 -c 25: 1488 cases, 6 classes; before pruning [0-9]* leaves" out.txt
+check "c45: a binary tree" grep -q "^  tree (binary, C4.5): " out.txt
+l25=$(sed -n 's/.*; after \([0-9]*\) leaves.*/\1/p' out.txt | head -1)
+expect 0 "" -- "$collsel" tune --c45 -m 40 -c 5 --perf synth.csv --margin 0 -o c45b.tree
+l5=$(sed -n 's/.*; after \([0-9]*\) leaves.*/\1/p' out.txt | head -1)
+check "c45: -m 40 -c 5 prunes more ($l5 < $l25 leaves)" test "$l5" -lt "$l25"
+expect 0 "" -- "$collsel" tree show c45.tree
+check "c45: tree show lists $l25 bcast leaves" grep -q "^bcast: $l25 leaves ($l25 answering)" out.txt
+expect 0 "" -- "$collsel" penalty c45.tree --perf synth.csv
+expect 0 "" -- "$collsel" tune --c45 --combined --perf synth.csv -o c45c.tree
+check "c45: combined tree" grep -q "^  combined tree: .* first test on the collective at level [0-9]" out.txt
+expect 0 "" -- "$collsel" tune --c45 --perf synth.csv --profile app.prof --json -o c45w.tree
+check "c45: json" grep -q '"kind":"c45","c45":{"m":2,"c":25,"combined":false,"weighted":true' out.txt
+expect 2 "collsel tune: -m '0' (accepted: 1..1000000 cases)" -- "$collsel" tune --c45 -m 0 --perf synth.csv -o x.tree
+expect 2 "collsel tune: -c '101' (accepted: a confidence level in (0, 100])" -- "$collsel" tune --c45 -c 101 --perf synth.csv -o x.tree
+expect 2 "collsel tune: -m, -c and --combined need --c45" -- "$collsel" tune -c 5 --perf synth.csv -o x.tree
+expect 2 "collsel tune: --max-depth and --threshold are quadtree options (not with --c45)" -- \
+    "$collsel" tune --c45 --max-depth 2 --perf synth.csv -o x.tree
+printf '%s\nbcast,4,8,bcast.binomial,1.5,1,2,10\n' "$H" > one.csv
+expect 0 "" -- "$collsel" tune --c45 --perf one.csv -o one.tree
+check "c45: one point, one leaf" grep -q "after 1 leaves" out.txt
+check "no tree written on bad input" test ! -e x.tree
+
+# compare: quadtrees and C4.5 side by side
+expect 0 "" -- "$collsel" compare --perf synth.csv --margin 0 --csv
+check "compare --csv: header + 2 x 25 rows" test "$(wc -l < out.txt)" = 51
+check "compare --csv: C4.5 rows" test "$(grep -c '^bcast,c45,-m [0-9]* -c [0-9]*,' out.txt)" = 10
+check "compare --csv: the exact quadtree has no penalty" grep -q '^bcast,quadtree,exact,[0-9]*,[0-9]*,[0-9]*,0.0000,0.0000,0.0000,' out.txt
+expect 0 "" -- "$collsel" compare --perf synth.csv --profile app.prof
+check "compare: weighted C4.5 rows" grep -q "^  C4.5, weighted  *-m 2 -c 25 " out.txt
+if "$collsel" compare --perf synth.csv -o curve.png > out.txt 2> err.txt; then
+    check "compare -o: a PNG" sh -c 'head -c 4 curve.png | grep -q PNG'
+else
+    check "compare -o without cairo says so" grep -q "built without cairo" err.txt
+fi
+expect 2 "collsel compare: --perf PERF is required, no other argument (collsel compare --help)" -- \
+    "$collsel" compare
+expect 2 "collsel compare: --margin '200' (accepted: a percentage in [0, 100])" -- \
+    "$collsel" compare --perf synth.csv --margin 200
 
 # bad tree files
 head -c 30 exact.tree > trunc.tree

@@ -300,7 +300,7 @@ static void test_tree_files(void)
                  "foreign");
     tree_rejects("collective,comm_size\n", 21, "not a collsel tree", "csv");
     memcpy(bad, good, n);
-    bad[8] = 2;
+    bad[8] = 3;
     tree_rejects(bad, n, "newer", "newer version");
     /* structurally invalid with a valid checksum: a node pointing back */
     memcpy(bad, good, n);

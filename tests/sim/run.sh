@@ -6,6 +6,9 @@
 #     computation off: the timings are deterministic, so one clean round
 #     per method is enough and stage 2 stops at once); `collsel tune` builds
 #     a tree from it.
+#  2. tools/papers.sh on a tiny grid (2 comm sizes x 2 message sizes at 4
+#     simulated ranks): every table and picture of the papers' run is
+#     written (so that the script cannot rot).
 # (The correctness matrix is built for SMPI too, tests/sim/matrix, but is
 # not run here: with resized datatypes in large messages, and user ops on
 # them, SMPI's own native results disagree with ours, which match Open
@@ -34,3 +37,20 @@ done
 "$collsel" tune --perf "$tmp/perf1.csv" -o "$tmp/sim.tree" > "$tmp/tune.txt" ||
     { cat "$tmp/tune.txt"; echo "FAIL: collsel tune on the simulated table"; exit 1; }
 echo "sim: replay deterministic at 16 simulated ranks (two runs identical), tree built"
+
+COLLSEL_BUILD=$(cd "$(dirname "$collsel")/.." && pwd) COLLSEL_SMPI_BUILD=$S NP=4 CS=2,4 MS=1,64k \
+    OUT="$tmp/papers" "$top/tools/papers.sh" > "$tmp/papers.txt" 2>&1 ||
+    { cat "$tmp/papers.txt"; echo "FAIL: tools/papers.sh on a tiny grid"; exit 1; }
+p=$tmp/papers
+for f in tables.md quadtree.csv c45.csv combined.csv weighted.csv compare.csv; do
+    [ -s "$p/$f" ] || { echo "FAIL: papers.sh wrote no $f"; exit 1; }
+done
+[ "$(wc -l < "$p/c45.csv")" = 31 ] || { cat "$p/c45.csv"; echo "FAIL: c45.csv: 30 rows expected"; exit 1; }
+grep -q '^| 3 | 58 | 8.8 | [0-9]* | [0-9.]* |' "$p/tables.md" ||
+    { cat "$p/tables.md"; echo "FAIL: tables.md: the depth-3 row with the paper's figures"; exit 1; }
+awk -F, 'NR > 1 && ($7 == "" || $8 == "") { exit 1 }' "$p/combined.csv" ||
+    { cat "$p/combined.csv"; echo "FAIL: combined.csv has empty fields"; exit 1; }
+for f in measured curve quadtree-d3 c45-m2-c25 c45-combined; do
+    head -c 4 "$p/$f.png" | grep -q PNG || { echo "FAIL: papers.sh: $f.png"; exit 1; }
+done
+echo "sim: tools/papers.sh wrote every table and picture on a tiny grid"
