@@ -191,8 +191,8 @@ static int find_partials(const char *dir, const char *base, long **ranks, size_t
             continue;
         s += blen + 9;
         char *end;
-        if (*s < '0' || *s > '9')
-            continue;
+        if (*s < '0' || *s > '9' || (*s == '0' && s[1]))
+            continue; /* only the name a rank writes: "07" is not rank 7's file */
         long r = strtol(s, &end, 10);
         if (*end || r < 0 || r > 0x7fffffff)
             continue; /* e.g. a temporary "X.partial.3.tmp.PID" */

@@ -1,5 +1,6 @@
 /* fuzz_partials: loading a profile with its partial files and merging them
- * (cs_profile_load), then `collsel show` in its three formats.
+ * (cs_profile_load), then `collsel show` in its three formats and
+ * `collsel show --compare` of the profile with itself.
  * Input: parts separated by the line "@@part@@": the first part is the
  * profile FILE (absent when empty), each further part starts with a line
  * naming its file's suffix S (FILE.S: "partial.3", "spawn.12", anything
@@ -67,5 +68,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
         int rc = cs_cmd_show(f ? 3 : 4, argv);
         FUZZ_ASSERT(rc == 0 || rc == 2, "collsel show %s: exit code %d", fmt[f], rc);
     }
+    char *cmp[] = {"show", "--compare", path, path, NULL};
+    int rc = cs_cmd_show(4, cmp);
+    FUZZ_ASSERT(rc == 0 || rc == 2, "collsel show --compare: exit code %d", rc);
     return 0;
 }

@@ -17,7 +17,8 @@ shift
 targets=${*:-profile partials tree perf env mpich_defaults}
 bdir=${FUZZ_BUILD:-$top/build-fuzz}
 if [ ! -f "$bdir/build.ninja" ]; then
-    CC=clang meson setup "$bdir" "$top" -Dfuzz=true -Dwerror=true -Dbuildtype=debugoptimized \
+    # no -Dwerror: clang warns where gcc does not; the gcc builds keep the code clean
+    CC=clang meson setup "$bdir" "$top" -Dfuzz=true -Dbuildtype=debugoptimized \
         > "$bdir.setup.log" 2>&1 || { cat "$bdir.setup.log"; exit 1; }
 fi
 ninja -C "$bdir" > "$bdir/ninja.log" 2>&1 || { cat "$bdir/ninja.log"; exit 1; }

@@ -258,6 +258,11 @@ static void test_partials(void)
     put_file(part, "junk", 4);
     path_in(part, sizeof part, "xrun.prof.partial.1");
     put_file(part, "junk", 4);
+    /* not the name a rank writes (leading zeros): not rank 3 a second time */
+    path_in(part, sizeof part, "run.prof.partial.03");
+    cs_profile_write(&p, part, &e);
+    path_in(part, sizeof part, "run.prof.partial.007");
+    cs_profile_write(&p, part, &e);
     T_CHECK(cs_profile_load(&q, path, &e) == 0, "partials only: %s", e.msg);
     cs_profile_init(&want);
     cs_profile_merge(&want, &p);
