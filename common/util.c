@@ -90,41 +90,96 @@ int cs_read_file(const char *path, void **data, size_t *n, cs_err *e)
     return 0;
 }
 
-int cs_write_file_atomic(const char *path, const void *data, size_t n, cs_err *e)
+/* Async-signal-safe append of s to buf[*at..len). */
+static int cat(char *buf, size_t len, size_t *at, const char *s)
 {
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
-        return cs_fail(e, "%s: path too long", path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0)
-        return cs_fail(e, "%s: cannot create: %s", path, strerror(errno));
+    size_t n = strlen(s);
+    if (*at + n + 1 > len)
+        return -1;
+    memcpy(buf + *at, s, n + 1);
+    *at += n;
+    return 0;
+}
+
+int cs_tmp_create(const char *path, char *tmp, size_t len)
+{
+    static unsigned counter;
+    for (int attempt = 0; attempt < 100; attempt++) {
+        /* a name nobody can guess ahead of us: pid, a counter and the clock,
+         * mixed; O_EXCL makes whatever is there (a link, a file) an
+         * error, and O_NOFOLLOW a link even on file systems that
+         * would follow it */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t x = (uint64_t)getpid() * 0x9E3779B97F4A7C15u ^
+                     (uint64_t)__atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED) * 0xC2B2AE3D27D4EB4Fu ^
+                     (uint64_t)ts.tv_nsec * 0x165667B19E3779F9u ^ (uint64_t)ts.tv_sec;
+        x ^= x >> 29;
+        x *= 0xBF58476D1CE4E5B9u;
+        x ^= x >> 32;
+        char suffix[13];
+        for (int i = 0; i < 12; i++, x >>= 5)
+            suffix[i] = "abcdefghijklmnopqrstuvwxyz012345"[x & 31];
+        suffix[12] = 0;
+        size_t at = 0;
+        if (cat(tmp, len, &at, path) < 0 || cat(tmp, len, &at, ".tmp.") < 0 ||
+            cat(tmp, len, &at, suffix) < 0) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+int cs_write_all(int fd, const void *data, size_t n)
+{
     const unsigned char *p = data;
-    size_t left = n;
-    while (left > 0) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            int err = errno;
-            close(fd);
-            unlink(tmp);
-            return cs_fail(e, "%s: write error: %s", path, strerror(err));
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (w == 0)
+                errno = EIO;
+            return -1;
         }
         p += w;
-        left -= (size_t)w;
+        n -= (size_t)w;
     }
-    if (fsync(fd) != 0 && errno != EINVAL) {
+    return 0;
+}
+
+int cs_file_replace(const char *path, const void *data, size_t n, int flags)
+{
+    char tmp[4200];
+    int fd = cs_tmp_create(path, tmp, sizeof tmp);
+    if (fd < 0)
+        return -1;
+    if (cs_write_all(fd, data, n) < 0 ||
+        (!(flags & CS_FILE_NOSYNC) && fsync(fd) != 0 && errno != EINVAL)) {
         int err = errno;
         close(fd);
         unlink(tmp);
-        return cs_fail(e, "%s: fsync failed: %s", path, strerror(err));
+        errno = err;
+        return -1;
     }
-    close(fd);
-    if (rename(tmp, path) != 0) {
+    if (close(fd) != 0 || rename(tmp, path) != 0) {
         int err = errno;
         unlink(tmp);
-        return cs_fail(e, "%s: cannot rename into place: %s", path, strerror(err));
+        errno = err;
+        return -1;
     }
+    return 0;
+}
+
+int cs_write_file_atomic(const char *path, const void *data, size_t n, cs_err *e)
+{
+    if (cs_file_replace(path, data, n, 0) < 0)
+        return cs_fail(e, "%s: cannot write: %s", path, strerror(errno));
     return 0;
 }
 
@@ -329,7 +384,9 @@ int cs_rd_str(cs_rd *r, char **s)
     *s = NULL;
     if (cs_rd_u32(r, &n) < 0)
         return -1;
-    if (n > (1u << 20) || n > r->n - r->off) {
+    /* a NUL inside would cut the string short: what was read would not be
+     * what is written back (no writer puts one there) */
+    if (n > (1u << 20) || n > r->n - r->off || memchr(r->p + r->off, 0, n)) {
         r->bad = 1;
         return -1;
     }

@@ -42,8 +42,23 @@ uint32_t cs_crc32(uint32_t crc, const void *data, size_t n);
  * *n excludes the NUL). */
 int cs_read_file(const char *path, void **data, size_t *n, cs_err *e);
 
-/* Write data to path atomically: write to "path.tmp.PID" in the same
- * directory, fsync, rename over path.  On failure nothing is left behind. */
+/* Files in directories other users can write (/tmp, shared scratch): no
+ * name collsel writes is ever opened for writing; data goes to a new
+ * temporary file "path.tmp.RANDOM" created exclusively without following
+ * links (a link or file planted at any name makes the creation retry
+ * under another name, never write through it), and is renamed over path
+ * (rename replaces a link at path, not its target).
+ *
+ * cs_tmp_create: the temporary file's descriptor (its name in tmp), or -1
+ * with errno.  cs_write_all: the whole buffer, or -1 with errno.
+ * cs_file_replace: write data to path that way (fsync first unless
+ * CS_FILE_NOSYNC); 0, or -1 with errno and nothing left behind.  All three
+ * are async-signal-safe (no malloc, no stdio). */
+#define CS_FILE_NOSYNC 1
+int cs_tmp_create(const char *path, char *tmp, size_t len);
+int cs_write_all(int fd, const void *data, size_t n);
+int cs_file_replace(const char *path, const void *data, size_t n, int flags);
+/* cs_file_replace with fsync and an error message. */
 int cs_write_file_atomic(const char *path, const void *data, size_t n, cs_err *e);
 
 /* Check that the directory of path exists and is writable (used at init so a
@@ -85,7 +100,7 @@ int cs_rd_u8(cs_rd *r, uint8_t *v);
 int cs_rd_u32(cs_rd *r, uint32_t *v);
 int cs_rd_u64(cs_rd *r, uint64_t *v);
 int cs_rd_f64(cs_rd *r, double *v);
-int cs_rd_str(cs_rd *r, char **s); /* malloc'd, NUL-terminated, max 1 MiB */
+int cs_rd_str(cs_rd *r, char **s); /* malloc'd, NUL-terminated, max 1 MiB, no NUL inside */
 
 /* Human-readable sizes: "8 B", "64 KiB", "4 MiB" (buf >= 32 bytes). */
 const char *cs_fmt_bytes(char *buf, size_t len, double bytes);

@@ -73,3 +73,17 @@ uint64_t cs_bin_hi(int bin)
         return UINT64_MAX;
     return cs_bin_lo(bin + 1) - 1;
 }
+
+const char *cs_bin_range(char *buf, size_t len, int bin, uint32_t fold)
+{
+    char a[32], b[32];
+    uint64_t lo = cs_bin_lo(bin), hi = cs_fold_bin_hi((uint32_t)bin, fold);
+    if (lo == hi)
+        snprintf(buf, len, "%s", cs_fmt_bytes(a, sizeof a, (double)lo));
+    else if (hi == UINT64_MAX)
+        snprintf(buf, len, ">= %s", cs_fmt_bytes(a, sizeof a, (double)lo));
+    else /* half-open: [lo, hi + 1) */
+        snprintf(buf, len, "[%s, %s)", cs_fmt_bytes(a, sizeof a, (double)lo),
+                 cs_fmt_bytes(b, sizeof b, (double)hi + 1));
+    return buf;
+}

@@ -106,7 +106,7 @@ int cs_profile_decode(cs_profile *p, const void *file, size_t n, const char *nam
     cs_err sub;
     if (cs_zstd_decompress(b + CS_PROFILE_HEADER, len, PAYLOAD_MAX, &raw, &rawn, &sub) < 0)
         return cs_fail(e, "%s: corrupted payload: %s", name, sub.msg);
-    if (cs_profile_deserialize(p, raw, rawn, &sub) < 0) {
+    if (cs_profile_deserialize_v(p, raw, rawn, version, &sub) < 0) {
         free(raw);
         return cs_fail(e, "%s: corrupted payload: %s", name, sub.msg);
     }
@@ -172,43 +172,7 @@ int cs_profile_partial_path(char *buf, size_t len, const char *path, int rank)
 
 int cs_profile_write_raw(const char *path, const void *file_bytes, size_t n)
 {
-    char tmp[4096];
-    size_t at = 0;
-    if (sig_cat(tmp, sizeof tmp, &at, path) < 0 || sig_cat(tmp, sizeof tmp, &at, ".tmp.") < 0 ||
-        sig_cat_num(tmp, sizeof tmp, &at, (unsigned long)getpid()) < 0) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0)
-        return -1;
-    const unsigned char *b = file_bytes;
-    while (n > 0) {
-        ssize_t w = write(fd, b, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            goto fail;
-        b += w;
-        n -= (size_t)w;
-    }
-    if (fsync(fd) != 0 && errno != EINVAL)
-        goto fail;
-    if (close(fd) != 0) {
-        fd = -1;
-        goto fail;
-    }
-    fd = -1;
-    if (rename(tmp, path) != 0)
-        goto fail;
-    return 0;
-fail:;
-    int err = errno ? errno : EIO;
-    if (fd >= 0)
-        close(fd);
-    unlink(tmp);
-    errno = err;
-    return -1;
+    return cs_file_replace(path, file_bytes, n, 0);
 }
 
 /* Ranks of the "BASE.partial.RANK" files in DIR, sorted. */
@@ -227,8 +191,8 @@ static int find_partials(const char *dir, const char *base, long **ranks, size_t
             continue;
         s += blen + 9;
         char *end;
-        if (*s < '0' || *s > '9')
-            continue;
+        if (*s < '0' || *s > '9' || (*s == '0' && s[1]))
+            continue; /* only the name a rank writes: "07" is not rank 7's file */
         long r = strtol(s, &end, 10);
         if (*end || r < 0 || r > 0x7fffffff)
             continue; /* e.g. a temporary "X.partial.3.tmp.PID" */
@@ -255,11 +219,13 @@ static int find_partials(const char *dir, const char *base, long **ranks, size_t
     return 0;
 }
 
-static int merge_file(cs_profile *p, const char *path, cs_err *e)
+/* Merge the file at path into p; *when: the time its data was taken. */
+static int merge_file(cs_profile *p, const char *path, double *when, cs_err *e)
 {
     cs_profile q;
     if (cs_profile_read(&q, path, e) < 0)
         return -1;
+    *when = (double)q.meta.start_time + q.meta.duration;
     int rc = cs_profile_merge(p, &q);
     cs_profile_free(&q);
     return rc < 0 ? cs_fail(e, "%s: out of memory merging", path) : 0;
@@ -268,6 +234,7 @@ static int merge_file(cs_profile *p, const char *path, cs_err *e)
 int cs_profile_load(cs_profile *p, const char *path, cs_err *e)
 {
     long *ranks = NULL;
+    cs_partial_info *info = NULL;
     size_t nranks = 0, found = 0;
     char dir[4096], part[4096];
     cs_profile_init(p);
@@ -284,17 +251,23 @@ int cs_profile_load(cs_profile *p, const char *path, cs_err *e)
     } else {
         strcpy(dir, ".");
     }
+    double when;
     if (access(path, F_OK) == 0) {
-        CS_CHECK(merge_file(p, path, e));
+        CS_CHECK(merge_file(p, path, &when, e));
         found++;
     }
     CS_CHECK(find_partials(dir, base, &ranks, &nranks, e));
+    if (nranks && !(info = calloc(nranks, sizeof *info))) {
+        cs_fail(e, "%s: out of memory listing %zu partial files", path, nranks);
+        goto fail;
+    }
     for (size_t i = 0; i < nranks; i++) {
         if (cs_profile_partial_path(part, sizeof part, path, (int)ranks[i]) < 0) {
             cs_fail(e, "%s: path too long", path);
             goto fail;
         }
-        CS_CHECK(merge_file(p, part, e));
+        CS_CHECK(merge_file(p, part, &when, e));
+        info[i] = (cs_partial_info){(int32_t)ranks[i], when};
         found++;
     }
     if (found == 0) {
@@ -304,9 +277,11 @@ int cs_profile_load(cs_profile *p, const char *path, cs_err *e)
     if (nranks > 0)
         p->complete = 0;
     p->npartial = (uint32_t)nranks;
+    p->partials = info;
     free(ranks);
     return 0;
 fail:
+    free(info);
     free(ranks);
     cs_profile_free(p);
     return -1;

@@ -1,6 +1,6 @@
 /* Profile serialisation and files (see profile.h for the layout).
  *
- * Payload (uncompressed, little endian), format version 1:
+ * Payload (uncompressed, little endian), format version 2:
  *   meta:  str mpi_library, str cmdline, str hostname0,
  *          u32 world_size, u32 nnodes, u32 ranks_per_node,
  *          u64 start_time (two's complement), f64 duration
@@ -10,6 +10,9 @@
  *          f64 t_total, f64 t_min, f64 t_max, u32 root_mode, u32 root,
  *          u32 nsizes, nsizes x (u64 bytes, u64 rank_calls), u64 other
  *   u64 nsites, then per site: u32 coll, str where, u64 rank_calls, f64 t_total
+ *   str selection (version 2: the tree or forced methods of the run),
+ *   u32 fold (version 2: 0..CS_FOLD_MAX), u64 folded_cells (bound.c)
+ * (A version 1 payload ends after the sites.)
  * Nothing may follow.  Every count is checked against the bytes left, so a
  * corrupted count cannot make the reader allocate or loop absurdly.
  */
@@ -20,6 +23,7 @@
 #include <string.h>
 
 #define CELL_MIN_BYTES (3 * 4 + 8 + 3 * 8 + 3 * 4 + 8)
+#define TIME_OK(t) ((t) >= 0 && (t) <= CS_TIME_MAX) /* false for NaN (profile.h) */
 #define SITE_MIN_BYTES (4 + 4 + 8 + 8)
 
 int cs_profile_serialize(const cs_profile *p, cs_buf *out)
@@ -63,6 +67,9 @@ int cs_profile_serialize(const cs_profile *p, cs_buf *out)
         cs_buf_u64(out, s->rank_calls);
         cs_buf_f64(out, s->t_total);
     }
+    cs_buf_str(out, m->selection ? m->selection : "");
+    cs_buf_u32(out, p->fold);
+    cs_buf_u64(out, p->folded_cells);
     return out->oom ? -1 : 0;
 }
 
@@ -93,8 +100,8 @@ static int rd_cell(cs_rd *r, cs_cell *c, cs_err *e)
         return cs_fail(e, "cell has root mode %u (0..3)", c->root_mode);
     if (c->nsizes > CS_CELL_NSIZES)
         return cs_fail(e, "cell has %u exact sizes (at most %d)", c->nsizes, CS_CELL_NSIZES);
-    if (!isfinite(c->t_total) || !isfinite(c->t_min) || !isfinite(c->t_max) || c->t_total < 0)
-        return cs_fail(e, "cell has a time that is negative or not a number");
+    if (!TIME_OK(c->t_total) || !TIME_OK(c->t_min) || !TIME_OK(c->t_max))
+        return cs_fail(e, "cell has a time that is negative, not a number or absurd");
     for (uint32_t k = 0; k < c->nsizes; k++) {
         cs_rd_u64(r, &c->sizes[k].bytes);
         cs_rd_u64(r, &c->sizes[k].rank_calls);
@@ -102,10 +109,21 @@ static int rd_cell(cs_rd *r, cs_cell *c, cs_err *e)
     cs_rd_u64(r, &c->other_size_calls);
     if (r->bad)
         return cs_fail(e, "cell data cut short at byte %zu", r->off);
+    int big = c->rank_calls > CS_COUNT_MAX || c->other_size_calls > CS_COUNT_MAX;
+    for (uint32_t k = 0; k < c->nsizes; k++)
+        big |= c->sizes[k].rank_calls > CS_COUNT_MAX;
+    if (big)
+        return cs_fail(e, "cell has an absurd call count (above 2^56)");
     return 0;
 }
 
 int cs_profile_deserialize(cs_profile *p, const void *data, size_t n, cs_err *e)
+{
+    return cs_profile_deserialize_v(p, data, n, CS_PROFILE_VERSION, e);
+}
+
+int cs_profile_deserialize_v(cs_profile *p, const void *data, size_t n, uint32_t version,
+                             cs_err *e)
 {
     cs_rd r = {data, n, 0, 0};
     uint64_t start, count;
@@ -166,11 +184,28 @@ int cs_profile_deserialize(cs_profile *p, const void *data, size_t n, cs_err *e)
             cs_fail(e, "call site %llu cut short", (unsigned long long)i);
             goto fail;
         }
-        if (s->coll >= CS_R_N || !isfinite(s->t_total)) {
-            cs_fail(e, "call site %llu has collective %u or time %g", (unsigned long long)i,
-                    s->coll, s->t_total);
+        if (s->coll >= CS_R_N || !TIME_OK(s->t_total) || s->rank_calls > CS_COUNT_MAX) {
+            cs_fail(e, "call site %llu has collective %u, time %g or %llu calls",
+                    (unsigned long long)i, s->coll, s->t_total,
+                    (unsigned long long)s->rank_calls);
             goto fail;
         }
+    }
+    if (version >= 2) { /* version 1 ends before them: no selection, fold 0 */
+        if (cs_rd_str(&r, &m->selection) < 0) {
+            cs_fail(e, "the selection field is cut short");
+            goto fail;
+        }
+        cs_rd_u32(&r, &p->fold);
+        cs_rd_u64(&r, &p->folded_cells);
+        if (r.bad) {
+            cs_fail(e, "folding data cut short");
+            goto fail;
+        }
+    }
+    if (p->fold > CS_FOLD_MAX) {
+        cs_fail(e, "folding level %u (0..%d)", p->fold, CS_FOLD_MAX);
+        goto fail;
     }
     if (r.off != r.n) {
         cs_fail(e, "%zu unexpected bytes after the data", r.n - r.off);

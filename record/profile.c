@@ -91,8 +91,8 @@ void cs_cell_merge(cs_cell *dst, const cs_cell *src)
         if (dst->rank_calls == 0 || src->t_max > dst->t_max)
             dst->t_max = src->t_max;
     }
-    dst->rank_calls += src->rank_calls;
-    dst->t_total += src->t_total;
+    dst->rank_calls = cs_count_add(dst->rank_calls, src->rank_calls);
+    dst->t_total = cs_time_add(dst->t_total, src->t_total);
     root_combine(&dst->root_mode, &dst->root, src->root_mode, src->root);
 
     uint64_t all[2 * CS_CELL_NSIZES][2];
@@ -109,7 +109,7 @@ void cs_cell_merge(cs_cell *dst, const cs_cell *src)
             all[n][0] = src->sizes[i].bytes;
             all[n++][1] = 0;
         }
-        all[j][1] += src->sizes[i].rank_calls;
+        all[j][1] = cs_count_add(all[j][1], src->sizes[i].rank_calls);
     }
     qsort(all, n, sizeof all[0], size_cmp);
     dst->nsizes = n < CS_CELL_NSIZES ? n : CS_CELL_NSIZES;
@@ -117,9 +117,9 @@ void cs_cell_merge(cs_cell *dst, const cs_cell *src)
         dst->sizes[i].bytes = all[i][0];
         dst->sizes[i].rank_calls = all[i][1];
     }
-    dst->other_size_calls += src->other_size_calls;
+    dst->other_size_calls = cs_count_add(dst->other_size_calls, src->other_size_calls);
     for (uint32_t i = dst->nsizes; i < n; i++)
-        dst->other_size_calls += all[i][1];
+        dst->other_size_calls = cs_count_add(dst->other_size_calls, all[i][1]);
 }
 
 void cs_profile_init(cs_profile *p)
@@ -132,10 +132,12 @@ void cs_profile_free(cs_profile *p)
     free(p->meta.mpi_library);
     free(p->meta.cmdline);
     free(p->meta.hostname0);
+    free(p->meta.selection);
     for (size_t i = 0; i < p->nsites; i++)
         free(p->sites[i].where);
     free(p->sites);
     free(p->cells);
+    free(p->partials);
     cs_profile_init(p);
 }
 
@@ -193,8 +195,8 @@ int cs_profile_add_site(cs_profile *p, uint32_t coll, const char *where,
     for (size_t i = 0; i < p->nsites; i++) {
         cs_site *s = &p->sites[i];
         if (s->coll == coll && strcmp(s->where, where) == 0) {
-            s->rank_calls += rank_calls;
-            s->t_total += t_total;
+            s->rank_calls = cs_count_add(s->rank_calls, rank_calls);
+            s->t_total = cs_time_add(s->t_total, t_total);
             return 0;
         }
     }
@@ -225,13 +227,46 @@ static int meta_str(char **dst, const char *src)
     return 0;
 }
 
+/* dst's cells += src's: both sorted by key, one pass (a merge at the end
+ * of a large job meets thousands of cells from every rank). */
+static int merge_cells(cs_profile *dst, const cs_profile *src)
+{
+    size_t n = dst->ncells, m = src->ncells, i = 0, j = 0, k = 0;
+    if (m == 0)
+        return 0;
+    cs_cell *out = malloc((n + m) * sizeof *out);
+    if (!out)
+        return -1;
+    while (i < n || j < m) {
+        int c = i == n ? 1 : j == m ? -1 : cs_cell_key_cmp(&dst->cells[i], &src->cells[j]);
+        if (c < 0) {
+            out[k++] = dst->cells[i++];
+        } else if (c > 0) {
+            cs_cell *d = &out[k++];
+            memset(d, 0, sizeof *d);
+            d->coll = src->cells[j].coll;
+            d->comm_size = src->cells[j].comm_size;
+            d->bin = src->cells[j].bin;
+            cs_cell_merge(d, &src->cells[j++]);
+        } else {
+            out[k] = dst->cells[i++];
+            cs_cell_merge(&out[k++], &src->cells[j++]);
+        }
+    }
+    free(dst->cells);
+    dst->cells = out;
+    dst->ncells = k;
+    dst->cap_cells = n + m;
+    return 0;
+}
+
 int cs_profile_merge(cs_profile *dst, const cs_profile *src)
 {
     int empty = dst->nranks == 0 && dst->ncells == 0 && dst->nsites == 0;
     cs_meta *m = &dst->meta;
     const cs_meta *s = &src->meta;
     if (meta_str(&m->mpi_library, s->mpi_library) < 0 || meta_str(&m->cmdline, s->cmdline) < 0 ||
-        meta_str(&m->hostname0, s->hostname0) < 0)
+        meta_str(&m->hostname0, s->hostname0) < 0 || meta_str(&m->selection, s->selection) < 0)
         return -1;
     if (!m->world_size)
         m->world_size = s->world_size;
@@ -245,9 +280,19 @@ int cs_profile_merge(cs_profile *dst, const cs_profile *src)
         m->duration = s->duration;
     dst->complete = empty ? src->complete : dst->complete && src->complete;
     dst->nranks += src->nranks;
-    for (size_t i = 0; i < src->ncells; i++)
-        if (cs_profile_add_cell(dst, &src->cells[i]) < 0)
-            return -1;
+    if (src->fold > dst->fold && cs_profile_fold(dst, src->fold) < 0)
+        return -1;
+    dst->folded_cells += src->folded_cells;
+    if (src->fold < dst->fold) { /* src's cells at dst's level */
+        for (size_t i = 0; i < src->ncells; i++) {
+            cs_cell c = src->cells[i];
+            cs_fold_key(&c, dst->fold);
+            if (cs_profile_add_cell(dst, &c) < 0)
+                return -1;
+        }
+    } else if (merge_cells(dst, src) < 0) {
+        return -1;
+    }
     for (size_t i = 0; i < src->nsites; i++) {
         const cs_site *t = &src->sites[i];
         if (cs_profile_add_site(dst, t->coll, t->where, t->rank_calls, t->t_total) < 0)
@@ -298,8 +343,8 @@ void cs_profile_trim_sites(cs_profile *p, size_t max_sites)
             continue;
         }
         uint32_t c = s->coll < CS_R_N ? s->coll : 0;
-        calls[c] += s->rank_calls;
-        time[c] += s->t_total;
+        calls[c] = cs_count_add(calls[c], s->rank_calls);
+        time[c] = cs_time_add(time[c], s->t_total);
         if (!reuse[c] && strlen(s->where) >= strlen("other")) {
             reuse[c] = strcpy(s->where, "other"); /* fits: no allocation */
         } else if (!reuse[c] && (reuse[c] = strdup("other")) == NULL) {

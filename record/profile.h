@@ -26,7 +26,9 @@
 #include "../common/util.h"
 
 /* Every collective we record.  Order is part of the file format: append
- * only. */
+ * only (the neighborhood collectives came later: profiles without them
+ * read as before).  Persistent collectives (MPI_Bcast_init ... MPI_Start)
+ * count in the cells of their blocking form. */
 #define CS_RCOLL_LIST(X)                                                  \
     X(BARRIER, "Barrier", 0) X(BCAST, "Bcast", 1) X(REDUCE, "Reduce", 1)  \
     X(ALLREDUCE, "Allreduce", 0) X(GATHER, "Gather", 1)                   \
@@ -45,7 +47,17 @@
     X(IALLTOALLV, "Ialltoallv", 0) X(IALLTOALLW, "Ialltoallw", 0)         \
     X(IREDUCE_SCATTER, "Ireduce_scatter", 0)                              \
     X(IREDUCE_SCATTER_BLOCK, "Ireduce_scatter_block", 0)                  \
-    X(ISCAN, "Iscan", 0) X(IEXSCAN, "Iexscan", 0)
+    X(ISCAN, "Iscan", 0) X(IEXSCAN, "Iexscan", 0)                         \
+    X(NEIGHBOR_ALLGATHER, "Neighbor_allgather", 0)                        \
+    X(NEIGHBOR_ALLGATHERV, "Neighbor_allgatherv", 0)                      \
+    X(NEIGHBOR_ALLTOALL, "Neighbor_alltoall", 0)                          \
+    X(NEIGHBOR_ALLTOALLV, "Neighbor_alltoallv", 0)                        \
+    X(NEIGHBOR_ALLTOALLW, "Neighbor_alltoallw", 0)                        \
+    X(INEIGHBOR_ALLGATHER, "Ineighbor_allgather", 0)                      \
+    X(INEIGHBOR_ALLGATHERV, "Ineighbor_allgatherv", 0)                    \
+    X(INEIGHBOR_ALLTOALL, "Ineighbor_alltoall", 0)                        \
+    X(INEIGHBOR_ALLTOALLV, "Ineighbor_alltoallv", 0)                      \
+    X(INEIGHBOR_ALLTOALLW, "Ineighbor_alltoallw", 0)
 
 #define CS_RCOLL_ENUM(id, name, rooted) CS_R_##id,
 enum cs_rcoll { CS_RCOLL_LIST(CS_RCOLL_ENUM) CS_R_N };
@@ -62,6 +74,9 @@ int cs_rcoll_from_name(const char *name);  /* case-insensitive, -1 if unknown */
 int cs_bin_of(uint64_t bytes);             /* 0 .. CS_NBINS-1, clamps */
 uint64_t cs_bin_lo(int bin);               /* smallest size in the bin */
 uint64_t cs_bin_hi(int bin);               /* largest size in the bin */
+/* "8 B", "[8 B, 10 B)", ">= 1 TiB": the sizes of a bin, for people, in a
+ * profile folded to level fold (bound.c; 0: not folded). */
+const char *cs_bin_range(char *buf, size_t len, int bin, uint32_t fold);
 
 /* Root behaviour of a rooted collective within one cell. */
 enum cs_root_mode {
@@ -89,6 +104,22 @@ typedef struct cs_cell {
     uint64_t other_size_calls; /* rank_calls whose exact size was not kept */
 } cs_cell;
 
+/* Counts and times are sums over ranks and files; they saturate at these
+ * bounds, far above any real job (a million ranks for thirty years), so
+ * that merging never overflows; the reader rejects larger values as
+ * damage. */
+#define CS_COUNT_MAX ((uint64_t)1 << 56)
+#define CS_TIME_MAX 1e15 /* seconds */
+static inline uint64_t cs_count_add(uint64_t a, uint64_t b)
+{
+    return a >= CS_COUNT_MAX || b >= CS_COUNT_MAX - a ? CS_COUNT_MAX : a + b;
+}
+static inline double cs_time_add(double a, double b)
+{
+    double s = a + b;
+    return s < CS_TIME_MAX ? s : CS_TIME_MAX;
+}
+
 static inline double cs_cell_ops(const cs_cell *c)
 {
     return c->comm_size ? (double)c->rank_calls / c->comm_size : 0;
@@ -111,6 +142,8 @@ typedef struct cs_meta {
     uint32_t world_size, nnodes, ranks_per_node; /* max ranks on one node */
     int64_t start_time; /* unix seconds */
     double duration;    /* MPI_Init .. MPI_Finalize (or exit), seconds */
+    char *selection;    /* what chose the methods: "tree PATH", "force SPEC";
+                           NULL or "" natively or in a version 1 profile */
 } cs_meta;
 
 typedef struct cs_profile {
@@ -123,7 +156,16 @@ typedef struct cs_profile {
     size_t nsites, cap_sites;
     uint32_t npartial;     /* set by cs_profile_load: partial files merged
                               (not serialised) */
+    struct cs_partial_info *partials; /* npartial entries, by rank (idem) */
+    uint32_t fold;         /* folding level (cs_profile_bound), 0: none */
+    uint64_t folded_cells; /* cells merged into coarser ones by folding */
 } cs_profile;
+
+/* A partial file merged by cs_profile_load: whose, and how recent. */
+typedef struct cs_partial_info {
+    int32_t rank;
+    double data_time; /* unix seconds when its data was taken (start + duration) */
+} cs_partial_info;
 
 /* Record one call into a cell, without allocating (the hot path of the
  * shim).  The cell must have been zeroed and its coll/comm_size/bin set.
@@ -153,7 +195,8 @@ int cs_profile_add_site(cs_profile *p, uint32_t coll, const char *where,
  * empty there; complete = dst.complete && src.complete, an empty dst takes
  * src's).  Associative and commutative in counts, times (up to floating-point
  * rounding of sums) and root modes; the exact-size tables too while a cell
- * sees at most CS_CELL_NSIZES distinct sizes. */
+ * sees at most CS_CELL_NSIZES distinct sizes.  Profiles folded to
+ * different levels meet at the higher one.  Linear in the cells of both. */
 int cs_profile_merge(cs_profile *dst, const cs_profile *src);
 /* Keep the hottest `max_sites` sites (by time), sum the rest (and earlier
  * "other" sites) into one "other" site per collective. */
@@ -161,9 +204,39 @@ void cs_profile_trim_sites(cs_profile *p, size_t max_sites);
 /* Sort cells by (coll, comm_size, bin) and sites by time, descending. */
 void cs_profile_sort(cs_profile *p);
 
+/* Bounded profiles (bound.c).  A profile with very many distinct cells
+ * (thousands of communicator sizes x message sizes) is folded, level by
+ * level, until its file fits in max_bytes; counts and times stay exact,
+ * only their resolution gets coarser:
+ *   levels 1..7  message-size bins merged in groups of 1, 2, 4 .. 64
+ *                octaves (4 << (level - 1) quarter-octave bins; the cell's
+ *                bin is the group's first; 0 bytes stays apart);
+ *   level 8      and communicator sizes merged into powers of two (the
+ *                cell's size is the power: operations = rank calls / size
+ *                become estimates);
+ *   level 9      and no exact message sizes (all in other_size_calls), 8
+ *                call sites;
+ *   level 10     one cell per collective and 0 / non-0 bytes (size 1).
+ * Call sites are always trimmed to the CS_BOUND_SITES hottest. */
+#define CS_FOLD_MAX 10
+#define CS_BOUND_SITES 64
+/* The cell's key at a folding level (the cell is unchanged otherwise). */
+void cs_fold_key(cs_cell *c, uint32_t level);
+/* The largest message size a cell of bin `bin` holds at a level. */
+uint64_t cs_fold_bin_hi(uint32_t bin, uint32_t level);
+/* What the level merges, in words ("message sizes by 2 octaves, ..."). */
+const char *cs_fold_describe(uint32_t level);
+/* Fold p to `level` (no-op if p->fold >= level).  -1: out of memory. */
+int cs_profile_fold(cs_profile *p, uint32_t level);
+/* Fold p until its file is at most max_bytes (or the last level). */
+int cs_profile_bound(cs_profile *p, size_t max_bytes, cs_err *e);
+
 /* Serialisation (wire and file payload; uncompressed, no checksum). */
 int cs_profile_serialize(const cs_profile *p, cs_buf *out);
 int cs_profile_deserialize(cs_profile *p, const void *data, size_t n, cs_err *e);
+/* ... of a payload of format version (1 .. CS_PROFILE_VERSION). */
+int cs_profile_deserialize_v(cs_profile *p, const void *data, size_t n, uint32_t version,
+                             cs_err *e);
 
 /* Files: header (24 bytes, little endian)
  *   "COLLSELP" | u32 format version | u64 payload length | u32 CRC-32 of the
@@ -172,7 +245,7 @@ int cs_profile_deserialize(cs_profile *p, const void *data, size_t n, cs_err *e)
  * Reading rejects empty, truncated, corrupted, foreign and newer-version
  * files with a message naming the file. */
 #define CS_PROFILE_MAGIC "COLLSELP"
-#define CS_PROFILE_VERSION 1u
+#define CS_PROFILE_VERSION 2u /* 2: meta.selection, folding level and count (version 1 files still read) */
 #define CS_PROFILE_HEADER 24
 int cs_profile_write(const cs_profile *p, const char *path, cs_err *e);
 int cs_profile_read(cs_profile *p, const char *path, cs_err *e);
@@ -186,17 +259,21 @@ int cs_profile_decode(cs_profile *p, const void *file, size_t n, const char *nam
  *  2. in the handler, name the file with cs_profile_partial_path() and write
  *     the image with cs_profile_write_raw().
  * Both are async-signal-safe: no malloc, no stdio, only open/write/fsync/
- * close/rename/unlink/getpid.  write_raw writes "path.tmp.PID" and renames
- * it over path; it returns 0, or -1 with errno set (nothing left behind). */
+ * close/rename/unlink/getpid.  write_raw writes a new "path.tmp.RANDOM"
+ * (cs_file_replace: exclusive, never through a link) and renames it over
+ * path; it returns 0, or -1 with errno set (nothing left behind). */
 int cs_profile_encode(const cs_profile *p, cs_buf *out, cs_err *e);
 int cs_profile_write_raw(const char *path, const void *file_bytes, size_t n);
 /* Partial files of an incomplete run: "FILE.partial.RANK" (RANK decimal,
  * >= 0).  Returns 0, or -1 if buf is too small. */
 int cs_profile_partial_path(char *buf, size_t len, const char *path, int rank);
-/* Load PATH if it exists, plus every PATH.partial.RANK next to it (in rank
- * order), merged; p->complete is 0 and p->npartial counts them if any
- * partial file was used.  Fails if nothing is found, or naming the first
- * file that cannot be read. */
+/* The reader of profiles with their partial files (the entry point of
+ * everything that reads a recorded run): load PATH if it exists, plus
+ * every PATH.partial.RANK next to it (in rank order; each the newest
+ * snapshot of that rank, or what it wrote when it ended), merged;
+ * p->complete is 0 and p->npartial / p->partials say which ranks' files
+ * were used and when their data was taken, if any partial file was used.
+ * Fails if nothing is found, or naming the first file that cannot be read. */
 int cs_profile_load(cs_profile *p, const char *path, cs_err *e);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "compare.h"
 #include "profile.h"
 
 int cs_cmd_show(int argc, char **argv);
@@ -18,10 +19,14 @@ enum { FMT_TEXT, FMT_CSV, FMT_JSON };
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: collsel show PROFILE [--csv|--json] [--top N]\n\n"
+            "usage: collsel show PROFILE... [--csv|--json] [--top N]\n"
+            "       collsel show --compare A B [--csv] [--top N]\n\n"
             "Print the collective distribution recorded in PROFILE (COLLSEL_RECORD=PROFILE).\n"
-            "PROFILE.partial.RANK files next to it (a run that did not reach MPI_Finalize)\n"
-            "are merged in and the profile is marked INCOMPLETE.\n\n"
+            "PROFILE.partial.RANK files next to it (a run that did not reach MPI_Finalize:\n"
+            "each rank's newest snapshot, see COLLSEL_RECORD_INTERVAL, or what it wrote when\n"
+            "it ended) are merged in, the profile is marked INCOMPLETE and the time of each\n"
+            "rank's data is shown (CSV: partial_rank_R_data_time, JSON: meta.partials).  Several\n"
+            "PROFILEs (runs of one application) are merged into one and shown as one.\n\n"
             "  (default)  text: run metadata; per collective the operations, total time,\n"
             "             mean time per call and share of all collective time; the hottest\n"
             "             (communicator size, message size) cells with their exact sizes\n"
@@ -32,8 +37,17 @@ static void usage(FILE *f)
             "             pairs separated by ';' (plus other:RANK_CALLS for sizes not kept)\n"
             "  --json     one object: meta, collectives, cells (with exact sizes), sites\n"
             "  --top N    cells and call sites listed in the text output (default 10)\n"
+            "  --compare  two runs side by side (A native, B with a tree, say): per\n"
+            "             collective and per hot cell the calls and times of both runs,\n"
+            "             the ratio B/A of the times and of the time per call, and what\n"
+            "             chose the methods in each run (its profile's selection).  CSV:\n"
+            "             kind,collective,comm_size,bin_lo,bin_hi,rank_calls_a,\n"
+            "             rank_calls_b,time_a_s,time_b_s,ratio,per_call_ratio\n"
             "  --help     this text\n\n"
-            "Times are summed over ranks (time_s, total time); ops = rank_calls / comm_size.\n");
+            "Times are summed over ranks (time_s, total time); ops = rank_calls / comm_size.\n"
+            "A profile folded to stay within its size bound (COLLSEL_RECORD_MAX_KIB) says so\n"
+            "(text: 'folded', CSV: # fold_level, JSON: meta.fold_level): its cells cover\n"
+            "wider message-size ranges (bin_hi), its counts and times are exact.\n");
 }
 
 /* ---- shared helpers ---------------------------------------------------- */
@@ -131,6 +145,47 @@ static void text_status(FILE *f, const cs_profile *p)
         fprintf(f, "status      INCOMPLETE: the run did not reach MPI_Finalize\n");
 }
 
+/* An age to the second (the data's time is known to about a second). */
+static const char *fmt_age(char *buf, size_t len, double s)
+{
+    long t = s > 0 ? (long)(s + 0.5) : 0;
+    if (t < 1)
+        snprintf(buf, len, "under 1 s");
+    else if (t < 120)
+        snprintf(buf, len, "%ld s", t);
+    else if (t < 7200)
+        snprintf(buf, len, "%ld min", (t + 30) / 60);
+    else if (t < 172800)
+        snprintf(buf, len, "%ld h", (t + 1800) / 3600);
+    else
+        snprintf(buf, len, "%ld days", (t + 43200) / 86400);
+    return buf;
+}
+
+/* How old each rank's data is (partial files: its last snapshot, or what
+ * it wrote when it ended); many ranks: the oldest and the newest. */
+static void text_partials(FILE *f, const cs_profile *p)
+{
+    double now = (double)time(NULL);
+    char a[64], b[64];
+    const cs_partial_info *old = NULL, *young = NULL;
+    for (uint32_t i = 0; i < p->npartial; i++) {
+        const cs_partial_info *q = &p->partials[i];
+        if (!old || q->data_time < old->data_time)
+            old = q;
+        if (!young || q->data_time > young->data_time)
+            young = q;
+        if (p->npartial <= 16)
+            fprintf(f, "%-11s rank %d: data as of %s, %s old\n", i ? "" : "rank data", q->rank,
+                    fmt_start(a, sizeof a, (int64_t)q->data_time),
+                    fmt_age(b, sizeof b, now - q->data_time));
+    }
+    if (p->npartial > 16)
+        fprintf(f, "rank data   %u ranks; oldest: rank %d, as of %s; newest: rank %d, %s later\n",
+                p->npartial, old->rank, fmt_start(a, sizeof a, (int64_t)old->data_time),
+                young->rank, fmt_age(b, sizeof b, young->data_time - old->data_time));
+}
+
 static void text_cell_sizes(FILE *f, const cs_cell *c)
 {
     for (uint32_t k = 0; k < c->nsizes; k++)
@@ -172,6 +227,11 @@ static void show_text(FILE *f, const char *path, const cs_profile *p, size_t top
     char a[64], b[64], t[64];
     fprintf(f, "profile     %s\n", path);
     text_status(f, p);
+    text_partials(f, p);
+    if (p->fold)
+        fprintf(f, "folded      level %u: %s; %llu cells merged into coarser ones to keep the "
+                   "file within its bound (COLLSEL_RECORD_MAX_KIB); calls and times are exact\n",
+                p->fold, cs_fold_describe(p->fold), (unsigned long long)p->folded_cells);
     fprintf(f, "MPI         %s\n", str_or(m->mpi_library, "unknown"));
     fprintf(f, "command     %s\n", str_or(m->cmdline, "unknown"));
     if (m->world_size)
@@ -180,6 +240,8 @@ static void show_text(FILE *f, const char *path, const cs_profile *p, size_t top
     else
         fprintf(f, "ranks       unknown, %u recorded\n", p->nranks);
     fprintf(f, "host        %s (rank 0)\n", str_or(m->hostname0, "unknown"));
+    if (m->selection && *m->selection)
+        fprintf(f, "selection   %s\n", m->selection);
     fprintf(f, "start       %s\n", fmt_start(a, sizeof a, m->start_time));
     fprintf(f, "duration    %s\n", fmt_time(a, sizeof a, m->duration));
     text_spawned(f, path);
@@ -210,15 +272,8 @@ static void show_text(FILE *f, const char *path, const cs_profile *p, size_t top
                 "root", "exact sizes (bytes x operations)");
         for (size_t i = 0; i < k; i++) {
             const cs_cell *c = &p->cells[idx[i]];
-            char range[64], r[32];
-            uint64_t lo = cs_bin_lo((int)c->bin), hi = cs_bin_hi((int)c->bin);
-            if (lo == hi)
-                snprintf(range, sizeof range, "%s", cs_fmt_bytes(a, sizeof a, (double)lo));
-            else if (hi == UINT64_MAX)
-                snprintf(range, sizeof range, ">= %s", cs_fmt_bytes(a, sizeof a, (double)lo));
-            else /* half-open: [lo, hi + 1) */
-                snprintf(range, sizeof range, "[%s, %s)", cs_fmt_bytes(a, sizeof a, (double)lo),
-                         cs_fmt_bytes(b, sizeof b, (double)hi + 1));
+            char range[80], r[32];
+            cs_bin_range(range, sizeof range, (int)c->bin, p->fold);
             text_root(r, sizeof r, c);
             fprintf(f, "%-22s %6u %-24s %10.10g %12s %6.1f%% %-10s ", cs_rcoll_name((int)c->coll),
                     c->comm_size, range, cs_cell_ops(c), fmt_time(t, sizeof t, c->t_total),
@@ -258,9 +313,17 @@ static void show_csv(FILE *f, const char *path, const cs_profile *p)
     char a[64];
     csv_meta_str(f, "profile", path);
     fprintf(f, "# complete: %u\n# partial_files: %u\n", p->complete && !p->npartial, p->npartial);
+    for (uint32_t i = 0; i < p->npartial; i++)
+        fprintf(f, "# partial_rank_%d_data_time: %.3f\n", p->partials[i].rank,
+                p->partials[i].data_time);
+    if (p->fold)
+        fprintf(f, "# fold_level: %u (%s)\n# folded_cells: %llu\n", p->fold,
+                cs_fold_describe(p->fold), (unsigned long long)p->folded_cells);
     csv_meta_str(f, "mpi_library", m->mpi_library);
     csv_meta_str(f, "command", m->cmdline);
     csv_meta_str(f, "host0", m->hostname0);
+    if (m->selection && *m->selection)
+        csv_meta_str(f, "selection", m->selection);
     fprintf(f, "# world_size: %u\n# nodes: %u\n# ranks_per_node: %u\n# ranks_recorded: %u\n",
             m->world_size, m->nnodes, m->ranks_per_node, p->nranks);
     fprintf(f, "# start_time: %lld (%s)\n# duration_s: %.6f\n", (long long)m->start_time,
@@ -270,7 +333,8 @@ static void show_csv(FILE *f, const char *path, const cs_profile *p)
     for (size_t i = 0; i < p->ncells; i++) {
         const cs_cell *c = &p->cells[i];
         fprintf(f, "%s,%u,%llu,%llu,", cs_rcoll_name((int)c->coll), c->comm_size,
-                (unsigned long long)cs_bin_lo((int)c->bin), (unsigned long long)cs_bin_hi((int)c->bin));
+                (unsigned long long)cs_bin_lo((int)c->bin),
+                (unsigned long long)cs_fold_bin_hi(c->bin, p->fold));
         for (uint32_t k = 0; k < c->nsizes; k++)
             fprintf(f, "%s%llu:%llu", k ? ";" : "", (unsigned long long)c->sizes[k].bytes,
                     (unsigned long long)c->sizes[k].rank_calls);
@@ -352,13 +416,21 @@ static void show_json(FILE *f, const char *path, const cs_profile *p)
     json_kv_str(f, "mpi_library", m->mpi_library, ", ");
     json_kv_str(f, "command", m->cmdline, ", ");
     json_kv_str(f, "host0", m->hostname0, ", ");
+    if (m->selection && *m->selection)
+        json_kv_str(f, "selection", m->selection, ", ");
     fprintf(f, "\"world_size\": %u, \"nodes\": %u, \"ranks_per_node\": %u, \"ranks_recorded\": %u, "
                "\"start_time\": %lld, ", m->world_size, m->nnodes, m->ranks_per_node, p->nranks,
             (long long)m->start_time);
     json_kv_str(f, "start_time_utc", fmt_start(a, sizeof a, m->start_time), ", ");
     json_kv_num(f, "duration_s", m->duration, ", ");
-    fprintf(f, "\"complete\": %s, \"partial_files\": %u},\n  \"collectives\": [",
+    fprintf(f, "\"complete\": %s, \"partial_files\": %u, \"partials\": [",
             p->complete && !p->npartial ? "true" : "false", p->npartial);
+    for (uint32_t i = 0; i < p->npartial; i++) {
+        fprintf(f, "%s{\"rank\": %d, ", i ? ", " : "", p->partials[i].rank);
+        json_kv_num(f, "data_time", p->partials[i].data_time, "}");
+    }
+    fprintf(f, "], \"fold_level\": %u, \"folded_cells\": %llu},\n  \"collectives\": [", p->fold,
+            (unsigned long long)p->folded_cells);
     summary s[CS_R_N];
     double total;
     int n = summarise(p, s, &total);
@@ -375,7 +447,8 @@ static void show_json(FILE *f, const char *path, const cs_profile *p)
         const cs_cell *c = &p->cells[i];
         fprintf(f, "%s\n    {\"collective\": \"%s\", \"comm_size\": %u, \"bin_lo\": %llu, "
                    "\"bin_hi\": %llu, ", i ? "," : "", cs_rcoll_name((int)c->coll), c->comm_size,
-                (unsigned long long)cs_bin_lo((int)c->bin), (unsigned long long)cs_bin_hi((int)c->bin));
+                (unsigned long long)cs_bin_lo((int)c->bin),
+                (unsigned long long)cs_fold_bin_hi(c->bin, p->fold));
         json_kv_num(f, "operations", cs_cell_ops(c), ", ");
         fprintf(f, "\"rank_calls\": %llu, ", (unsigned long long)c->rank_calls);
         json_kv_num(f, "time_s", c->t_total, ", ");
@@ -405,7 +478,8 @@ static void show_json(FILE *f, const char *path, const cs_profile *p)
 
 int cs_cmd_show(int argc, char **argv)
 {
-    const char *path = NULL;
+    const char *paths[64];
+    int npaths = 0, compare = 0;
     int fmt = FMT_TEXT;
     size_t top = 10;
     for (int i = 1; i < argc; i++) {
@@ -429,25 +503,61 @@ int cs_cmd_show(int argc, char **argv)
             }
             top = (size_t)v;
             i++;
+        } else if (!strcmp(argv[i], "--compare")) {
+            compare = 1;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "collsel show: unknown option '%s' (collsel show --help)\n", argv[i]);
             return 2;
-        } else if (path) {
-            fprintf(stderr, "collsel show: one PROFILE only ('%s' and '%s')\n", path, argv[i]);
+        } else if (npaths == (int)(sizeof paths / sizeof paths[0])) {
+            fprintf(stderr, "collsel show: at most %zu profiles\n", sizeof paths / sizeof paths[0]);
             return 2;
         } else {
-            path = argv[i];
+            paths[npaths++] = argv[i];
         }
     }
-    if (!path || !*path) {
+    if (npaths == 0 || !*paths[0]) {
         fprintf(stderr, "collsel show: missing PROFILE (collsel show --help)\n");
         return 2;
     }
-    cs_profile p;
+    if (compare && (npaths != 2 || fmt == FMT_JSON)) {
+        fprintf(stderr, "collsel show: --compare takes two profiles, A and B (text or --csv)\n");
+        return 2;
+    }
+    const char *path = paths[0];
+    char label[4096];
+    cs_profile p, q;
     cs_err e;
     if (cs_profile_load(&p, path, &e) < 0) {
         fprintf(stderr, "collsel show: %s\n", e.msg);
         return 2;
+    }
+    for (int k = 1; k < npaths; k++) {
+        if (cs_profile_load(&q, paths[k], &e) < 0) {
+            fprintf(stderr, "collsel show: %s\n", e.msg);
+            cs_profile_free(&p);
+            return 2;
+        }
+        if (compare) {
+            int rc = cs_show_compare(stdout, path, &p, paths[k], &q, top, fmt == FMT_CSV);
+            cs_profile_free(&q);
+            cs_profile_free(&p);
+            if (rc < 0)
+                fprintf(stderr, "collsel show: out of memory\n");
+            return rc < 0 || fflush(stdout) != 0 || ferror(stdout) ? 1 : 0;
+        }
+        int rc = cs_profile_merge(&p, &q);
+        cs_profile_free(&q);
+        if (rc < 0) {
+            fprintf(stderr, "collsel show: out of memory merging %s\n", paths[k]);
+            cs_profile_free(&p);
+            return 1;
+        }
+    }
+    if (npaths > 1) { /* the merged runs, named together */
+        size_t o = (size_t)snprintf(label, sizeof label, "%s", paths[0]);
+        for (int k = 1; k < npaths && o < sizeof label; k++)
+            o += (size_t)snprintf(label + o, sizeof label - o, " + %s", paths[k]);
+        path = label;
     }
     if (fmt == FMT_CSV)
         show_csv(stdout, path, &p);

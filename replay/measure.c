@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../select/perf.h"
 #include "op.h"
@@ -102,11 +103,12 @@ static int stage1(point_work *pw, int tty, size_t done, size_t total, double t_s
     to.rel_ci = o->rel_ci;
     to.calls_per_round = pw->r;
     to.max_seconds = (K > 0 ? 0.35 : 1.0) * o->time_per_point / n;
+    int tight = o->budget > 0 && to.max_seconds < 0.002; /* a budget below the floor */
     if (to.max_seconds < 0.002)
         to.max_seconds = 0.002;
     if (K > 0) { /* screening: the final decides */
-        to.warmup = 2;
-        to.min_rounds = 3;
+        to.warmup = tight ? 1 : 2;
+        to.min_rounds = tight ? 1 : 3;
     }
     for (int k = 0; k < n && rc == MPI_SUCCESS; k++) {
         progress(o, pw->p, &pw->op, tty, done, total, t_start, pw->w[k].m->name, k, n,
@@ -144,7 +146,7 @@ static int stage2(point_work *pw, int tty, size_t done, size_t total, double t_s
     memset(&io, 0, sizeof io);
     io.calls_per_round = pw->r;
     io.warmup = 1;
-    io.min_rounds = 10;
+    io.min_rounds = o->budget > 0 && pw->s2 < 0.05 ? 5 : 10; /* a tight budget: fewer */
     io.max_rounds = 500;
     io.max_seconds = pw->s2;
     progress(o, pw->p, &pw->op, tty, done, total, t_start, "final", K, K + 1, 0.35);
@@ -255,6 +257,8 @@ int cs_replay_measure(const cs_replay_opts *o, const cs_points *pts)
     cs_perf perf;
     cs_perf_init(&perf);
     cs_err e = {{0}};
+    if (o->resume && o->rank == 0 && access(o->out, F_OK) == 0 && cs_perf_read(&perf, o->out, &e) < 0)
+        fprintf(stderr, "collsel-replay: --resume: %s\n", e.msg); /* read once already */
     size_t total = 0, skipped = 0, done = 0;
     for (size_t i = 0; i < pts->n; i++)
         pts->p[i].comm_size <= (uint32_t)o->size ? total++ : skipped++;
@@ -270,8 +274,21 @@ int cs_replay_measure(const cs_replay_opts *o, const cs_points *pts)
     int tty = o->progress > 0 || (o->progress == 0 && o->rank == 0 && cs_replay_stderr_is_terminal());
     int status = 0;
     double t0 = cs_now();
+    /* the application's busiest points first (a budget may not reach the
+     * last ones); grid points (no operations) last; the same order on
+     * every rank */
+    size_t *order = malloc(sizeof *order * (pts->n + 1));
+    if (!order)
+        PMPI_Abort(MPI_COMM_WORLD, 1);
+    for (size_t i = 0; i < pts->n; i++)
+        order[i] = i;
+    for (size_t i = 1; i < pts->n; i++) /* insertion sort: stable, a few hundred points */
+        for (size_t j = i; j > 0 && pts->p[order[j]].ops > pts->p[order[j - 1]].ops; j--) {
+            size_t t = order[j];
+            order[j] = order[j - 1], order[j - 1] = t;
+        }
     for (size_t i = 0; i < pts->n && status == 0; i++) {
-        const cs_point *p = &pts->p[i];
+        const cs_point *p = &pts->p[order[i]];
         if (p->comm_size > (uint32_t)o->size)
             continue;
         MPI_Comm comm = cs_replay_comm((int)p->comm_size);
@@ -287,6 +304,17 @@ int cs_replay_measure(const cs_replay_opts *o, const cs_points *pts)
         PMPI_Iallreduce(&mine, &status, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, &req);
         cs_replay_wait(&req, comm == MPI_COMM_NULL);
         done++;
+        /* --budget bounds the whole measurement: rank 0's clock decides */
+        int over = o->budget > 0 && o->rank == 0 && cs_now() - t0 >= o->budget && done < total;
+        PMPI_Bcast(&over, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (over && status == 0) {
+            if (o->rank == 0)
+                fprintf(stderr, "%scollsel-replay: the budget (%.1f s) is used up after %zu of %zu "
+                                "point(s); the others are not measured (--resume with more budget "
+                                "measures them)\n",
+                        tty ? "\r\033[K" : "", o->budget, done, total);
+            break;
+        }
     }
     if (o->rank == 0) {
         char b[32];
@@ -296,6 +324,7 @@ int cs_replay_measure(const cs_replay_opts *o, const cs_points *pts)
                 status == 0 ? "measured" : "FAILED after", done - (status != 0), total, perf.n,
                 cs_fmt_secs(b, sizeof b, cs_now() - t0), o->out);
     }
+    free(order);
     cs_perf_free(&perf);
     return status == 0 ? 0 : 1;
 }

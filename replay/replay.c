@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "../select/perf.h"
 #include "../select/tree.h"
 #include "op.h"
 #include "replay.h"
@@ -21,7 +23,7 @@ static void usage(FILE *f)
     fprintf(f,
         "usage: mpirun -n P " PROG " [--profile PROFILE] [--grid SPEC] [--methods LIST]\n"
         "            [--colls LIST] [--time-per-point S] [--budget S] [--quick]\n"
-        "            [--finalists K] [-v] -o PERF.csv\n"
+        "            [--finalists K] [--resume] [-v] -o PERF.csv\n"
         "       mpirun -n P " PROG " --mix PROFILE --tree TREE [--budget S] [--rounds N]\n"
         "            [--colls LIST] [--csv|--json]\n\n"
         "Measuring: times native and every applicable method (collective timing: warm-up,\n"
@@ -48,7 +50,9 @@ static void usage(FILE *f)
         "                      --colls, only the collectives named in LIST are replayed\n"
         "  --colls LIST        bcast,reduce,barrier,allreduce (default: all)\n"
         "  --time-per-point S  seconds for all methods of one point (default 2; --quick 0.3)\n"
-        "  --budget S          total seconds: caps the time per point (measuring) or the\n"
+        "  --budget S          total seconds: caps the time per point and the whole\n"
+        "                      measurement (the points left when it is used up are\n"
+        "                      not measured: --resume measures them later) or the\n"
         "                      replay (--mix, default 5; --quick 2)\n"
         "  --quick             short run: 0.3 s per point, CI target 10 %%, --mix 2 s\n"
         "  --finalists K       methods re-measured in stage 2 besides native (default 4;\n"
@@ -56,6 +60,8 @@ static void usage(FILE *f)
         "  -v, --verbose       one line per point on stderr: round size, stage times and\n"
         "                      the finalists' stage-2/stage-1 medians in us\n"
         "  -o, --output PERF   the perf table to write\n"
+        "  --resume            keep the rows PERF has (an interrupted run's) and measure\n"
+        "                      only the points it lacks\n"
         "  --progress          a live progress line on stderr (point, method, points\n"
         "                      done/total, time left); default: when the stderr of rank\n"
         "                      0 or of its launcher (mpirun) is a terminal, else one\n"
@@ -215,6 +221,9 @@ static int parse_args(int argc, char **argv, cs_replay_opts *o, const char **mix
         } else if (!strcmp(a, "--quick")) {
             quick = 1;
             takes = 0;
+        } else if (!strcmp(a, "--resume")) {
+            o->resume = 1;
+            takes = 0;
         } else if (!strcmp(a, "--progress") || !strcmp(a, "--no-progress")) {
             o->progress = a[2] == 'p' ? 1 : -1;
             takes = 0;
@@ -276,9 +285,9 @@ static int parse_args(int argc, char **argv, cs_replay_opts *o, const char **mix
     if (*mix) {
         if (!o->tree)
             return bad("--mix %s needs --tree TREE", *mix);
-        if (o->profile || o->grid || o->out || o->methods)
+        if (o->profile || o->grid || o->out || o->methods || o->resume)
             return bad("--mix replays a profile through a tree: --profile, --grid, --methods "
-                       "and -o do not apply");
+                       "-o and --resume do not apply");
         o->profile = *mix;
     } else {
         if (o->tree)
@@ -294,6 +303,47 @@ static int parse_args(int argc, char **argv, cs_replay_opts *o, const char **mix
         cs_replay_grid_free(&g);
     }
     return select_methods(o, colls_given) ? 2 : -1;
+}
+
+/* --resume: drop the points whose rows the perf table at o->out already has
+ * (rank 0 reads it; every rank drops the same).  Returns 0, or 2 when the
+ * table cannot be read. */
+static int drop_measured(const cs_replay_opts *o, cs_points *pts)
+{
+    unsigned char *keep = malloc(pts->n + 1);
+    int rc = 0;
+    if (!keep)
+        PMPI_Abort(MPI_COMM_WORLD, 1);
+    memset(keep, 1, pts->n + 1);
+    if (o->rank == 0 && access(o->out, F_OK) == 0) {
+        cs_perf t;
+        cs_err e = {{0}};
+        cs_perf_init(&t);
+        if (cs_perf_read(&t, o->out, &e) < 0) {
+            fprintf(stderr, PROG ": --resume: %s\n", e.msg);
+            rc = 2;
+        }
+        size_t had = 0;
+        for (size_t i = 0; i < pts->n && rc == 0; i++)
+            for (size_t r = 0; r < t.n && keep[i]; r++)
+                if (t.rows[r].coll == pts->p[i].coll && t.rows[r].comm_size == pts->p[i].comm_size &&
+                    t.rows[r].msg_bytes == pts->p[i].bytes)
+                    keep[i] = 0, had++;
+        if (rc == 0)
+            fprintf(stderr, PROG ": --resume: %zu of %zu point(s) already measured in %s\n", had,
+                    pts->n, o->out);
+        cs_perf_free(&t);
+        keep[pts->n] = (unsigned char)rc;
+    }
+    PMPI_Bcast(keep, (int)pts->n + 1, MPI_BYTE, 0, MPI_COMM_WORLD);
+    rc = keep[pts->n] == 1 ? 0 : keep[pts->n];
+    size_t n = 0;
+    for (size_t i = 0; i < pts->n; i++)
+        if (keep[i])
+            pts->p[n++] = pts->p[i];
+    pts->n = n;
+    free(keep);
+    return rc;
 }
 
 /* Rank 0 loads the profile and sends it to everybody (one message, one
@@ -393,7 +443,17 @@ int main(int argc, char **argv)
         }
     }
     PMPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (rc == 0 && !mix) {
+    int nothing_left = 0;
+    if (rc == 0 && !mix && o.resume) {
+        rc = drop_measured(&o, &pts);
+        nothing_left = rc == 0;
+        for (size_t i = 0; i < pts.n; i++)
+            nothing_left &= pts.p[i].comm_size > (uint32_t)o.size;
+    }
+    if (nothing_left) {
+        if (o.rank == 0)
+            fprintf(stderr, PROG ": every point is measured in %s: nothing left to do\n", o.out);
+    } else if (rc == 0 && !mix) {
         size_t n = 0;
         for (size_t i = 0; i < pts.n; i++)
             n += pts.p[i].comm_size <= (uint32_t)o.size;

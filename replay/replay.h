@@ -24,6 +24,7 @@ typedef struct cs_replay_opts {
     int verbose;                  /* measure: one line per point with the final (stderr) */
     int format;                   /* mix: CS_OUT_* on stdout */
     int progress;                 /* 1 forced, -1 off, 0 when a terminal is seen */
+    int resume;                   /* measure: keep the rows of -o, skip their points */
     int rank, size;               /* in MPI_COMM_WORLD */
 } cs_replay_opts;
 

@@ -13,11 +13,12 @@ int cs_cmd_tune(int argc, char **argv);
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: collsel tune --perf PERF [--profile PROFILE] [--max-depth N]\n"
-            "                    [--threshold PCT] [--max-leaves N] [--margin PCT] [--json]\n"
-            "                    -o TREE\n"
-            "       collsel tune --c45 [-m N] [-c PCT] [--combined] --perf PERF\n"
-            "                    [--profile PROFILE] [--max-leaves N] [--margin PCT] -o TREE\n\n"
+            "usage: collsel tune --perf PERF... [--profile PROFILE]... [--weights W1,W2,...]\n"
+            "                    [--max-depth N] [--threshold PCT] [--max-leaves N]\n"
+            "                    [--margin PCT] [--json] -o TREE\n"
+            "       collsel tune --c45 [-m N] [-c PCT] [--combined] --perf PERF...\n"
+            "                    [--profile PROFILE]... [--weights W1,W2,...] [--max-leaves N]\n"
+            "                    [--margin PCT] -o TREE\n\n"
             "Builds one quadtree decision function per collective in PERF and writes\n"
             "them to TREE (for COLLSEL_TREE, collsel-replay --mix, codegen, map).\n\n"
             "--c45: C4.5 decision trees instead (Quinlan; as in Pjesivac-Grbovic et al.,\n"
@@ -47,7 +48,12 @@ static void usage(FILE *f)
             "collective (leaves entirely in the padding of the 2^k x 2^k grid are not\n"
             "counted).  The papers' tree (--threshold, --max-depth) with the same number\n"
             "of leaves is built for comparison and both profile-weighted penalties are\n"
-            "printed.\n\n"
+            "printed.\n"
+            "Several --profile (the applications of a site): each profile's time in the\n"
+            "collectives collsel replaces is scaled to its weight (1 each, or --weights,\n"
+            "e.g. the applications' node-hours), then the profiles are added: every\n"
+            "application counts by its weight, not by how long it ran.  Several --perf:\n"
+            "their rows together (where two measure one point and method, the last).\n\n"
             "  --margin PCT  (default %g) a method other than native counts as better\n"
             "           than native at a point only if it is at least PCT %% faster there\n"
             "           (t < t_native x (1 - PCT/100)); otherwise the point's decision is\n"
@@ -65,8 +71,13 @@ static void usage(FILE *f)
             CS_TUNE_MARGIN);
 }
 
+#define TUNE_MAX_PROFILES 64
+
 typedef struct tune_args {
     const char *perf, *profile, *out;
+    const char *profiles[TUNE_MAX_PROFILES], *perfs[TUNE_MAX_PROFILES];
+    int nprofiles, nweights, nperfs;
+    double weights[TUNE_MAX_PROFILES];
     cs_tune_opts o;
     double margin;
     int leaves_given, json;
@@ -82,7 +93,7 @@ static int parse(int argc, char **argv, tune_args *a)
         {"max-leaves", required_argument, 0, 'l'}, {"output", required_argument, 0, 'o'},
         {"json", no_argument, 0, 'j'},            {"help", no_argument, 0, 'h'},
         {"margin", required_argument, 0, 'M'},    {"c45", no_argument, 0, '4'},
-        {"combined", no_argument, 0, 'C'},
+        {"combined", no_argument, 0, 'C'},        {"weights", required_argument, 0, 'w'},
         {0, 0, 0, 0}};
     memset(a, 0, sizeof *a);
     cs_tune_opts_default(&a->o);
@@ -114,8 +125,34 @@ static int parse(int argc, char **argv, tune_args *a)
             }
             a->c45_opt = 1;
             break;
-        case 'p': a->perf = optarg; break;
-        case 'P': a->profile = optarg; break;
+        case 'p':
+            if (a->nperfs == TUNE_MAX_PROFILES) {
+                fprintf(stderr, "collsel tune: more than %d --perf\n", TUNE_MAX_PROFILES);
+                return -1;
+            }
+            if (!a->perf)
+                a->perf = optarg;
+            a->perfs[a->nperfs++] = optarg;
+            break;
+        case 'P':
+            if (a->nprofiles == TUNE_MAX_PROFILES) {
+                fprintf(stderr, "collsel tune: more than %d --profile\n", TUNE_MAX_PROFILES);
+                return -1;
+            }
+            a->profiles[a->nprofiles++] = a->profile = optarg;
+            break;
+        case 'w':
+            a->nweights = 0;
+            for (char *w = optarg, *end; *w; w = *end ? end + 1 : end) {
+                if (a->nweights == TUNE_MAX_PROFILES ||
+                    !((a->weights[a->nweights++] = strtod(w, &end)) > 0) || end == w ||
+                    (*end && *end != ',')) {
+                    fprintf(stderr, "collsel tune: --weights '%s' (accepted: positive numbers "
+                                    "separated by commas, one per --profile)\n", optarg);
+                    return -1;
+                }
+            }
+            break;
         case 'o': a->out = optarg; break;
         case 'j': a->json = 1; break;
         case 'h': usage(stdout); return 1;
@@ -170,6 +207,11 @@ static int parse(int argc, char **argv, tune_args *a)
     }
     if (!a->c45 && (a->c45_opt || a->combined)) {
         fprintf(stderr, "collsel tune: -m, -c and --combined need --c45\n");
+        return -1;
+    }
+    if (a->nweights && a->nweights != a->nprofiles) {
+        fprintf(stderr, "collsel tune: --weights gives %d weight(s) for %d --profile\n",
+                a->nweights, a->nprofiles);
         return -1;
     }
     if (a->c45 && qt_opt) {
@@ -347,6 +389,68 @@ fail:
     return -1;
 }
 
+/* Time of p in the collectives collsel replaces (what weights the tree). */
+static double replaced_time(const cs_profile *p)
+{
+    double t = 0;
+    for (size_t i = 0; i < p->ncells; i++) {
+        int c = (int)p->cells[i].coll;
+        if (c == CS_R_BCAST || c == CS_R_REDUCE || c == CS_R_BARRIER || c == CS_R_ALLREDUCE)
+            t += p->cells[i].t_total;
+    }
+    return t;
+}
+
+/* Scale p's times so that replaced_time(p) == w; -1 if p has none. */
+static int normalise(cs_profile *p, const char *path, double w)
+{
+    double t = replaced_time(p);
+    if (!(t > 0)) {
+        fprintf(stderr, "collsel tune: %s: no Bcast, Reduce, Barrier or Allreduce time to weigh\n",
+                path);
+        return -1;
+    }
+    for (size_t i = 0; i < p->ncells; i++)
+        p->cells[i].t_total *= w / t;
+    for (size_t i = 0; i < p->nsites; i++)
+        p->sites[i].t_total *= w / t;
+    return 0;
+}
+
+/* The site's profile: every --profile scaled to its weight, added into prof
+ * (which holds the first). */
+static int site_profile(const tune_args *a, cs_profile *prof)
+{
+    double w0 = a->nweights ? a->weights[0] : 1;
+    if (!a->json)
+        printf("site profile: %s weight %g (%.3f s of collective time)", a->profiles[0], w0,
+               replaced_time(prof));
+    if (normalise(prof, a->profiles[0], w0) < 0)
+        return -1;
+    for (int i = 1; i < a->nprofiles; i++) {
+        cs_profile q;
+        cs_err e;
+        if (cs_profile_load(&q, a->profiles[i], &e) < 0) {
+            fprintf(stderr, "\ncollsel tune: %s\n", e.msg);
+            return -1;
+        }
+        double w = a->nweights ? a->weights[i] : 1;
+        if (!a->json)
+            printf(", %s weight %g (%.3f s)", a->profiles[i], w, replaced_time(&q));
+        int rc = normalise(&q, a->profiles[i], w);
+        if (rc == 0 && cs_profile_merge(prof, &q) < 0) {
+            fprintf(stderr, "\ncollsel tune: out of memory merging %s\n", a->profiles[i]);
+            rc = -1;
+        }
+        cs_profile_free(&q);
+        if (rc < 0)
+            return -1;
+    }
+    if (!a->json)
+        printf("\n");
+    return 0;
+}
+
 int cs_cmd_tune(int argc, char **argv)
 {
     tune_args a;
@@ -355,8 +459,32 @@ int cs_cmd_tune(int argc, char **argv)
         return p > 0 ? CS_EXIT_OK : CS_EXIT_USAGE;
     cs_perf perf;
     cs_profile *prof;
-    if (cs_sel_load("tune", a.perf, a.profile, &perf, &prof) < 0)
+    if (cs_sel_load("tune", a.perf, a.profiles[0], &perf, &prof) < 0)
         return CS_EXIT_USAGE;
+    for (int i = 1; i < a.nperfs; i++) { /* more perf tables: their rows appended */
+        cs_perf more;
+        cs_err e;
+        cs_perf_init(&more);
+        int bad = cs_perf_read(&more, a.perfs[i], &e) < 0;
+        if (bad)
+            fprintf(stderr, "collsel tune: %s\n", e.msg);
+        for (size_t r = 0; r < more.n && !bad; r++)
+            if (cs_perf_add(&perf, &more.rows[r]) < 0) {
+                fprintf(stderr, "collsel tune: out of memory reading %s\n", a.perfs[i]);
+                bad = 1;
+            }
+        cs_perf_free(&more);
+        if (bad) {
+            cs_sel_free_profile(prof);
+            cs_perf_free(&perf);
+            return CS_EXIT_USAGE;
+        }
+    }
+    if ((a.nprofiles > 1 || a.nweights) && site_profile(&a, prof) < 0) {
+        cs_sel_free_profile(prof);
+        cs_perf_free(&perf);
+        return CS_EXIT_USAGE;
+    }
     int rc = CS_EXIT_USAGE, n = 0;
     cs_map maps[CS_NCOLL];
     cs_c45_result res[CS_NCOLL];

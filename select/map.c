@@ -89,9 +89,11 @@ static int nearest_u64(const uint64_t *a, int n, double v)
     return best;
 }
 
+/* The profile's collective of a tree's (the same name: "allreduce" is
+ * "Allreduce"). */
 static int rcoll_of(int coll)
 {
-    return coll == CS_BCAST ? CS_R_BCAST : coll == CS_REDUCE ? CS_R_REDUCE : CS_R_BARRIER;
+    return cs_rcoll_from_name(cs_coll_name(coll));
 }
 
 static void add_weights(cs_map *m, const cs_profile *prof)
@@ -110,7 +112,7 @@ static void add_weights(cs_map *m, const cs_profile *prof)
         }
         if (kept < cell->rank_calls) {
             int bin = (int)cell->bin;
-            double mid = sqrt((double)cs_bin_lo(bin) * (double)cs_bin_hi(bin));
+            double mid = sqrt((double)cs_bin_lo(bin) * (double)cs_fold_bin_hi(cell->bin, prof->fold));
             int j = nearest_u64(m->ms, m->nms, mid);
             m->w[i * m->nms + j] += per_call * (double)(cell->rank_calls - kept);
         }

@@ -17,7 +17,7 @@
 #define PERF_MAGIC "# collsel perf v"
 #define PERF_VERSION 1
 #define PERF_HEADER "collective,comm_size,msg_bytes,method,median_us,min_us,max_us,reps"
-#define PERF_MAX_BYTES ((size_t)1 << 30)
+#define PERF_MAX_BYTES ((size_t)64 << 20) /* decompressed: 64 MiB, ~700,000 rows */
 
 enum { COL_COLL, COL_CS, COL_MS, COL_METHOD, COL_MED, COL_MIN, COL_MAX, COL_REPS, NCOL };
 static const char *const col_names[NCOL] = {"collective", "comm_size", "msg_bytes", "method",

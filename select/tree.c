@@ -321,13 +321,13 @@ static int check_stored(const cs_dtree *d, int coll, const char *what, cs_err *e
     size_t cl = strlen(cn);
     for (int m = 0; m < d->nmethods; m++) {
         const char *s = d->methods[m];
-        if (!memchr(s, 0, sizeof d->methods[m]) || strncmp(s, cn, cl) || s[cl] != '.' ||
-            !s[cl + 1])
-            return cs_fail(e, "%s: %s method %d '%.63s' does not start with '%s.'", what, cn, m, s,
-                           cn);
-        if (!name_ok(s))
+        /* the characters first: the next message quotes the name */
+        if (!memchr(s, 0, sizeof d->methods[m]) || !name_ok(s))
             return cs_fail(e, "%s: %s method %d has characters other than letters, digits, "
                               "'_', '-' and '.' in its name", what, cn, m);
+        if (strncmp(s, cn, cl) || s[cl] != '.' || !s[cl + 1])
+            return cs_fail(e, "%s: %s method %d '%.63s' does not start with '%s.'", what, cn, m, s,
+                           cn);
     }
     if (check_unique(d, what, cn, e) < 0)
         return -1;

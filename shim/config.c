@@ -16,24 +16,31 @@ extern char **environ;
 cs_config cs_cfg;
 int cs_world_rank = -1;
 
-enum cs_var_kind { CS_V_PATH, CS_V_STR, CS_V_INT, CS_V_TOOL };
+enum cs_var_kind { CS_V_PATH, CS_V_STR, CS_V_INT, CS_V_SECONDS, CS_V_TOOL };
 
 static const struct cs_var {
     const char *name;
     enum cs_var_kind kind;
     const char *def;  /* default, as text (NULL: unset) */
-    int lo, hi;       /* accepted range of CS_V_INT */
+    int lo, hi;       /* accepted range of CS_V_INT and CS_V_SECONDS */
     size_t off;       /* field of cs_config (not for CS_V_TOOL) */
     const char *doc;
 } cs_vars[] = {
     {"COLLSEL_RECORD", CS_V_PATH, NULL, 0, 0, offsetof(cs_config, record),
      "record the collective distribution of this run into FILE"},
+    {"COLLSEL_RECORD_INTERVAL", CS_V_SECONDS, "60", 0, 1 << 24,
+     offsetof(cs_config, record_interval),
+     "seconds between snapshots of each rank's recorded data to FILE.partial.RANK (kept if the "
+     "job is killed; fractions accepted, at least 0.01); 0: none"},
+    {"COLLSEL_RECORD_MAX_KIB", CS_V_INT, "64", 1, 1 << 20, offsetof(cs_config, record_max_kib),
+     "bound of the profile and partial files in KiB: beyond it cells are folded into coarser "
+     "ones (counts and times stay exact; collsel show says so)"},
     {"COLLSEL_TREE", CS_V_PATH, NULL, 0, 0, offsetof(cs_config, tree),
      "select methods for Bcast/Reduce/Barrier/Allreduce from this decision tree file"},
     {"COLLSEL_FORCE", CS_V_STR, NULL, 0, 0, offsetof(cs_config, force),
      "force methods: bcast=NAME,reduce=NAME,barrier=NAME,allreduce=NAME"},
     {"COLLSEL_SHM_LIMIT", CS_V_INT, "64", 0, 1 << 20, offsetof(cs_config, shm_limit_mib),
-     "MiB of shared memory this process may give to shared-memory collectives (about 131 "
+     "MiB of shared memory this process may give to shared-memory collectives (about 135 "
      "KiB per communicator that uses them; 0: none)"},
     {"COLLSEL_NODE_SIZE", CS_V_INT, "0", 0, 1 << 20, offsetof(cs_config, node_size),
      "cut every node into virtual nodes of N ranks (testing node-aware methods on one "
@@ -89,6 +96,19 @@ static void set_var(const struct cs_var *v, const char *val)
         if (!val)
             parse_int(v->def, &x);
         *(int *)field = x;
+        break;
+    }
+    case CS_V_SECONDS: {
+        char *end = NULL;
+        double x = val ? strtod(val, &end) : 0;
+        if (val && (end == val || *end || !(x == 0 || (x >= 0.01 && x <= v->hi)))) {
+            cs_log(0, 1, "%s='%s' is not valid (accepted: 0, or seconds from 0.01 to %d); "
+                   "using %s", v->name, val, v->hi, v->def);
+            val = NULL;
+        }
+        if (!val)
+            x = strtod(v->def, NULL);
+        *(double *)field = x;
         break;
     }
     case CS_V_TOOL:

@@ -1,26 +1,25 @@
 /* `collsel exec`: run an application under the preload library.
  *
- *   collsel exec [--record F] [--tree F] [--force SPEC] [--verbose N] -- APP ARGS
+ *   collsel exec [--record F] [--tree F] [--force SPEC] [--verbose N] [--mpi FLAVOUR] -- APP ARGS
  *
  * Sets COLLSEL_RECORD / COLLSEL_TREE / COLLSEL_FORCE / COLLSEL_VERBOSE,
- * prepends libcollsel.so to LD_PRELOAD and execs APP, so that it works under
- * any launcher (mpirun -n 8 collsel exec --record app.prof -- ./app).
- * The library is found at $COLLSEL_LIB, else next to this executable:
- * ../shim/libcollsel.so (build tree), ../LIBDIR/libcollsel.so (installed).
+ * prepends the preload library of the flavour matching APP's MPI library
+ * (flavours.h) to LD_PRELOAD and execs APP, so that it works under any
+ * launcher (mpirun -n 8 collsel exec --record app.prof -- ./app).  $COLLSEL_LIB
+ * names the library outright.  A program whose MPI no installed flavour is
+ * built for (or no MPI program) gets one line, from rank 0, and runs
+ * without collsel.
  */
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/rankenv.h"
 #include "../common/util.h"
-
-#ifndef COLLSEL_LIBDIR
-#define COLLSEL_LIBDIR "lib"
-#endif
+#include "flavours.h"
 
 #define CMD "collsel exec: "
 
@@ -37,63 +36,63 @@ static const struct {
 static void usage(FILE *f)
 {
     fprintf(f, "usage: collsel exec [OPTIONS] [--] APP [ARGS...]\n\n"
-               "Run APP with the collsel preload library (libcollsel.so), e.g.\n"
+               "Run APP with the collsel preload library of APP's MPI library, e.g.\n"
                "  mpirun -n 8 collsel exec --record app.prof -- ./app\n\noptions:\n");
     for (size_t i = 0; i < NOPTS; i++) {
         char flag[32];
         snprintf(flag, sizeof flag, "%s %s", opts[i].opt, opts[i].arg);
         fprintf(f, "  %-15s %s (sets %s)\n", flag, opts[i].doc, opts[i].var);
     }
+    fprintf(f, "  %-15s preload this flavour (openmpi, mpich) instead of reading APP's\n"
+               "  %-15s dependencies\n",
+            "--mpi FLAVOUR", "");
     fprintf(f, "  %-15s this text\n\n", "--help");
-    fprintf(f, "Options may also be written --record=FILE.  "
-               "The library is $COLLSEL_LIB if set, else\n"
-               "found next to the collsel executable (../shim/libcollsel.so in the build\n"
-               "tree, ../%s/libcollsel.so installed).\n",
+    fprintf(f, "Options may also be written --record=FILE.  The library is chosen by the MPI\n"
+               "library APP loads (libmpi.so.40: libcollsel.so, Open MPI; libmpich.so.12:\n"
+               "libcollsel-mpich.so, MPICH), among the flavours found next to the collsel\n"
+               "executable (../shim in the build tree, ../%s installed); $COLLSEL_LIB names\n"
+               "it outright.  A program with no MPI among its dependencies (python3 with\n"
+               "mpi4py, a script) gets the flavour of the launcher that started it (Open MPI's\n"
+               "mpirun, MPICH's hydra), if installed.  A program that uses no MPI under no\n"
+               "such launcher, or an MPI no installed flavour is built for, gets one line\n"
+               "saying so and runs without collsel.\n",
             COLLSEL_LIBDIR);
 }
 
-static int file_ok(const char *p) { return access(p, R_OK) == 0; }
-
-/* Path of libcollsel.so into lib (absolute), or -1 with a message. */
-static int find_lib(char *lib, size_t len)
+/* The library to preload for prog into lib: 0; 1 when the program runs
+ * without collsel (a line said why); -1 error (a line said it). */
+static int find_lib(const char *prog, int flavour, char *lib, size_t len)
 {
     const char *env = getenv("COLLSEL_LIB");
     if (env && *env) {
-        if (!file_ok(env) || !realpath(env, lib)) {
+        if (access(env, R_OK) != 0 || !realpath(env, lib)) {
             fprintf(stderr, CMD "COLLSEL_LIB=%s: %s\n", env, strerror(errno));
             return -1;
         }
         return 0;
     }
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) {
-        fprintf(stderr, CMD "cannot read /proc/self/exe: %s (set COLLSEL_LIB)\n",
-                strerror(errno));
+    if (flavour >= 0) {
+        if (cs_flavour_lib(flavour, lib, len) == 0)
+            return 0;
+        fprintf(stderr, CMD "--mpi %s: libcollsel%s.so is not installed next to this collsel\n",
+                cs_flavours[flavour].name, cs_flavours[flavour].suffix);
         return -1;
     }
-    exe[n] = 0;
-    const char *dir = dirname(exe);
-    const char *rel[] = {"../shim", "../" COLLSEL_LIBDIR, "../lib", "../lib64"};
-    char cand[PATH_MAX + 64];
-    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-        if (i == 1 && COLLSEL_LIBDIR[0] == '/') /* an absolute libdir */
-            snprintf(cand, sizeof cand, "%s/libcollsel.so", COLLSEL_LIBDIR);
-        else
-            snprintf(cand, sizeof cand, "%s/%s/libcollsel.so", dir, rel[i]);
-        if (file_ok(cand) && realpath(cand, lib))
-            return 0;
+    char why[2 * PATH_MAX];
+    int f = cs_flavour_for(prog, why, sizeof why);
+    if (f == -2) /* not found: execvp says so */
+        return 1;
+    if (f < 0) {
+        if (cs_launcher_speaks())
+            fprintf(stderr, CMD "%s; running it without collsel\n", why);
+        return 1;
     }
-    (void)len;
-    fprintf(stderr,
-            CMD "libcollsel.so not found in %s/../shim or %s/../%s (set COLLSEL_LIB to its path)\n",
-            dir, dir, COLLSEL_LIBDIR);
-    return -1;
+    return cs_flavour_lib(f, lib, len) == 0 ? 0 : -1;
 }
 
 int cs_cmd_exec(int argc, char **argv)
 {
-    int i = 1;
+    int i = 1, flavour = -1;
     for (; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -106,6 +105,14 @@ int cs_cmd_exec(int argc, char **argv)
         }
         if (a[0] != '-')
             break;
+        if (!strncmp(a, "--mpi", 5) && (a[5] == 0 || a[5] == '=')) {
+            const char *v = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[++i] : "");
+            if ((flavour = cs_flavour_by_name(v)) < 0) {
+                fprintf(stderr, CMD "--mpi '%s' is not a flavour (accepted: openmpi, mpich)\n", v);
+                return 2;
+            }
+            continue;
+        }
         size_t k = 0;
         const char *val = NULL;
         for (; k < NOPTS; k++) {
@@ -136,8 +143,11 @@ int cs_cmd_exec(int argc, char **argv)
         return 2;
     }
     char lib[PATH_MAX];
-    if (find_lib(lib, sizeof lib) < 0)
+    int k = find_lib(argv[i], flavour, lib, sizeof lib);
+    if (k < 0)
         return 1;
+    if (k > 0)
+        goto run;
     const char *old = getenv("LD_PRELOAD");
     size_t n = strlen(lib) + (old ? strlen(old) : 0) + 2;
     char *pre = malloc(n);
@@ -148,6 +158,7 @@ int cs_cmd_exec(int argc, char **argv)
     snprintf(pre, n, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
     setenv("LD_PRELOAD", pre, 1);
     free(pre);
+run:
     execvp(argv[i], argv + i);
     fprintf(stderr, CMD "cannot run %s: %s\n", argv[i], strerror(errno));
     return 1;

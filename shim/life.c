@@ -18,6 +18,11 @@
  * hangs the process.  A signal the application handles itself only writes
  * a snapshot and hands over to the application's handler: recording and
  * the final merge go on as if nothing had happened.
+ *
+ * Runs that end without any of these (SIGKILL, the out-of-memory killer, a
+ * hang ended by the batch system): every COLLSEL_RECORD_INTERVAL seconds a
+ * helper thread (snap.c) writes the rank's data so far to the same partial
+ * file, without MPI and without stopping the recording threads.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,6 +49,7 @@ static cs_meta meta;          /* this rank's metadata (strings owned here) */
 static uint64_t tick0;
 static double wall0;
 static int done;              /* profile written (final or partial): claim with atomics */
+static int snap_renaming;     /* a periodic snapshot is being renamed into place */
 static struct sigaction old_act[2];
 static const int sigs[2] = {SIGTERM, SIGINT};
 
@@ -67,6 +74,7 @@ static void meta_copy(cs_meta *m)
     m->mpi_library = dupstr(meta.mpi_library);
     m->cmdline = dupstr(meta.cmdline);
     m->hostname0 = dupstr(meta.hostname0);
+    m->selection = dupstr(meta.selection);
     m->duration = cs_now() - wall0;
 }
 
@@ -79,6 +87,18 @@ static int build_local(cs_profile *p, int complete)
     p->nranks = 1;
     p->complete = (uint32_t)complete;
     return rc;
+}
+
+/* A profile file's bound (COLLSEL_RECORD_MAX_KIB): fold p until it fits. */
+static void bound(cs_profile *p)
+{
+    cs_err e;
+    uint32_t fold = p->fold;
+    if (cs_profile_bound(p, (size_t)cs_cfg.record_max_kib << 10, &e) < 0)
+        cs_log(0, 0, "rank %d: %s", cs_world_rank, e.msg);
+    else if (p->fold > fold)
+        cs_log(1, 0, "rank %d: profile folded to level %u (%s) to fit in %d KiB", cs_world_rank,
+               p->fold, cs_fold_describe(p->fold), cs_cfg.record_max_kib);
 }
 
 static void read_cmdline(char *buf, size_t len)
@@ -131,38 +151,18 @@ static void fill_meta(void)
     meta.start_time = (int64_t)time(NULL);
 }
 
-/* Write p to path (temporary file + rename) without fsync: an incomplete
- * run is being killed (mpirun sends SIGKILL soon after SIGTERM), and on a
- * busy machine fsync can take longer than that. */
+/* Write p to path (a new temporary file + rename, cs_file_replace)
+ * without fsync: an incomplete run is being killed (mpirun sends SIGKILL
+ * soon after SIGTERM), and on a busy machine fsync can take longer than
+ * that. */
 static int write_fast(const cs_profile *p, const char *path, cs_err *e)
 {
     cs_buf b = {0};
-    char tmp[4200];
-    int rc = -1, fd = -1;
-    size_t off = 0;
+    int rc = -1;
     if (cs_profile_encode(p, &b, e) < 0)
         goto out;
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0) {
-        cs_fail(e, "%s: %s", tmp, strerror(errno));
-        goto out;
-    }
-    while (off < b.n) {
-        ssize_t w = write(fd, b.p + off, b.n - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break;
-        off += (size_t)w;
-    }
-    int err = off < b.n ? (errno ? errno : EIO) : 0;
-    if (close(fd) != 0 && !err)
-        err = errno;
-    if (!err && rename(tmp, path) != 0)
-        err = errno;
-    if (err) {
-        unlink(tmp);
-        cs_fail(e, "%s: %s", path, strerror(err));
+    if (cs_file_replace(path, b.p, b.n, CS_FILE_NOSYNC) < 0) {
+        cs_fail(e, "%s: %s", path, strerror(errno));
         goto out;
     }
     rc = 0;
@@ -190,6 +190,10 @@ static void write_partial(int final)
         if (__atomic_exchange_n(&done, 1, __ATOMIC_SEQ_CST))
             return;
         cs_rec_on = 0;
+        /* a periodic snapshot being renamed into place must not land over
+         * what we are about to write */
+        for (int i = 0; i < 500 && __atomic_load_n(&snap_renaming, __ATOMIC_SEQ_CST); i++)
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
     } else if (__atomic_load_n(&done, __ATOMIC_SEQ_CST)) {
         return;
     }
@@ -198,6 +202,7 @@ static void write_partial(int final)
     char path[4096];
     double t0 = cs_now();
     build_local(&p, 0);
+    bound(&p);
     if (cs_profile_partial_path(path, sizeof path, cs_cfg.record, cs_world_rank) < 0)
         cs_log(0, 0, "rank %d: cannot write the partial profile: path %s too long",
                cs_world_rank, cs_cfg.record);
@@ -213,6 +218,54 @@ static void write_partial(int final)
 }
 
 static void on_exit_hook(void) { write_partial(1); }
+
+/* The periodic snapshot (snap.c's thread, every COLLSEL_RECORD_INTERVAL):
+ * this rank's data so far, collected without stopping the recording
+ * threads, to COLLSEL_RECORD.partial.RANK (a new temporary file, fsync,
+ * rename: a reader sees the previous snapshot or this one, whole).  Once
+ * the run ends (done: the final merge or a final partial file) it writes
+ * nothing, and snap_renaming keeps its rename from landing after a final
+ * partial file. */
+static void snapshot(void)
+{
+    char path[4096], tmp[4200];
+    cs_profile p;
+    cs_buf b = {0};
+    cs_err e;
+    if (__atomic_load_n(&done, __ATOMIC_SEQ_CST) ||
+        cs_profile_partial_path(path, sizeof path, cs_cfg.record, cs_world_rank) < 0)
+        return;
+    double t0 = cs_now();
+    cs_profile_init(&p);
+    int rc = cs_snap_collect(&p, sec_per_tick());
+    meta_copy(&p.meta);
+    p.nranks = 1;
+    bound(&p);
+    if (rc < 0 || cs_profile_encode(&p, &b, &e) < 0) {
+        cs_log(1, 0, "rank %d: snapshot skipped (out of memory)", cs_world_rank);
+        goto out;
+    }
+    int fd = cs_tmp_create(path, tmp, sizeof tmp);
+    if (fd < 0 || cs_write_all(fd, b.p, b.n) < 0 || fsync(fd) < 0) {
+        cs_log(1, 0, "rank %d: snapshot not written: %s: %s", cs_world_rank, fd < 0 ? path : tmp,
+               strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
+        goto out;
+    }
+    close(fd);
+    __atomic_store_n(&snap_renaming, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&done, __ATOMIC_SEQ_CST) || rename(tmp, path) != 0)
+        unlink(tmp);
+    __atomic_store_n(&snap_renaming, 0, __ATOMIC_SEQ_CST);
+    cs_log(3, 0, "rank %d: snapshot in %s (%.1f ms)", cs_world_rank, path,
+           1e3 * (cs_now() - t0));
+out:
+    cs_buf_free(&b);
+    cs_profile_free(&p);
+}
 
 /* SIGTERM/SIGINT.  Where the application has no handler of its own the
  * process is about to die: write the partial profile (under alarm(), so a
@@ -257,18 +310,32 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
 }
 
 /* Probe the directory by creating (and removing) a file: as root, access()
- * says yes even where a write will fail (read-only file system). */
+ * says yes even where a write will fail (read-only file system).  The
+ * probe is a temporary file of cs_tmp_create (a new random name, never
+ * through a link: a file planted under a predictable name could turn
+ * recording off).  In a directory with the sticky bit (/tmp), a profile
+ * that belongs to another user cannot be replaced at the end: refused now,
+ * not after the run. */
 static int check_dir(const char *path, cs_err *e)
 {
-    struct stat st;
+    struct stat st, dst;
     if (cs_check_writable_dir(path, e) < 0)
         return -1;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) /* rename() could not replace it */
         return cs_fail(e, "%s: exists and is not a regular file (%s)", path,
                        S_ISDIR(st.st_mode) ? "a directory" : "a special file");
-    char probe[4200];
-    snprintf(probe, sizeof probe, "%s.probe.%ld", path, (long)getpid());
-    int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    char probe[4200], dir[4200];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        slash[slash == dir] = 0;
+    else
+        snprintf(dir, sizeof dir, ".");
+    if (lstat(path, &st) == 0 && st.st_uid != geteuid() && geteuid() != 0 &&
+        stat(dir, &dst) == 0 && (dst.st_mode & S_ISVTX))
+        return cs_fail(e, "%s: belongs to another user (uid %ld) in a directory with the sticky "
+                       "bit: it could not be replaced", path, (long)st.st_uid);
+    int fd = cs_tmp_create(path, probe, sizeof probe);
     if (fd < 0)
         return cs_fail(e, "%s: cannot create files there: %s", path, strerror(errno));
     close(fd);
@@ -376,8 +443,10 @@ static void record_init(void)
         sigaction(sigs[i], &sa, NULL);
     }
     cs_rec_on = 1;
-    cs_log(1, 1, "recording into %s (%u ranks on %u node(s))", cs_cfg.record, meta.world_size,
-           meta.nnodes);
+    if (cs_snap_start(cs_cfg.record_interval, snapshot) < 0)
+        cs_log(0, 1, "cannot start the snapshot thread; COLLSEL_RECORD_INTERVAL ignored");
+    cs_log(1, 1, "recording into %s (%u ranks on %u node(s)), snapshots every %g s",
+           cs_cfg.record, meta.world_size, meta.nnodes, cs_cfg.record_interval);
 }
 
 static void record_finalize(void);
@@ -432,7 +501,7 @@ int cs_life_init(int provided)
 {
     static int started; /* once, whichever entry point (C or Fortran) saw MPI start */
     (void)provided;
-    if (started++)
+    if (started++ || cs_foreign_mpi) /* another MPI's process: collsel stays off */
         return 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &cs_world_rank);
     cs_config_load();
@@ -444,6 +513,12 @@ int cs_life_init(int provided)
     int selecting = 0;
     for (int c = 0; c < CS_NCOLL; c++)
         selecting |= cs_sel_active[c];
+    if (selecting) { /* the profile says what chose the methods */
+        char sel[4096];
+        snprintf(sel, sizeof sel, "%s %s", cs_cfg.force ? "force" : "tree",
+                 cs_cfg.force ? cs_cfg.force : cs_cfg.tree ? cs_cfg.tree : "");
+        meta.selection = strdup(sel);
+    }
     cs_hook_on = cs_rec_on || selecting;
     if (selecting)
         cs_comm_states_init(); /* its MPI_COMM_SELF attribute first: deleted last */
@@ -478,7 +553,10 @@ static void merge_from(cs_profile *p, int src)
 
 static void record_finalize(void)
 {
-    if (!cs_rec_on || __atomic_exchange_n(&done, 1, __ATOMIC_SEQ_CST))
+    if (!cs_rec_on)
+        return;
+    cs_snap_stop();
+    if (__atomic_exchange_n(&done, 1, __ATOMIC_SEQ_CST))
         return;
     cs_rec_on = 0;
     cs_profile p;
@@ -490,6 +568,7 @@ static void record_finalize(void)
            (unsigned long long)calls, p.ncells, p.nsites);
     cs_profile_trim_sites(&p, CS_MAX_SITES);
 
+    double t0 = cs_now();
     int rank = 0, size = 1;
     PMPI_Comm_rank(pcomm, &rank);
     PMPI_Comm_size(pcomm, &size);
@@ -510,6 +589,14 @@ static void record_finalize(void)
         p.complete = p.nranks == (uint32_t)size;
         cs_profile_trim_sites(&p, CS_MAX_SITES);
         cs_profile_sort(&p);
+        size_t merged_cells = p.ncells;
+        double t1 = cs_now();
+        bound(&p);
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        cs_log(1, 1, "merge of %d ranks: %zu cells, %.1f ms; bound: %zu cells, %.1f ms; peak "
+               "memory of rank 0 %.1f MiB", size, merged_cells, 1e3 * (t1 - t0), p.ncells,
+               1e3 * (cs_now() - t1), (double)ru.ru_maxrss / 1024);
         if (cs_profile_write(&p, cs_cfg.record, &e) < 0) {
             cs_log(0, 0, "cannot write the profile: %s", e.msg);
         } else {

@@ -104,8 +104,10 @@ int cs_rec_begin_slow(cs_rslot *s, MPI_Comm comm)
         uint32_t k = (h + i) & (CS_TAB_CELLS - 1);
         cs_cell *c = &tab->cells[k];
         if (c->rank_calls == 0) {
+            cs_tab_enter(tab);
             cell_first(c, coll, s->comm_size, s->bin);
             tab->ntimed[k] = 0;
+            cs_tab_leave(tab);
         } else if (c->coll != s->coll || c->comm_size != s->comm_size || c->bin != s->bin) {
             continue;
         }
@@ -191,10 +193,14 @@ void cs_rec_end_slow(const cs_rslot *s, uint64_t ticks)
     cs_cell *c = s->cell;
     if (!c) { /* spill (or no table at all) */
         spill_cell((int)s->coll, s->comm_size, s->bin, s->bytes, s->root, t);
-        if (tab)
+        if (tab) {
+            cs_tab_enter(tab);
             site_add(tab, site_find(tab, s->coll, s->ra), s->coll, 1, 1, t);
+            cs_tab_leave(tab);
+        }
         return;
     }
+    cs_tab_enter(tab);
     cs_memo *m = &tab->memo[s->coll];
     memo_flush(tab, m);
     /* timed: cs_rec_begin_slow() times every call */
@@ -211,6 +217,7 @@ void cs_rec_end_slow(const cs_rslot *s, uint64_t ticks)
     m->cell = c;
     m->ntimed = s->ntimed;
     m->site = e;
+    cs_tab_leave(tab);
 }
 
 /* Estimated total of `calls` calls from the `timed` ones that were timed. */
@@ -226,47 +233,101 @@ static void scale(cs_cell *c, double spt)
     c->t_max *= spt;
 }
 
-int cs_rec_build(cs_profile *p, double spt)
+/* A pointer into orig, moved to the same place in its copy t (pointers
+ * already in t stay). */
+static void *rebase(void *ptr, const cs_rtab *orig, cs_rtab *t)
+{
+    uintptr_t off = (uintptr_t)ptr - (uintptr_t)orig;
+    return ptr && off < sizeof *orig ? (char *)t + off : ptr;
+}
+
+/* Add table t's data to p (t is orig itself, or a copy of it). */
+static int tab_emit(cs_profile *p, cs_rtab *t, const cs_rtab *orig, double spt)
 {
     int rc = 0;
     char where[512];
-    pthread_mutex_lock(&tabs_mu);
-    for (cs_rtab *t = all_tabs; t; t = t->next)
-        for (int k = 0; k < CS_R_N; k++)
-            memo_flush(t, &t->memo[k]);
-    for (const cs_rtab *t = all_tabs; t; t = t->next) {
-        for (size_t i = 0; i < CS_TAB_CELLS; i++) {
-            if (t->cells[i].rank_calls == 0)
-                continue;
-            cs_cell c = t->cells[i];
-            scale(&c, spt);
-            c.t_total = estimate(t->cells[i].t_total, c.rank_calls, t->ntimed[i], spt);
-            if (cs_profile_add_cell(p, &c) < 0)
-                rc = -1;
-        }
-        for (size_t i = 0; i < CS_TAB_SITES; i++) {
-            const cs_hsite *s = &t->sites[i];
-            if (s->calls == 0)
-                continue;
-            cs_site_name(s->ra, where, sizeof where);
-            if (cs_profile_add_site(p, s->coll, where, s->calls,
-                                    estimate(s->ticks, s->calls, s->ntimed, spt)) < 0)
-                rc = -1;
-        }
-        for (int k = 0; k < CS_R_N; k++)
-            if (t->other_calls[k] &&
-                cs_profile_add_site(p, (uint32_t)k, "other", t->other_calls[k],
-                                    estimate(t->other_ticks[k], t->other_calls[k],
-                                             t->other_timed[k], spt)) < 0)
-                rc = -1;
+    for (int k = 0; k < CS_R_N; k++) {
+        cs_memo *m = &t->memo[k];
+        m->cell = rebase(m->cell, orig, t);
+        m->ntimed = rebase(m->ntimed, orig, t);
+        m->site = rebase(m->site, orig, t);
+        memo_flush(t, m);
     }
+    for (size_t i = 0; i < CS_TAB_CELLS; i++) {
+        if (t->cells[i].rank_calls == 0)
+            continue;
+        cs_cell c = t->cells[i];
+        scale(&c, spt);
+        c.t_total = estimate(t->cells[i].t_total, c.rank_calls, t->ntimed[i], spt);
+        if (cs_profile_add_cell(p, &c) < 0)
+            rc = -1;
+    }
+    for (size_t i = 0; i < CS_TAB_SITES; i++) {
+        const cs_hsite *s = &t->sites[i];
+        if (s->calls == 0)
+            continue;
+        cs_site_name(s->ra, where, sizeof where);
+        if (cs_profile_add_site(p, s->coll, where, s->calls,
+                                estimate(s->ticks, s->calls, s->ntimed, spt)) < 0)
+            rc = -1;
+    }
+    for (int k = 0; k < CS_R_N; k++)
+        if (t->other_calls[k] &&
+            cs_profile_add_site(p, (uint32_t)k, "other", t->other_calls[k],
+                                estimate(t->other_ticks[k], t->other_calls[k],
+                                         t->other_timed[k], spt)) < 0)
+            rc = -1;
+    return rc;
+}
+
+/* The spill's cells (caller holds tabs_mu); a spilled call's site was
+ * counted in its thread's table. */
+static int spill_emit(cs_profile *p, double spt)
+{
+    int rc = 0;
     for (size_t i = 0; spill_ready && i < spill.ncells; i++) {
         cs_cell c = spill.cells[i];
         scale(&c, spt);
         if (cs_profile_add_cell(p, &c) < 0)
             rc = -1;
-        /* a spilled call's site was counted in its thread's table */
     }
+    return rc;
+}
+
+int cs_rec_build(cs_profile *p, double spt)
+{
+    int rc = 0;
+    pthread_mutex_lock(&tabs_mu);
+    for (cs_rtab *t = all_tabs; t; t = t->next)
+        if (tab_emit(p, t, t, spt) < 0)
+            rc = -1;
+    if (spill_emit(p, spt) < 0)
+        rc = -1;
     pthread_mutex_unlock(&tabs_mu);
     return rc;
+}
+
+int cs_rec_build_copies(cs_profile *p, double spt, cs_rtab *const *copy, cs_rtab *const *orig,
+                        size_t n)
+{
+    int rc = 0;
+    for (size_t i = 0; i < n; i++)
+        if (tab_emit(p, copy[i], orig[i], spt) < 0)
+            rc = -1;
+    pthread_mutex_lock(&tabs_mu);
+    if (spill_emit(p, spt) < 0)
+        rc = -1;
+    pthread_mutex_unlock(&tabs_mu);
+    return rc;
+}
+
+size_t cs_rec_tables(cs_rtab **out, size_t max)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&tabs_mu);
+    for (cs_rtab *t = all_tabs; t; t = t->next, n++)
+        if (n < max)
+            out[n] = t;
+    pthread_mutex_unlock(&tabs_mu);
+    return n;
 }

@@ -152,9 +152,14 @@ typedef struct cs_memo {
     double pend_ticks;
 } cs_memo;
 
-/* One thread's table (see rec.c). */
+/* One thread's table (see rec.c).  seq and snap_ans are the periodic
+ * snapshot's protocol (snap.c): seq is odd while the owning thread changes
+ * the table; snap_ans is the last snapshot request it answered by copying
+ * the table into *snap. */
 typedef struct cs_rtab {
     struct cs_rtab *next;
+    unsigned seq, snap_ans;
+    struct cs_rtab *snap; /* set by the snapshot thread before it asks */
     uint32_t rng; /* xorshift32 state: which calls are timed */
     cs_memo memo[CS_R_N];
     cs_cell cells[CS_TAB_CELLS];
@@ -181,6 +186,27 @@ typedef struct cs_rslot {
 } cs_rslot;
 int cs_rec_begin_slow(cs_rslot *s, MPI_Comm comm) CS_HIDDEN;
 void cs_rec_end_slow(const cs_rslot *s, uint64_t ticks) CS_HIDDEN; /* always timed */
+
+/* The owning thread's changes to its table outside the memo's inline
+ * counting (cs_rec_end): between cs_tab_enter() and cs_tab_leave() (a
+ * seqlock: two plain stores and compiler barriers on x86).  On leaving, a
+ * snapshot request (cs_snap_req moved on, snap.c) is answered by copying
+ * the table, once per interval, outside any call. */
+extern unsigned cs_snap_req CS_HIDDEN;
+void cs_snap_answer(cs_rtab *t) CS_HIDDEN;
+
+static inline void cs_tab_enter(cs_rtab *t)
+{
+    __atomic_store_n(&t->seq, t->seq + 1, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+static inline void cs_tab_leave(cs_rtab *t)
+{
+    __atomic_store_n(&t->seq, t->seq + 1, __ATOMIC_RELEASE);
+    if (__builtin_expect(__atomic_load_n(&cs_snap_req, __ATOMIC_RELAXED) != t->snap_ans, 0))
+        cs_snap_answer(t);
+}
 
 /* Time this call?  The first CS_TIME_FIRST of a cell, then a random 1 in
  * CS_TIME_EVERY (xorshift32: no aliasing with periodic call patterns). */
@@ -225,22 +251,46 @@ static inline void cs_rec_end(const cs_rslot *s, int timed, uint64_t ticks)
         cs_rec_end_slow(s, ticks);
         return;
     }
-    m->pend++;
+    /* no seqlock here: each field is one aligned store (relaxed atomics,
+     * plain moves), and a snapshot that reads pend a moment before or after
+     * pend_timed or t_max only estimates this cell's time from one call more
+     * or less (the counts it flushes all come from the one pend it read) */
+    __atomic_store_n(&m->pend, m->pend + 1, __ATOMIC_RELAXED);
     if (timed) {
         double t = (double)ticks;
         cs_cell *c = m->cell; /* has a timed call already: min/max are set */
-        m->pend_timed++;
-        m->pend_ticks += t;
+        __atomic_store_n(&m->pend_timed, m->pend_timed + 1, __ATOMIC_RELAXED);
+        double sum = m->pend_ticks + t;
+        __atomic_store(&m->pend_ticks, &sum, __ATOMIC_RELAXED);
         if (t < c->t_min)
-            c->t_min = t;
+            __atomic_store(&c->t_min, &t, __ATOMIC_RELAXED);
         if (t > c->t_max)
-            c->t_max = t;
+            __atomic_store(&c->t_max, &t, __ATOMIC_RELAXED);
     }
 }
 
 /* Build this rank's profile from every thread's tables (and the spill),
- * times converted with sec_per_tick.  Call sites symbolised. */
+ * times converted with sec_per_tick.  Call sites symbolised.  The tables
+ * are flushed in place: only when no thread records any more (finalize,
+ * the end of the process). */
 int cs_rec_build(cs_profile *p, double sec_per_tick) CS_HIDDEN;
+/* The same from copies of the tables (snap.c): copy[i] is a consistent
+ * copy of orig[i]; the copies are flushed, the spill is read under its
+ * lock.  The thread tables themselves are not touched. */
+int cs_rec_build_copies(cs_profile *p, double sec_per_tick, cs_rtab *const *copy,
+                        cs_rtab *const *orig, size_t n) CS_HIDDEN;
+/* Every thread table so far (up to max, newest first); their number. */
+size_t cs_rec_tables(cs_rtab **out, size_t max) CS_HIDDEN;
+
+/* Periodic snapshots (snap.c): a helper thread that every `interval`
+ * seconds collects this rank's data without stopping the recording
+ * threads and without MPI, and calls write(profile) (life.c writes the
+ * partial file).  cs_snap_stop() ends it and waits for it. */
+int cs_snap_start(double interval, void (*write)(void)) CS_HIDDEN;
+void cs_snap_stop(void) CS_HIDDEN;
+/* This rank's data now, from consistent copies of the tables (for the
+ * write callback; allocates; no MPI). */
+int cs_snap_collect(cs_profile *p, double sec_per_tick) CS_HIDDEN;
 
 /* "module+0xOFF function+0xOFF" for a return address (sites.c). */
 void cs_site_name(void *ra, char *buf, size_t len) CS_HIDDEN;

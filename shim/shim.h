@@ -24,8 +24,15 @@ typedef struct cs_config {
     int verbose;        /* COLLSEL_VERBOSE 0..3 */
     int node_size;      /* COLLSEL_NODE_SIZE: virtual node size, 0 = real nodes */
     int shm_limit_mib;  /* COLLSEL_SHM_LIMIT: MiB of segments per process */
+    double record_interval; /* COLLSEL_RECORD_INTERVAL: seconds between
+                               snapshots to the partial files, 0 = none */
+    int record_max_kib;  /* COLLSEL_RECORD_MAX_KIB: bound of a profile file */
 } cs_config;
 extern cs_config cs_cfg CS_HIDDEN;
+
+/* Set at load time when the process's MPI library is not the one this
+ * library was built for (foreign.c): collsel then stays off. */
+extern int cs_foreign_mpi CS_HIDDEN;
 
 /* World rank (valid after MPI_Init; -1 before). */
 extern int cs_world_rank CS_HIDDEN;
@@ -33,6 +40,11 @@ extern int cs_world_rank CS_HIDDEN;
 /* Print "collsel: ..." on stderr if verbose >= level; rank0only limits it
  * to world rank 0.  Warnings about bad input use level 0 (always shown). */
 void cs_log(int level, int rank0only, const char *fmt, ...) CS_HIDDEN CS_PRINTF(3, 4);
+
+/* COLLSEL_FORCE (force.c; no MPI call): force[c] = the registry index of
+ * collective c's forced method, 0 (native) for an unknown method, -1 when
+ * not forced; bad items get one line on stderr from world rank 0. */
+void cs_force_parse(const char *spec, int force[CS_NCOLL]) CS_HIDDEN;
 
 /* Selection (dispatch.c).  cs_dispatch_init() runs at the end of MPI_Init
  * (after config): parses COLLSEL_FORCE, loads COLLSEL_TREE, and sets

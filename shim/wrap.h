@@ -31,6 +31,8 @@
  *     NP(comm)                  length of per-rank arrays: comm size, or the
  *                               remote group size on an intercommunicator
  *     NL(comm)                  local group size
+ *     ND(comm)                  out-degree of the communicator's topology
+ *                               (neighborhood collectives; cs_topo_degrees)
  *     IP(buf)                   buf == MPI_IN_PLACE
  *   SEL, FN, FN_C     the enum cs_coll of a collective dispatch may replace
  *                     and its dispatch functions (blocking, large count), or
@@ -80,6 +82,12 @@
         const MPI_Datatype stypes[], void *rbuf, const int rcounts[], const int rdispls[], \
         const MPI_Datatype rtypes[], MPI_Comm comm
 #define CS_A_ALLTOALLW sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm
+/* Neighbor_alltoallw: displacements in bytes (MPI_Aint) */
+#define CS_P_NALLTOALLW                                                                    \
+    const void *sbuf, const int scounts[], const MPI_Aint sdispls[],                       \
+        const MPI_Datatype stypes[], void *rbuf, const int rcounts[],                      \
+        const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm
+#define CS_A_NALLTOALLW CS_A_ALLTOALLW
 #define CS_P_REDUCE                                                                        \
     const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,         \
         MPI_Comm comm
@@ -151,7 +159,22 @@
     C(X, Scan, scan, SCAN, ALLREDUCE, CS_NOROOT, B(count, dt), B(count, dt), -1, PMPI_Scan, \
       PMPI_Scan_c, 1, 1)                                                                   \
     C(X, Exscan, exscan, EXSCAN, ALLREDUCE, CS_NOROOT, B(count, dt), B(count, dt), -1,     \
-      PMPI_Exscan, PMPI_Exscan_c, 1, 1)
+      PMPI_Exscan, PMPI_Exscan_c, 1, 1)                                                    \
+    C(X, Neighbor_allgather, neighbor_allgather, NEIGHBOR_ALLGATHER, ALLGATHER, CS_NOROOT, \
+      B(scount, stype), B(scount, stype), -1, PMPI_Neighbor_allgather,                     \
+      PMPI_Neighbor_allgather_c, 1, 1)                                                     \
+    C(X, Neighbor_allgatherv, neighbor_allgatherv, NEIGHBOR_ALLGATHERV, ALLGATHERV,        \
+      CS_NOROOT, B(scount, stype), B(scount, stype), -1, PMPI_Neighbor_allgatherv,         \
+      PMPI_Neighbor_allgatherv_c, 1, 1)                                                    \
+    C(X, Neighbor_alltoall, neighbor_alltoall, NEIGHBOR_ALLTOALL, ALLGATHER, CS_NOROOT,    \
+      B(scount, stype), B(scount, stype), -1, PMPI_Neighbor_alltoall,                      \
+      PMPI_Neighbor_alltoall_c, 1, 1)                                                      \
+    C(X, Neighbor_alltoallv, neighbor_alltoallv, NEIGHBOR_ALLTOALLV, ALLTOALLV, CS_NOROOT, \
+      VM(ND(comm), scounts, stype), VMC(ND(comm), scounts, stype), -1,                     \
+      PMPI_Neighbor_alltoallv, PMPI_Neighbor_alltoallv_c, 1, 1)                            \
+    C(X, Neighbor_alltoallw, neighbor_alltoallw, NEIGHBOR_ALLTOALLW, NALLTOALLW,           \
+      CS_NOROOT, WM(ND(comm), scounts, stypes), WMC(ND(comm), scounts, stypes), -1,        \
+      PMPI_Neighbor_alltoallw, PMPI_Neighbor_alltoallw_c, 1, 0)
 
 /* CS_IF_1(x) is x, CS_IF_0(x) nothing (for the BUF and FORT columns). */
 #define CS_IF_1(...) __VA_ARGS__
@@ -222,6 +245,7 @@ enum { CS_NWRAP_ROWS = 0 CS_COLL_TABLE(CS_ROW_COUNT, _) };
 #define CS_BYC_ALLTOALLW                                                                   \
     (IP(sbuf) ? WMC(NP(comm), rcounts, rtypes) : WMC(NP(comm), scounts, stypes))
 #define CS_PC_BCAST void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm
+#define CS_PC_NALLTOALLW CS_PC_ALLTOALLW
 #define CS_ROW_LARGE(X, Camel, low, UP, SH, ROOT, BY, BYC, SEL, FN, FNC, BUF, FORT)         \
     CS_IF_##BUF(X(Camel##_c, UP, (CS_PC_##SH), (CS_A_##SH), ROOT, BYC, SEL, FNC)           \
                 X(I##low##_c, I##UP, (CS_PC_##SH CS_RQ), (CS_A_##SH CS_RQA), ROOT, BYC, -1,\
@@ -230,6 +254,57 @@ enum { CS_NWRAP_ROWS = 0 CS_COLL_TABLE(CS_ROW_COUNT, _) };
 #else
 #define CS_WRAP_LIST_C(X)
 #endif
+
+/* MPI 4 persistent collectives (MPI_Bcast_init, ..., MPI_Neighbor_*_init,
+ * and their large-count forms; MPICH 4, not Open MPI 4.1): the _init call
+ * is not an operation; each MPI_Start / MPI_Startall of its request is one,
+ * recorded in the cell of the blocking collective, at the call site of the
+ * _init (persist.c keeps the request's cell from the _init to
+ * MPI_Request_free).  Never dispatched:
+ * the MPI library runs them.  Rows X(NAME, ID, PARAMS, ARGS, ROOT, BYTES),
+ * ID the blocking collective's. */
+#if MPI_VERSION >= 4
+#define CS_HAVE_PERSISTENT 1
+#define CS_RI , MPI_Info info, MPI_Request *req
+#define CS_RIA , info, req
+#define CS_ROW_INIT(X, Camel, low, UP, SH, ROOT, BY, BYC, SEL, FN, FNC, BUF, FORT)          \
+    X(Camel##_init, UP, (CS_P_##SH CS_RI), (CS_A_##SH CS_RIA), ROOT, BY)                   \
+    CS_IF_##BUF(X(Camel##_init_c, UP, (CS_PC_##SH CS_RI), (CS_A_##SH CS_RIA), ROOT, BYC))
+#define CS_INIT_LIST(X) CS_COLL_TABLE(CS_ROW_INIT, X)
+
+/* persist.c: remember a persistent collective's request (after a
+ * successful _init; out of memory: it is not recorded), record its starts,
+ * forget it at MPI_Request_free. */
+void cs_persist_add(MPI_Request req, int coll, MPI_Comm comm, uint64_t bytes, int root,
+                    void *ra) CS_HIDDEN;
+int cs_w_Start(MPI_Request *req) CS_HIDDEN;
+int cs_w_Startall(int n, MPI_Request reqs[]) CS_HIDDEN;
+int cs_w_Request_free(MPI_Request *req) CS_HIDDEN;
+/* MPI_Session_init: not recorded, one line says so (wrap_c.c) */
+int cs_w_Session_init(MPI_Info info, MPI_Errhandler eh, MPI_Session *session) CS_HIDDEN;
+#else
+#define CS_INIT_LIST(X)
+#endif
+
+/* Out- and in-degree of comm's virtual topology (neighborhood collectives:
+ * the length of their per-neighbour arrays); 0 without a topology. */
+static inline void cs_topo_degrees(MPI_Comm comm, int *out, int *in)
+{
+    int status = MPI_UNDEFINED, n = 0, w = 0;
+    *out = *in = 0;
+    PMPI_Topo_test(comm, &status);
+    if (status == MPI_CART) {
+        PMPI_Cartdim_get(comm, &n);
+        *out = *in = 2 * n;
+    } else if (status == MPI_GRAPH) {
+        int r = 0;
+        PMPI_Comm_rank(comm, &r);
+        PMPI_Graph_neighbors_count(comm, r, &n);
+        *out = *in = n;
+    } else if (status == MPI_DIST_GRAPH) {
+        PMPI_Dist_graph_neighbors_count(comm, in, out, &w);
+    }
+}
 
 /* The call site recorded for a call that reached a C entry point with
  * return address ra.  MPICH's Fortran bindings call the C functions, so ra
@@ -249,6 +324,10 @@ extern __thread void *cs_fortran_ra CS_HIDDEN;
 CS_WRAP_LIST(CS_W_PROTO)
 CS_WRAP_LIST_C(CS_W_PROTO)
 #undef CS_W_PROTO
+#define CS_W_INIT_PROTO(NAME, ID, PARAMS, ARGS, ROOT, BYTES)                               \
+    int cs_w_##NAME(void *ra, CS_UNPAREN PARAMS) CS_HIDDEN;
+CS_INIT_LIST(CS_W_INIT_PROTO)
+#undef CS_W_INIT_PROTO
 
 /* The frees after which MPI may hand the handle out again (wrap_c.c; the
  * Fortran entry points call the same). */

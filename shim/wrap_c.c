@@ -1,6 +1,8 @@
 /* The C entry points of the preload library: every collective of
  * profile.h's CS_RCOLL_LIST (blocking, and non-blocking recorded at
- * initiation), MPI_Init, MPI_Init_thread, MPI_Finalize, MPI_Abort, and the
+ * initiation; neighborhood ones too), with MPI 4 their persistent forms
+ * (MPI_Bcast_init ...: each MPI_Start recorded, persist.c), MPI_Init,
+ * MPI_Init_thread, MPI_Finalize, MPI_Abort, and the
  * frees that let a handle be reused (MPI_Comm_free, MPI_Comm_disconnect,
  * MPI_Type_free: they reset the handle caches of rec.h).
  *
@@ -15,6 +17,8 @@
  * (rc != MPI_SUCCESS) are not recorded.
  */
 #include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "../coll/coll.h"
 #include "wrap.h"
@@ -91,6 +95,13 @@ static uint64_t WM(int n, const int counts[], const MPI_Datatype types[])
 
 #define IP(buf) ((const void *)(buf) == MPI_IN_PLACE)
 
+static inline int ND(MPI_Comm comm)
+{
+    int out, in;
+    cs_topo_degrees(comm, &out, &in);
+    return out;
+}
+
 #ifdef CS_HAVE_LARGE_COUNT
 static uint64_t VMC(int n, const MPI_Count counts[], MPI_Datatype t)
 {
@@ -157,6 +168,36 @@ static int cs_dispatch_allreduce_c(const void *sbuf, void *rbuf, MPI_Count count
 CS_WRAP_LIST(CS_DEFINE)
 CS_WRAP_LIST_C(CS_DEFINE)
 
+/* Persistent collectives (wrap.h, CS_INIT_LIST): the request is
+ * remembered with its cell; its starts are recorded (persist.c). */
+#define CS_DEFINE_INIT(NAME, ID, PARAMS, ARGS, ROOT, BYTES)                                \
+    int cs_w_##NAME(void *ra, CS_UNPAREN PARAMS)                                           \
+    {                                                                                      \
+        int rc = PMPI_##NAME ARGS;                                                         \
+        if (rc == MPI_SUCCESS && cs_rec_on)                                                \
+            cs_persist_add(*req, CS_R_##ID, comm, (BYTES), (ROOT), CS_SITE_RA(ra));        \
+        return rc;                                                                         \
+    }                                                                                      \
+    CS_EXPORT int MPI_##NAME PARAMS { return cs_w_##NAME(CS_RA, CS_UNPAREN ARGS); }
+CS_INIT_LIST(CS_DEFINE_INIT)
+
+#ifdef CS_HAVE_PERSISTENT
+CS_EXPORT int MPI_Start(MPI_Request *req)
+{
+    return cs_w_Start(req);
+}
+
+CS_EXPORT int MPI_Startall(int n, MPI_Request reqs[])
+{
+    return cs_w_Startall(n, reqs);
+}
+
+CS_EXPORT int MPI_Request_free(MPI_Request *req)
+{
+    return cs_w_Request_free(req);
+}
+#endif
+
 /* The profile lists every collective of the table, blocking and
  * non-blocking (record/profile.h; append-only for the file format). */
 _Static_assert(2 * CS_NWRAP_ROWS == CS_R_N,
@@ -179,6 +220,45 @@ CS_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provid
         cs_life_init(*provided);
     return rc;
 }
+
+#if MPI_VERSION >= 4
+/* MPI 4 sessions: collsel starts at MPI_Init / MPI_Init_thread (the
+ * profile is merged over MPI_COMM_WORLD), so the collectives of a process
+ * that starts MPI only through MPI_Session_init are neither recorded nor
+ * tuned.  When collsel was asked to (COLLSEL_RECORD / _TREE / _FORCE), one
+ * line says so, from the launcher's rank 0 only. */
+static int launcher_rank(void)
+{
+    static const char *vars[] = {"PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v)
+            return atoi(v);
+    }
+    return 0;
+}
+
+int cs_w_Session_init(MPI_Info info, MPI_Errhandler eh, MPI_Session *session)
+{
+    static int said;
+    int rc = PMPI_Session_init(info, eh, session), init = 0;
+    PMPI_Initialized(&init);
+    const char *rec = getenv("COLLSEL_RECORD"), *tree = getenv("COLLSEL_TREE"),
+               *force = getenv("COLLSEL_FORCE");
+    int asked = (rec && *rec) || (tree && *tree) || (force && *force);
+    if (rc == MPI_SUCCESS && !init && asked && !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED) &&
+        launcher_rank() == 0)
+        fprintf(stderr, "collsel: MPI_Session_init: collectives of an application that starts "
+                        "MPI with sessions are not recorded or tuned (collsel starts at "
+                        "MPI_Init / MPI_Init_thread); running natively\n");
+    return rc;
+}
+
+CS_EXPORT int MPI_Session_init(MPI_Info info, MPI_Errhandler eh, MPI_Session *session)
+{
+    return cs_w_Session_init(info, eh, session);
+}
+#endif
 
 CS_EXPORT int MPI_Finalize(void)
 {

@@ -119,7 +119,8 @@ static inline void *FB(const void *p)
 #define FA_RSCATB FA_ALLREDUCE
 
 /* Every row of wrap.h's table whose FORT column is 1, blocking and
- * non-blocking (Barrier and Alltoallw are written by hand below). */
+ * non-blocking (Barrier, Alltoallw and Neighbor_alltoallw are written by
+ * hand below). */
 #define CS_FROW(X, Camel, low, UP, SH, ROOT, BY, BYC, SEL, FN, FNC, BUF, FORT)              \
     CS_IF_##FORT(CS_FWRAP(mpi_##low, MPI_##UP, Camel, FP_##SH, FA_##SH)                    \
                  CS_FWRAP_RQ(mpi_i##low, MPI_I##UP, I##low, FP_##SH, FA_##SH))
@@ -197,6 +198,59 @@ static void cs_f_mpi_ialltoallw(void *sb, F scs, F sds, F sts, void *rb, F rcs, 
 CS_FNAMES(mpi_ialltoallw, MPI_IALLTOALLW, Ialltoallw, cs_f_mpi_ialltoallw,
           (void *sb, F scs, F sds, F sts, void *rb, F rcs, F rds, F rts, F comm, F freq,
            F ierr))
+
+/* Neighbor_alltoallw: displacements are INTEGER(KIND=MPI_ADDRESS_KIND)
+ * (MPI_Aint); one datatype per out-neighbour (send) and in-neighbour
+ * (receive). */
+static int neighbor_alltoallw(void *ra, void *sb, F scs, MPI_Aint *sds, F sts, void *rb, F rcs,
+                              MPI_Aint *rds, F rts, F comm, MPI_Request *req)
+{
+    MPI_Comm c = CM(comm);
+    int out, in, rc;
+    cs_topo_degrees(c, &out, &in);
+    MPI_Datatype stack[2 * CS_W_STACK], *t = stack;
+    if (out + in > 2 * CS_W_STACK && !(t = malloc((size_t)(out + in) * sizeof *t)))
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < out; i++)
+        t[i] = PMPI_Type_f2c(sts[i]);
+    for (int i = 0; i < in; i++)
+        t[out + i] = PMPI_Type_f2c(rts[i]);
+    if (req)
+        rc = cs_w_Ineighbor_alltoallw(ra, FB(sb), scs, sds, t, FB(rb), rcs, rds, t + out, c,
+                                      req);
+    else
+        rc = cs_w_Neighbor_alltoallw(ra, FB(sb), scs, sds, t, FB(rb), rcs, rds, t + out, c);
+    if (t != stack)
+        free(t);
+    return rc;
+}
+
+static void cs_f_mpi_neighbor_alltoallw(void *sb, F scs, MPI_Aint *sds, F sts, void *rb, F rcs,
+                                        MPI_Aint *rds, F rts, F comm, F ierr)
+{
+    int rc = neighbor_alltoallw(CS_RA, sb, scs, sds, sts, rb, rcs, rds, rts, comm, NULL);
+    if (ierr)
+        *ierr = rc;
+}
+CS_FNAMES(mpi_neighbor_alltoallw, MPI_NEIGHBOR_ALLTOALLW, Neighbor_alltoallw,
+          cs_f_mpi_neighbor_alltoallw,
+          (void *sb, F scs, MPI_Aint *sds, F sts, void *rb, F rcs, MPI_Aint *rds, F rts, F comm,
+           F ierr))
+
+static void cs_f_mpi_ineighbor_alltoallw(void *sb, F scs, MPI_Aint *sds, F sts, void *rb,
+                                         F rcs, MPI_Aint *rds, F rts, F comm, F freq, F ierr)
+{
+    MPI_Request req = MPI_REQUEST_NULL;
+    int rc = neighbor_alltoallw(CS_RA, sb, scs, sds, sts, rb, rcs, rds, rts, comm, &req);
+    if (rc == MPI_SUCCESS)
+        *freq = PMPI_Request_c2f(req);
+    if (ierr)
+        *ierr = rc;
+}
+CS_FNAMES(mpi_ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW, Ineighbor_alltoallw,
+          cs_f_mpi_ineighbor_alltoallw,
+          (void *sb, F scs, MPI_Aint *sds, F sts, void *rb, F rcs, MPI_Aint *rds, F rts, F comm,
+           F freq, F ierr))
 
 /* Life cycle. */
 

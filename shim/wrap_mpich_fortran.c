@@ -18,7 +18,9 @@
  * call the C MPI_* functions, which the C wrappers catch; but those without
  * a buffer call PMPI_* directly (checked by disassembly of MPICH 4.0.2):
  * MPI_Init, MPI_Init_thread, MPI_Finalize, MPI_Barrier, MPI_Ibarrier,
- * MPI_Comm_free, MPI_Comm_disconnect, MPI_Type_free, MPI_Abort.  Without
+ * MPI_Comm_free, MPI_Comm_disconnect, MPI_Type_free, MPI_Abort, of MPI 4's
+ * persistent collectives MPI_Barrier_init, MPI_Start, MPI_Startall,
+ * MPI_Request_free, and MPI_Session_init.  Without
  * these entry points an f08 program was neither recorded nor dispatched
  * (MPI started behind our back) and its barriers were lost.
  *
@@ -130,6 +132,64 @@ CS_F08_FREE(mpi_comm_free_f08_, MPI_Comm, Comm_free, PMPI_Comm_f2c, PMPI_Comm_c2
 CS_F08_FREE(mpi_comm_disconnect_f08_, MPI_Comm, Comm_disconnect, PMPI_Comm_f2c, PMPI_Comm_c2f)
 CS_F08_FREE(mpi_type_free_f08_, MPI_Datatype, Type_free, PMPI_Type_f2c, PMPI_Type_c2f)
 
+#ifdef CS_HAVE_PERSISTENT
+/* Persistent collectives: MPI_Barrier_init (no buffer) and the routines
+ * of their requests call PMPI directly too. */
+CS_F08_FREE(mpi_request_free_f08_, MPI_Request, Request_free, PMPI_Request_f2c,
+            PMPI_Request_c2f)
+
+CS_EXPORT void mpi_barrier_init_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *freq,
+                                     MPI_Fint *ierr)
+{
+    MPI_Request req = MPI_REQUEST_NULL;
+    int rc = cs_w_Barrier_init(CS_RA, PMPI_Comm_f2c(*comm), PMPI_Info_f2c(*info), &req);
+    if (rc == MPI_SUCCESS)
+        *freq = PMPI_Request_c2f(req);
+    if (ierr)
+        *ierr = rc;
+}
+
+CS_EXPORT void mpi_start_f08_(MPI_Fint *freq, MPI_Fint *ierr)
+{
+    MPI_Request req = PMPI_Request_f2c(*freq);
+    int rc = cs_w_Start(&req);
+    if (rc == MPI_SUCCESS)
+        *freq = PMPI_Request_c2f(req);
+    if (ierr)
+        *ierr = rc;
+}
+
+CS_EXPORT void mpi_session_init_f08_(MPI_Fint *info, MPI_Fint *eh, MPI_Fint *fsession,
+                                     MPI_Fint *ierr)
+{
+    MPI_Session s = MPI_SESSION_NULL;
+    int rc = cs_w_Session_init(PMPI_Info_f2c(*info), PMPI_Errhandler_f2c(*eh), &s);
+    if (rc == MPI_SUCCESS)
+        *fsession = PMPI_Session_c2f(s);
+    if (ierr)
+        *ierr = rc;
+}
+
+CS_EXPORT void mpi_startall_f08_(MPI_Fint *count, MPI_Fint freqs[], MPI_Fint *ierr)
+{
+    int n = *count, rc;
+    MPI_Request stack[64], *reqs = n > 64 ? malloc((size_t)n * sizeof *reqs) : stack;
+    if (!reqs) {
+        rc = MPI_ERR_NO_MEM;
+    } else {
+        for (int i = 0; i < n; i++)
+            reqs[i] = PMPI_Request_f2c(freqs[i]);
+        rc = cs_w_Startall(n, reqs);
+        for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
+            freqs[i] = PMPI_Request_c2f(reqs[i]);
+        if (reqs != stack)
+            free(reqs);
+    }
+    if (ierr)
+        *ierr = rc;
+}
+#endif
+
 CS_EXPORT void mpi_abort_f08_(MPI_Fint *comm, MPI_Fint *code, MPI_Fint *ierr)
 {
     cs_life_abort();
@@ -161,6 +221,7 @@ static void *next_or_die(const char *name)
 #define CS_P9 CS_P8, void *a9
 #define CS_P10 CS_P9, void *a10
 #define CS_P11 CS_P10, void *a11
+#define CS_P12 CS_P11, void *a12
 #define CS_A1 a1
 #define CS_A2 CS_A1, a2
 #define CS_A3 CS_A2, a3
@@ -172,6 +233,7 @@ static void *next_or_die(const char *name)
 #define CS_A9 CS_A8, a9
 #define CS_A10 CS_A9, a10
 #define CS_A11 CS_A10, a11
+#define CS_A12 CS_A11, a12
 
 #define CS_TRAMP(sym, N)                                                                   \
     CS_EXPORT void sym(CS_P##N)                                                            \
@@ -222,6 +284,22 @@ static void *next_or_die(const char *name)
 #define CS_NFI_RSCAT 8
 #define CS_NF_RSCATB 7
 #define CS_NFI_RSCATB 8
+#define CS_NF_NALLTOALLW 10
+#define CS_NFI_NALLTOALLW 11
+/* persistent (_init): + info and request */
+#define CS_NFP_BCAST 8
+#define CS_NFP_REDUCE 10
+#define CS_NFP_ALLREDUCE 9
+#define CS_NFP_GATHER 11
+#define CS_NFP_GATHERV 12
+#define CS_NFP_SCATTERV 12
+#define CS_NFP_ALLGATHER 10
+#define CS_NFP_ALLGATHERV 11
+#define CS_NFP_ALLTOALLV 12
+#define CS_NFP_ALLTOALLW 12
+#define CS_NFP_RSCAT 9
+#define CS_NFP_RSCATB 9
+#define CS_NFP_NALLTOALLW 12
 
 /* Barrier has no buffer: no f08 trampolines (its f08 routine is wrapped
  * below); every other row of the table gets all of its names. */
@@ -231,3 +309,12 @@ CS_TRAMP_F77(mpi_ibarrier, MPI_IBARRIER, 3)
     CS_IF_##BUF(CS_TRAMP_ALL(mpi_##low, MPI_##UP, CS_NF_##SH)                              \
                 CS_TRAMP_ALL(mpi_i##low, MPI_I##UP, CS_NFI_##SH))
 CS_COLL_TABLE(CS_TROW, _)
+
+#ifdef CS_HAVE_PERSISTENT
+/* Persistent collectives: the _init routines (info and request: the
+ * non-blocking count + 1) record the call site of their starts. */
+CS_TRAMP_F77(mpi_barrier_init, MPI_BARRIER_INIT, 4)
+#define CS_TROW_INIT(X, Camel, low, UP, SH, ROOT, BY, BYC, SEL, FN, FNC, BUF, FORT)         \
+    CS_IF_##BUF(CS_TRAMP_ALL(mpi_##low##_init, MPI_##UP##_INIT, CS_NFP_##SH))
+CS_COLL_TABLE(CS_TROW_INIT, _)
+#endif

@@ -5,11 +5,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../shim/flavours.h"
 #include "collsel_config.h"
 
 typedef int (*cs_cmd_fn)(int argc, char **argv);
 
 #define CS_COMMANDS(X)                                                              \
+    X(autotune, "autotune [--launcher CMD | -n N] [--budget T] [-o TREE] -- APP ARGS",  \
+      "record, measure, tune and check in one command, with a report")             \
     X(exec, "exec [--record F] [--tree F] [--force SPEC] -- APP ARGS",              \
       "run APP with the collsel preload library (recording and/or selection)")     \
     X(show, "show PROFILE [--csv|--json]", "the recorded collective distribution") \
@@ -49,9 +52,10 @@ static cs_cmd_fn command_fn(size_t i)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "collsel %s (%s): find and use faster MPI collective methods\n\n"
-               "usage: collsel COMMAND [ARGS]   (collsel COMMAND --help for details)\n\n",
-            COLLSEL_VERSION, COLLSEL_MPI_FLAVOUR);
+    fprintf(f, "collsel %s: find and use faster MPI collective methods\n\n"
+               "usage: collsel COMMAND [ARGS]   (collsel COMMAND --help for details;\n"
+               "       collsel --version: the version and the MPI flavours installed)\n\n",
+            COLLSEL_VERSION);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-9s %s\n            collsel %s\n", commands[i].name, commands[i].doc,
                 commands[i].usage);
@@ -68,7 +72,8 @@ int main(int argc, char **argv)
         return argc < 2 ? 2 : 0;
     }
     if (!strcmp(argv[1], "--version")) {
-        printf("collsel %s (%s)\n", COLLSEL_VERSION, COLLSEL_MPI_FLAVOUR);
+        printf("collsel %s\n", COLLSEL_VERSION);
+        cs_flavours_print(stdout);
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {

@@ -1,9 +1,11 @@
 #!/bin/sh
 # tools/pipeline.sh: the whole collsel pipeline on the bundled example
 # application, at 4 ranks (run by tools/demo.sh after set-up):
-#   record -> show -> replay -> tune -> tree show -> run with the tree
-#   -> native vs tuned time -> replay --mix -> pictures, C code, exports.
-# Outputs go to out/ (or $COLLSEL_OUT).  NP=4 by default.
+#   collsel autotune (record -> replay -> tune -> replay --mix -> report)
+#   -> profile -> tree -> run with the tree -> native vs tuned time (wall,
+#   and the collective time both runs recorded: collsel show --compare)
+#   -> pictures, C code, exports.
+# Outputs go to out/ (or $COLLSEL_OUT).  NP=4, BUDGET=60s by default.
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${COLLSEL_BUILD:-$top/build}
@@ -12,32 +14,28 @@ NP=${NP:-4}
 mkdir -p "$OUT"
 collsel="$B/tools/collsel"
 app="$B/tests/apps/example_app"
+launcher="$top/tests/mpiexec.sh openmpi $NP"
 run() { "$top/tests/mpiexec.sh" openmpi "$@"; }
 step() { printf '\n==== %s\n' "$*"; }
 
-step "1. record the example application at $NP ranks"
-rm -f "$OUT/example.prof" "$OUT"/example.prof.partial.*
-run "$NP" "$collsel" exec --record "$OUT/example.prof" -- "$app" > "$OUT/native-recorded.out"
+step "1. collsel autotune: record, measure, tune and check in one command ($NP ranks)"
+# (a coarse grid is measured too, for the decision maps of step 6)
+"$collsel" autotune --launcher "$launcher" --budget "${BUDGET:-60s}" \
+    --grid "cs=2:$NP:x2,ms=1:4M:x16" -o "$OUT/example.tree" --dir "$OUT" -- "$app"
+cp "$OUT/app.prof" "$OUT/example.prof"
 
-step "2. its collective profile"
+step "2. the recorded profile"
 "$collsel" show "$OUT/example.prof"
 
-step "3. replay: measure every method where the application calls ($NP ranks)"
-run "$NP" "$B/replay/collsel-replay" --profile "$OUT/example.prof" \
-    --grid "cs=2:$NP:x2,ms=1:4M:x16" ${REPLAY_ARGS:---quick} -o "$OUT/perf.csv"
-
-step "4. tune: build the decision trees (refined where the application calls)"
-"$collsel" tune --perf "$OUT/perf.csv" --profile "$OUT/example.prof" -o "$OUT/example.tree"
-
-step "5. the tree"
+step "3. the tree"
 "$collsel" tree show "$OUT/example.tree"
 
-step "6. the application with the tree: the decisions the shim takes (COLLSEL_VERBOSE=2)"
+step "4. the application with the tree: the decisions the shim takes (COLLSEL_VERBOSE=2)"
 run "$NP" "$collsel" exec --tree "$OUT/example.tree" --verbose 2 -- "$app" > "$OUT/tuned.out" 2> "$OUT/decisions.txt"
 grep '^collsel:' "$OUT/decisions.txt" | sort -u
 
 RUNS=${APP_RUNS:-7}
-step "7. the application natively and with the tree (alternating, $RUNS runs each)"
+step "5. the application natively and with the tree (alternating, $RUNS runs each)"
 # Both sides' outputs must be identical in every run; the wall times are
 # paired (native, tuned) run by run: the ratio's median and range.
 pairs=""
@@ -60,12 +58,14 @@ printf '%s\n' $pairs | awk -F: '
 "$collsel" show "$OUT/example.prof" --csv | awk -F, '
     /^#/ || $1 == "collective" { next }
     { all += $8; if ($1 == "Bcast" || $1 == "Reduce" || $1 == "Barrier" || $1 == "Allreduce") ours += $8 }
-    END { if (all > 0) printf "(Bcast, Reduce, Barrier and Allreduce, the collectives collsel replaces, are %.0f %% of this application'"'"'s collective time; at this run length the wall-time ratio is mostly launch noise: step 8 measures the collectives themselves)\n", 100 * ours / all }'
+    END { if (all > 0) printf "(Bcast, Reduce, Barrier and Allreduce, the collectives collsel replaces, are %.0f %% of this application'"'"'s collective time; at this run length the wall-time ratio is mostly launch noise: the check of step 1 measures the collectives themselves)\n", 100 * ours / all }'
 
-step "8. the profile mix, native vs tuned, in one run"
-run "$NP" "$B/replay/collsel-replay" --mix "$OUT/example.prof" --tree "$OUT/example.tree"
+step "6. the application's own collective time, native and tuned (one run each, recorded)"
+run "$NP" "$collsel" exec --record "$OUT/native-run.prof" -- "$app" > /dev/null 2>&1
+run "$NP" "$collsel" exec --tree "$OUT/example.tree" --record "$OUT/tuned-run.prof" -- "$app" > /dev/null 2>&1
+"$collsel" show --compare "$OUT/native-run.prof" "$OUT/tuned-run.prof" --top 8
 
-step "9. pictures, generated C, exports"
+step "7. pictures, generated C, exports"
 "$collsel" map "$OUT/example.tree" --profile "$OUT/example.prof" -o "$OUT/map.png"
 "$collsel" map "$OUT/example.tree" --penalty --perf "$OUT/perf.csv" -o "$OUT/penalty.png"
 "$collsel" codegen "$OUT/example.tree" -o "$OUT/decide.c"

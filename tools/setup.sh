@@ -1,11 +1,13 @@
 #!/bin/sh
 # tools/setup.sh: install what collsel needs from Debian's packages (only
 # what is missing) and build it (Open MPI flavour in build/, MPICH flavour
-# in build-mpich/, SimGrid SMPI replay tools in build-smpi/).  Sourced by tools/demo.sh and tools/test.sh.
+# in build-mpich/, SimGrid SMPI replay tools in build-smpi/).  clang and
+# its runtime (libFuzzer, sanitizers) are for tests/fuzz/run.sh.  Sourced by tools/demo.sh and tools/test.sh.
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 pkgs="build-essential pkg-config meson ninja-build gfortran python3 libopenmpi-dev openmpi-bin
-      mpich libmpich-dev libunwind-dev libzstd-dev libcairo2-dev libpng-dev libsimgrid-dev"
+      mpich libmpich-dev libunwind-dev libzstd-dev libcairo2-dev libpng-dev libsimgrid-dev
+      clang libclang-rt-14-dev"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

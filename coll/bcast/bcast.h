@@ -66,6 +66,7 @@ int cs_bcast_applies_int_bytes(const cs_call *c, const cs_method *m);
 int cs_bcast_shm_ota(const cs_call *c, const cs_method *m);
 int cs_bcast_shm_tree(const cs_call *c, const cs_method *m);
 int cs_bcast_shm_cma(const cs_call *c, const cs_method *m);
+int cs_bcast_shm_ag(const cs_call *c, const cs_method *m);
 int cs_bcast_node(const cs_call *c, const cs_method *m);
 
 /* Complete n requests (MPI_REQUEST_NULL ones are skipped), stopping at the

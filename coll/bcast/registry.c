@@ -57,6 +57,10 @@ const cs_method cs_bcast_methods[] = {
     M("shm.cma", "shm.cma", 0, 0,
       "shared memory, one copy: every rank reads the root's buffer (process_vm_readv)",
       cs_shm_applies_cma, cs_bcast_shm_cma),
+    M("shm.ag", "shm.ag", 0, 0,
+      "shared memory: each rank reads one piece of the root's buffer into its slot "
+      "(process_vm_readv), all copy every piece out",
+      cs_shm_applies_cma, cs_bcast_shm_ag),
     /* node-aware (two or more nodes): shared memory in the nodes, M among the leaders */
     M("node.binomial", "node", 0, 2, "node-aware: shared memory in nodes, binomial among them",
       cs_node_applies, cs_bcast_node),

@@ -37,14 +37,14 @@ static void chunk(cs_shm *s, const cs_call *c, int k, char *p, size_t len)
     cs_shm_rank *me = s->r[s->rank];
     const unsigned char *from = NULL;
     if (parent >= 0) {
-        cs_shm_rank *up = s->r[(parent + c->root) % P];
-        cs_shm_wait(s, &up->post, step);
-        from = cs_shm_data(s, (parent + c->root) % P, step, len);
+        const int up = (parent + c->root) % P;
+        cs_shm_wait(s, cs_shm_posted(s, up, step, len), step);
+        from = cs_shm_data(s, up, step, len);
     }
     if (!leaf) { /* the children read this rank's slot */
         cs_shm_data_free(s, step, len);
         memcpy(cs_shm_data(s, s->rank, step, len), from ? from : (const unsigned char *)p, len);
-        cs_shm_set(&me->post, step);
+        cs_shm_set(cs_shm_posted(s, s->rank, step, len), step);
     }
     if (from)
         memcpy(p, from, len);

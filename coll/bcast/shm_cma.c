@@ -15,7 +15,6 @@
  * Cost: one flag transfer, n / memory bandwidth per reader in parallel, one
  * flag transfer back; a system call per reader.
  */
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "../shm/shm.h"
@@ -45,15 +44,7 @@ int cs_bcast_shm_cma(const cs_call *c, const cs_method *m)
                 cs_shm_wait(s, &s->r[i]->done, step);
     } else {
         cs_shm_wait(s, &root->cma.v, step);
-        for (size_t off = 0; off < c->bytes && rc == MPI_SUCCESS;) {
-            struct iovec local = {b.p + off, c->bytes - off};
-            struct iovec remote = {(char *)(uintptr_t)root->cma.addr + off, c->bytes - off};
-            ssize_t got = process_vm_readv((pid_t)root->cma.pid, &local, 1, &remote, 1, 0);
-            if (got <= 0)
-                rc = MPI_ERR_OTHER; /* the kernel refused after all (reported to MPI) */
-            else
-                off += (size_t)got;
-        }
+        rc = cs_shm_pull(root, 0, (unsigned char *)b.p, c->bytes);
     }
     cs_shm_set(&me->done, step);
     return cs_bcast_bytes_put(c, &b, rc);

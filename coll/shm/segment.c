@@ -62,8 +62,8 @@ void cs_shm_data_free(const cs_shm *s, uint64_t step, size_t bytes)
 {
     if (bytes > CS_SHM_INLINE)
         cs_shm_slot_free(s, step);
-    else if (step > CS_SHM_INLINE_DEPTH)
-        all_done(s, step - CS_SHM_INLINE_DEPTH);
+    else if (step > CS_SHM_RING)
+        all_done(s, step - CS_SHM_RING);
 }
 
 int cs_shm_native(const cs_call *c)
@@ -85,10 +85,11 @@ int cs_shm_chunk(size_t esz)
 
 uint64_t cs_shm_post(cs_shm *s, const void *own, int n, size_t esz)
 {
-    uint64_t step = ++s->step;
-    cs_shm_data_free(s, step, (size_t)n * esz);
-    memcpy(cs_shm_data(s, s->rank, step, (size_t)n * esz), own, (size_t)n * esz);
-    cs_shm_set(&s->r[s->rank]->post, step);
+    const uint64_t step = ++s->step;
+    const size_t bytes = (size_t)n * esz;
+    cs_shm_data_free(s, step, bytes);
+    memcpy(cs_shm_data(s, s->rank, step, bytes), own, bytes);
+    cs_shm_set(cs_shm_posted(s, s->rank, step, bytes), step);
     return step;
 }
 
@@ -98,7 +99,7 @@ int cs_shm_fold(const cs_shm *s, uint64_t step, size_t posted, int first, int n,
     const int p = s->p;
     for (int i = 0; i < p; i++)
         if (i != s->rank)
-            cs_shm_wait(s, &s->r[i]->post, step);
+            cs_shm_wait(s, cs_shm_posted(s, i, step, posted), step);
     if (n <= 0)
         return MPI_SUCCESS;
     const size_t at = (size_t)first * esz, bytes = (size_t)n * esz;
@@ -232,6 +233,19 @@ int cs_shm_peek(const cs_shm *s, int rank, const void *their, void *mine)
     return process_vm_readv((pid_t)s->r[rank]->cma.pid, &local, 1, &remote, 1, 0) ==
                (ssize_t)sizeof(uint64_t) &&
            *(uint64_t *)mine == 0x636f6c6c73656cULL;
+}
+
+int cs_shm_pull(const cs_shm_rank *owner, size_t from, unsigned char *to, size_t n)
+{
+    for (size_t off = 0; off < n;) {
+        struct iovec local = {to + off, n - off};
+        struct iovec remote = {(char *)(uintptr_t)owner->cma.addr + from + off, n - off};
+        ssize_t got = process_vm_readv((pid_t)owner->cma.pid, &local, 1, &remote, 1, 0);
+        if (got <= 0)
+            return MPI_ERR_OTHER;
+        off += (size_t)got;
+    }
+    return MPI_SUCCESS;
 }
 
 int cs_shm_applies_cma(const cs_call *c, const cs_method *m)

@@ -23,8 +23,8 @@
  * freed with the communicator's state (or at MPI_Finalize, before the
  * private duplicate).
  *
- * Size: CS_SHM_RANK_BYTES per rank (about 131 KiB: 40 cache lines of flags
- * and two 64 KiB data slots), so p x 131 KiB per communicator on a node
+ * Size: CS_SHM_RANK_BYTES per rank (about 135 KiB: 40 cache lines of flags,
+ * a ring of 64 lines for small payloads and two 64 KiB data slots), so p x 135 KiB per communicator on a node
  * that runs shared-memory methods on it.
  *
  * Synchronisation.  Every rank of the communicator counts the shared-memory
@@ -52,19 +52,21 @@
 #define CS_SHM_ROUNDS 32           /* barrier round flags per rank */
 #define CS_SHM_SLOT (64 * 1024)    /* bytes of one data slot; two per rank */
 
-#define CS_SHM_INLINE 12 /* bytes carried in a post flag's own line */
-#define CS_SHM_INLINE_DEPTH 4 /* steps a small payload may run ahead */
+#define CS_SHM_INLINE 56 /* bytes of a small payload: it travels in one line with its step */
+#define CS_SHM_RING 64   /* lines of small payloads per rank: steps a writer may run ahead */
 
 typedef struct {
     _Alignas(CS_SHM_LINE) _Atomic uint64_t v;
-    unsigned char data[CS_SHM_INLINE_DEPTH][CS_SHM_INLINE]; /* post flags: a small
-        payload of step s in data[s % 4] (one line moves, not two) */
+    unsigned char data[CS_SHM_INLINE]; /* ring lines only: the payload of step v */
 } cs_shm_flag; /* one flag in a cache line of its own */
 
 /* The part of the segment owned by one rank (others read it and write the
  * flags that the algorithms name). */
 typedef struct cs_shm_rank {
     cs_shm_flag post;    /* owner: its data of step s is in its slot */
+    cs_shm_flag ring[CS_SHM_RING]; /* owner: a small payload of step s in ring[s % 64],
+        with s in the same line (one line moves per step, and the writer can run
+        64 steps ahead of its readers) */
     cs_shm_flag ready;   /* owner: its result (piece) of step s is in its slot */
     cs_shm_flag done;    /* owner: finished reading the others' slots for step s */
     cs_shm_flag arrive;  /* barrier: owner arrived at call s */
@@ -129,20 +131,32 @@ static inline void cs_shm_set(cs_shm_flag *f, uint64_t v)
     atomic_store_explicit(&f->v, v, memory_order_release);
 }
 
+/* Read n bytes at offset from of the buffer that rank `owner` published in
+ * its cma line (bcast.shm.cma, bcast.shm.ag) into to, with
+ * process_vm_readv; MPI_ERR_OTHER if the kernel refuses after all. */
+int cs_shm_pull(const cs_shm_rank *owner, size_t from, unsigned char *to, size_t n);
+
 /* Test read of rank's probe word through process_vm_readv (1: works). */
 int cs_shm_peek(const cs_shm *s, int rank, const void *their, void *mine);
 
-/* Where the data of rank's step lives: the post line for a small payload
- * (bytes <= CS_SHM_INLINE), else the slot. */
+/* Where the data of rank's step lives: its ring line for a small payload
+ * (bytes <= CS_SHM_INLINE), else its slot. */
 static inline unsigned char *cs_shm_data(const cs_shm *s, int rank, uint64_t step, size_t bytes)
 {
-    return bytes <= CS_SHM_INLINE ? s->r[rank]->post.data[step % CS_SHM_INLINE_DEPTH]
+    return bytes <= CS_SHM_INLINE ? s->r[rank]->ring[step % CS_SHM_RING].data
                                   : s->r[rank]->slot[step % 2];
 }
 
+/* The flag that says rank's data of step is there: the ring line itself
+ * for a small payload, else the post flag. */
+static inline cs_shm_flag *cs_shm_posted(const cs_shm *s, int rank, uint64_t step, size_t bytes)
+{
+    return bytes <= CS_SHM_INLINE ? &s->r[rank]->ring[step % CS_SHM_RING] : &s->r[rank]->post;
+}
+
 /* Before writing this rank's data of `bytes` for step: its slot must be
- * free (cs_shm_slot_free), or, for a small payload, the post line's entry
- * (every rank done with step - CS_SHM_INLINE_DEPTH). */
+ * free (cs_shm_slot_free), or, for a small payload, the ring line (every
+ * rank done with step - CS_SHM_RING). */
 void cs_shm_data_free(const cs_shm *s, uint64_t step, size_t bytes);
 
 /* Before writing this rank's slot for step `step`: wait until every rank
@@ -152,8 +166,8 @@ void cs_shm_slot_free(const cs_shm *s, uint64_t step);
 /* The reductions' steps (reduce.shm.*, allreduce.shm.*; dense datatypes,
  * elements of esz bytes, at most cs_shm_chunk() elements per step):
  * cs_shm_post starts a step: waits until this rank's slot is free, copies
- * n elements of own into the first half of it (into the post flag's line
- * when they fit, cs_shm_data) and raises its post flag; returns the step.
+ * n elements of own into the first half of it (into a ring line when they
+ * fit, cs_shm_data) and raises its flag (cs_shm_posted); returns the step.
  * cs_shm_fold waits for every rank's post of step (posted: the bytes each
  * posted) and
  * writes x_0 op x_1 op ... op x_(p-1) of elements [first, first + n) of the

@@ -82,6 +82,7 @@ static double decide_ns(const cs_tree *t, int coll, const queries *q)
         best = dt < best ? dt : best;
         sink += sum;
     }
+    (void)sink;
     return best;
 }
 

@@ -55,9 +55,11 @@ static void cell_bounds(const cs_map *m, int i, int j, cs_rrect *r)
     r->ms_hi = j == m->nms - 1 ? UINT64_MAX : (uint64_t)floor(sqrt((double)m->ms[j] * (double)m->ms[j + 1]));
 }
 
+/* The profile's collective of a tree's (the same name: "allreduce" is
+ * "Allreduce"). */
 static int rcoll_of(int coll)
 {
-    return coll == CS_BCAST ? CS_R_BCAST : coll == CS_REDUCE ? CS_R_REDUCE : CS_R_BARRIER;
+    return cs_rcoll_from_name(cs_coll_name(coll));
 }
 
 static int add_profile(cs_panel *p, const cs_profile *prof)

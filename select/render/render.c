@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
 
 /* ---- input ---------------------------------------------------------- */
 
@@ -24,6 +25,27 @@ static int looks_like_csv(const unsigned char *p, size_t n)
     return comma;
 }
 
+/* The first bytes of a zstd frame, decompressed (at most cap; a frame
+ * that claims a huge content is not decompressed whole to judge its head).
+ * Returns the number of bytes, 0 if the data are not zstd. */
+static size_t zstd_head(const void *in, size_t n, unsigned char *out, size_t cap)
+{
+    ZSTD_DStream *z = ZSTD_createDStream();
+    size_t got = 0;
+    if (z && !ZSTD_isError(ZSTD_initDStream(z))) {
+        ZSTD_inBuffer ib = {in, n, 0};
+        ZSTD_outBuffer ob = {out, cap, 0};
+        while (ob.pos < ob.size && ib.pos < ib.size) {
+            size_t before = ob.pos + ib.pos;
+            if (ZSTD_isError(ZSTD_decompressStream(z, &ob, &ib)) || ob.pos + ib.pos == before)
+                break;
+        }
+        got = ob.pos;
+    }
+    ZSTD_freeDStream(z);
+    return got;
+}
+
 int cs_rinput_kind(const char *path, cs_err *e)
 {
     void *data;
@@ -33,16 +55,11 @@ int cs_rinput_kind(const char *path, cs_err *e)
     const unsigned char *p = data;
     int kind;
     if (n >= 4 && p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f && p[3] == 0xfd) {
-        void *raw;
-        size_t rn;
-        cs_err ze;
-        /* a compressed tree or table: judge by the decompressed head */
-        if (cs_zstd_decompress(data, n, (size_t)1 << 30, &raw, &rn, &ze) < 0)
-            kind = CS_RIN_TREE; /* let the tree reader name the problem */
-        else {
-            kind = looks_like_csv(raw, rn) ? CS_RIN_PERF : CS_RIN_TREE;
-            free(raw);
-        }
+        /* a compressed tree or table: judge by the decompressed head (not
+         * zstd after all: a tree, let the tree reader name the problem) */
+        unsigned char head[4096];
+        size_t hn = zstd_head(data, n, head, sizeof head);
+        kind = hn && looks_like_csv(head, hn) ? CS_RIN_PERF : CS_RIN_TREE;
     } else
         kind = looks_like_csv(p, n) ? CS_RIN_PERF : CS_RIN_TREE;
     free(data);

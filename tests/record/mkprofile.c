@@ -7,7 +7,11 @@
  *                           the payload-* ones have an intact checksum
  *   mkprofile odd FILE      the golden profile with strings that are not
  *                           valid UTF-8 (bytes 0xf5..0xff, cut sequences)
- *                           and control characters, for the JSON output */
+ *                           and control characters, for the JSON output
+ *   mkprofile cell FILE COLL COMM BYTES CALLS SECONDS [SELECTION]
+ *                           one cell: CALLS rank calls of COLL (Bcast, ...)
+ *                           on COMM ranks, BYTES each, SECONDS each (the
+ *                           site and compare tests) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,8 +165,42 @@ static void bad(const char *dir, const unsigned char *img, size_t n)
     put(dir, "foreign-text.prof", text, strlen(text));
 }
 
+/* mkprofile cell FILE COLL COMM BYTES CALLS SECONDS [SELECTION] */
+static int one_cell(int argc, char **argv)
+{
+    cs_profile p;
+    cs_err e;
+    cs_cell c;
+    int coll = cs_rcoll_from_name(argv[3]);
+    long n = atol(argv[6]);
+    if (coll < 0 || n < 1)
+        die("cell: collective or calls", NULL);
+    cs_profile_init(&p);
+    memset(&c, 0, sizeof c);
+    c.coll = (uint32_t)coll;
+    c.comm_size = (uint32_t)atol(argv[4]);
+    uint64_t b = strtoull(argv[5], NULL, 10);
+    c.bin = (uint32_t)cs_bin_of(b);
+    for (long i = 0; i < n; i++)
+        cs_cell_record(&c, b, -1, atof(argv[7]));
+    if (cs_profile_add_cell(&p, &c) < 0)
+        die("add_cell", NULL);
+    p.complete = 1;
+    p.nranks = c.comm_size;
+    p.meta.world_size = c.comm_size;
+    p.meta.duration = 1;
+    if (argc > 8)
+        p.meta.selection = strdup(argv[8]);
+    if (cs_profile_write(&p, argv[2], &e) < 0)
+        die(argv[2], &e);
+    cs_profile_free(&p);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 8 && !strcmp(argv[1], "cell"))
+        return one_cell(argc, argv);
     if (argc != 3 || (strcmp(argv[1], "golden") && strcmp(argv[1], "bad") &&
                       strcmp(argv[1], "odd"))) {
         fprintf(stderr, "usage: mkprofile golden FILE | mkprofile bad DIR | mkprofile odd FILE\n");

@@ -33,7 +33,13 @@ if [ "$what" = golden ]; then
         || bad "partial files not flagged: $(sed -n 2p part.txt)"
     grep -q "^Allreduce  *800  *6400 " part.txt || bad "partial counts not merged: $(grep ^Allreduce part.txt)"
     "$collsel" show run.prof --csv | grep -q "^# complete: 0" || bad "CSV complete flag"
-    "$collsel" show run.prof --json | grep -q '"partial_files": 2' || bad "JSON partial_files"
+    "$collsel" show run.prof --json | grep -q '"partial_files": 2, "partials": \[{"rank": 0, "data_time": 1763820003.75}, {"rank": 5, "data_time": 1763820003.75}\]' \
+        || bad "JSON partial_files / partials"
+    # how old each rank's data is (the golden run: 2025-11-22 14:00:00 + 3.75 s)
+    grep -q "^rank data   rank 0: data as of 2025-11-22 14:00:03 UTC, [0-9]* days old$" part.txt &&
+        grep -q "^            rank 5: data as of 2025-11-22 14:00:03 UTC, [0-9]* days old$" part.txt \
+        || bad "the age of each rank's data: $(sed -n 3,4p part.txt)"
+    "$collsel" show run.prof --csv | grep -q "^# partial_rank_5_data_time: 1763820003.750$" || bad "CSV partial time"
     "$collsel" show g.prof --top 2 | grep -q "hottest cells (2 of 7)" || bad "--top 2"
     # strings that are not UTF-8 (0xf5..0xff, cut sequences) or hold control
     # characters: the JSON is still valid UTF-8 JSON, the bad bytes U+FFFD
@@ -57,7 +63,7 @@ else
         echo "$f: $(cat err)"
     done
     [ $n -ge 16 ] || bad "only $n damaged files"
-    grep -q "written by a newer collsel (format v7, this reads up to v1)" \
+    grep -q "written by a newer collsel (format v7, this reads up to v2)" \
         <<EOF || bad "newer-version message"
 $("$collsel" show bad/newer.prof 2>&1)
 EOF

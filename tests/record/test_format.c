@@ -150,13 +150,38 @@ static void test_rejects(void)
     memset(b + img.n, 0, 16);
     expect_reject(b, img.n + 3, "trailing.bad", "unexpected bytes");
 
-    b[8] = 2;
-    expect_reject(b, img.n, "newer.bad", "written by a newer collsel (format v2, this reads up to v1)");
+    b[8] = CS_PROFILE_VERSION + 1;
+    expect_reject(b, img.n, "newer.bad", "written by a newer collsel (format v3, this reads up to v2)");
     b[8] = 0;
     expect_reject(b, img.n, "v0.bad", "invalid format version 0");
-    b[8] = 1;
+    b[8] = CS_PROFILE_VERSION;
     T_CHECK(cs_profile_decode(&q, b, img.n, "mem", &e) == 0, "restored image: %s", e.msg);
     cs_profile_free(&q);
+
+    /* a version 1 file (no selection and folding fields after the sites)
+     * reads as fold 0 */
+    {
+        cs_buf raw1 = {0}, v1 = {0};
+        void *z = NULL;
+        size_t zn = 0;
+        cs_profile_serialize(&p, &raw1);
+        raw1.n -= 4 + strlen(p.meta.selection ? p.meta.selection : "") + 12;
+        T_CHECK(cs_zstd_compress(raw1.p, raw1.n, &z, &zn, &e) == 0, "compress");
+        unsigned char h[CS_PROFILE_HEADER] = "COLLSELP";
+        uint32_t crc = cs_crc32(0, z, zn);
+        for (int i = 0; i < 4; i++)
+            h[8 + i] = (unsigned char)(i == 0), h[20 + i] = (unsigned char)(crc >> (8 * i));
+        for (int i = 0; i < 8; i++)
+            h[12 + i] = (unsigned char)((uint64_t)zn >> (8 * i));
+        cs_buf_put(&v1, h, sizeof h);
+        cs_buf_put(&v1, z, zn);
+        T_CHECK(cs_profile_decode(&q, v1.p, v1.n, "v1", &e) == 0 && q.fold == 0 &&
+                    t_profile_eq(&p, &q, "v1 file"), "v1 file: %s", e.msg);
+        cs_profile_free(&q);
+        free(z);
+        cs_buf_free(&raw1);
+        cs_buf_free(&v1);
+    }
 
     static const unsigned char png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13,
                                         'I', 'H', 'D', 'R', 0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0};
@@ -168,9 +193,11 @@ static void test_rejects(void)
     /* a payload with an absurd count, properly framed and checksummed */
     cs_buf raw = {0};
     cs_profile_init(&q);
-    cs_profile_serialize(&q, &raw); /* empty: ... u64 ncells, u64 nsites */
-    raw.n -= 16;
+    cs_profile_serialize(&q, &raw); /* empty: ... u64 ncells, u64 nsites, u32 fold, u64 */
+    raw.n -= 28;
     cs_buf_u64(&raw, (uint64_t)1 << 40);
+    cs_buf_u64(&raw, 0);
+    cs_buf_u32(&raw, 0);
     cs_buf_u64(&raw, 0);
     T_CHECK(cs_profile_deserialize(&q, raw.p, raw.n, &e) < 0 && strstr(e.msg, "absurd"),
             "absurd cell count: %s", e.msg);
@@ -231,6 +258,11 @@ static void test_partials(void)
     put_file(part, "junk", 4);
     path_in(part, sizeof part, "xrun.prof.partial.1");
     put_file(part, "junk", 4);
+    /* not the name a rank writes (leading zeros): not rank 3 a second time */
+    path_in(part, sizeof part, "run.prof.partial.03");
+    cs_profile_write(&p, part, &e);
+    path_in(part, sizeof part, "run.prof.partial.007");
+    cs_profile_write(&p, part, &e);
     T_CHECK(cs_profile_load(&q, path, &e) == 0, "partials only: %s", e.msg);
     cs_profile_init(&want);
     cs_profile_merge(&want, &p);
@@ -287,6 +319,32 @@ static void cleanup(void)
     rmdir(dir);
 }
 
+/* Version 2 adds the run's selection (and the folding fields after it); a
+ * version 1 payload (the same without them) still reads, with no
+ * selection. */
+static void test_selection_versions(void)
+{
+    cs_profile p, q;
+    cs_buf b = {0};
+    cs_err e;
+    sample(&p);
+    p.meta.selection = strdup("tree /x/app.tree");
+    T_CHECK(cs_profile_serialize(&p, &b) == 0, "serialize");
+    T_CHECK(cs_profile_deserialize(&q, b.p, b.n, &e) == 0 && q.meta.selection &&
+                !strcmp(q.meta.selection, "tree /x/app.tree"),
+            "selection round trip: %s", e.msg);
+    cs_profile_free(&q);
+    size_t v1 = b.n - 4 - strlen("tree /x/app.tree") - 12; /* the payload before the fields */
+    T_CHECK(cs_profile_deserialize_v(&q, b.p, v1, 1, &e) == 0 && !q.meta.selection &&
+                q.ncells == p.ncells,
+            "version 1 payload: %s", e.msg);
+    cs_profile_free(&q);
+    T_CHECK(cs_profile_deserialize_v(&q, b.p, v1, 2, &e) < 0, "version 2 without the field read");
+    T_CHECK(cs_profile_deserialize_v(&q, b.p, b.n, 1, &e) < 0, "version 1 with trailing bytes read");
+    cs_buf_free(&b);
+    cs_profile_free(&p);
+}
+
 int main(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -298,6 +356,7 @@ int main(void)
     test_roundtrip();
     test_rejects();
     test_partials();
+    test_selection_versions();
     cleanup();
     if (t_failures)
         fprintf(stderr, "test_format: %d failures\n", t_failures);

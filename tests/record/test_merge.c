@@ -1,5 +1,6 @@
 /* Unit test: cells, root-mode algebra, merge associativity/commutativity on
  * random profiles, exact-size tables, call-site trimming, metadata. */
+#include <math.h>
 #include "testprof.h"
 
 /* Reference model of root behaviour: the set of roots seen (bits 0..7). */
@@ -282,8 +283,86 @@ static void test_meta(void)
     cs_profile_free(&m);
 }
 
+/* Rank calls per (collective, communicator size) or, with by_coll, per
+ * collective: into t[coll][size] (sizes < 128). */
+static void totals(const cs_profile *p, uint64_t t[CS_R_N][128], int by_coll)
+{
+    memset(t, 0, sizeof(uint64_t) * CS_R_N * 128);
+    for (size_t i = 0; i < p->ncells; i++)
+        t[p->cells[i].coll][by_coll ? 0 : p->cells[i].comm_size & 127] += p->cells[i].rank_calls;
+}
+
+/* Folding to fit a size bound: the file fits, totals stay exact, the
+ * folded count adds up; merging profiles of different levels meets at the
+ * higher one with the same totals. */
+static void test_bound(void)
+{
+    static uint64_t before[CS_R_N][128], after[CS_R_N][128];
+    cs_profile p, q, m;
+    cs_err e;
+    cs_profile_init(&p);
+    for (uint32_t cs = 1; cs <= 60; cs++)
+        for (uint32_t bin = 0; bin < 120; bin += 1 + cs % 3)
+            for (int coll = CS_R_BCAST; coll <= CS_R_ALLREDUCE; coll++) {
+                cs_cell c;
+                memset(&c, 0, sizeof c);
+                c.coll = (uint32_t)coll;
+                c.comm_size = cs;
+                c.bin = bin;
+                for (unsigned k = 0; k < 1 + bin % 3; k++)
+                    cs_cell_record(&c, cs_bin_lo((int)bin) + k, coll == CS_R_BCAST ? (int)k : -1,
+                                   1e-6 * (double)(1 + k));
+                cs_profile_add_cell(&p, &c);
+            }
+    cs_profile_add_site(&p, CS_R_BCAST, "app+0x10 main+0x4", 7, 1.0);
+    size_t n0 = p.ncells;
+    double t0, t1;
+    uint64_t calls0 = total_calls(&p, &t0);
+    for (size_t cap = 16384; cap >= 512; cap /= 4) {
+        copy_of(&q, &p);
+        T_CHECK(cs_profile_bound(&q, cap, &e) == 0, "bound %zu: %s", cap, e.msg);
+        cs_buf b = {0};
+        cs_profile_encode(&q, &b, &e);
+        T_CHECK(b.n <= cap && q.fold > 0, "bound %zu: file of %zu bytes at level %u", cap, b.n,
+                q.fold);
+        cs_buf_free(&b);
+        T_CHECK(total_calls(&q, &t1) == calls0 && fabs(t1 - t0) < 1e-9 * t0, "bound %zu: totals",
+                cap);
+        T_CHECK(q.folded_cells == n0 - q.ncells, "bound %zu: folded %llu, cells %zu -> %zu", cap,
+                (unsigned long long)q.folded_cells, n0, q.ncells);
+        totals(&p, before, q.fold >= 8);
+        totals(&q, after, q.fold >= 8);
+        T_CHECK(!memcmp(before, after, sizeof before), "bound %zu: per-size totals", cap);
+        check_invariants(&q, "bound");
+        /* merge with an unfolded profile, both ways */
+        merged(&m, &q, &p);
+        T_CHECK(m.fold == q.fold && total_calls(&m, &t1) == 2 * calls0, "merge folded + unfolded");
+        check_invariants(&m, "merge folded + unfolded");
+        cs_profile_free(&m);
+        merged(&m, &p, &q);
+        T_CHECK(m.fold == q.fold && total_calls(&m, &t1) == 2 * calls0, "merge unfolded + folded");
+        check_invariants(&m, "merge unfolded + folded");
+        cs_profile_free(&m);
+        cs_profile_free(&q);
+    }
+    /* every level keeps the totals; the last is one cell per collective and
+     * 0 / non-0 bytes */
+    for (uint32_t level = 1; level <= CS_FOLD_MAX; level++) {
+        copy_of(&q, &p);
+        cs_profile_fold(&q, level);
+        T_CHECK(total_calls(&q, &t1) == calls0 && q.fold == level, "level %u totals", level);
+        check_invariants(&q, "fold");
+        if (level == CS_FOLD_MAX)
+            T_CHECK(q.ncells == 2 * (CS_R_ALLREDUCE - CS_R_BCAST + 1), "last level: %zu cells",
+                    q.ncells);
+        cs_profile_free(&q);
+    }
+    cs_profile_free(&p);
+}
+
 int main(void)
 {
+    test_bound();
     test_root_algebra();
     test_cell_record();
     test_random_merges(CS_CELL_NSIZES, 300);

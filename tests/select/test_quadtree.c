@@ -377,6 +377,39 @@ static void test_weights(void)
     cs_perf_free(&p);
 }
 
+/* ---- weights of each collective come from its own cells (allreduce once
+ * took the barrier's) ---- */
+static void test_weights_per_collective(void)
+{
+    static const char *const names[] = {"allreduce.native", "allreduce.ring"};
+    cs_perf p;
+    cs_perf_init(&p);
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            for (int k = 0; k < 2; k++)
+                add_row(&p, CS_ALLREDUCE, 4u << i, 8ull << (4 * j), names[k], 10 + k);
+    cs_cell c[2];
+    memset(c, 0, sizeof c);
+    c[0] = (cs_cell){.coll = CS_R_BARRIER, .comm_size = 4, .bin = 0, .rank_calls = 4,
+                     .t_total = 5};
+    c[1] = (cs_cell){.coll = CS_R_ALLREDUCE, .comm_size = 8, .bin = (uint32_t)cs_bin_of(128),
+                     .rank_calls = 8, .t_total = 16, .nsizes = 1};
+    c[1].sizes[0].bytes = 128;
+    c[1].sizes[0].rank_calls = 8;
+    cs_profile prof;
+    memset(&prof, 0, sizeof prof);
+    prof.cells = c;
+    prof.ncells = 2;
+    cs_map m;
+    cs_err e;
+    MUST(cs_map_build(&m, &p, CS_ALLREDUCE, &prof, &e), e);
+    CHECK(fabs(m.w[1 * 2 + 1] - 2.0) < 1e-9 && fabs(m.w[0] + m.w[1] + m.w[2]) < 1e-9,
+          "allreduce weights %g %g %g %g (the barrier's cell must not count)", m.w[0], m.w[1],
+          m.w[2], m.w[3]);
+    cs_map_free(&m);
+    cs_perf_free(&p);
+}
+
 /* ---- ranked lists: best first, native always present ---- */
 static void test_choices(void)
 {
@@ -599,6 +632,7 @@ int main(void)
     test_weighted();
     test_choices();
     test_weights();
+    test_weights_per_collective();
     test_margin_points();
     test_margin_weighted();
     if (sel_failures)

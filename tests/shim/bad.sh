@@ -62,6 +62,14 @@ expect_line bogus 'COLLSEL_BOGUS' 'COLLSEL_RECORD'
 EXEC_ARGS="" run banana COLLSEL_VERBOSE=banana
 expect_line banana 'COLLSEL_VERBOSE' 'banana' '0..3'
 
+# A snapshot interval that is not a number of seconds: the default, one line.
+for v in 0.001 -1 1e99 10s nan; do
+    rm -f "$out/interval.prof"
+    EXEC_ARGS="--record $out/interval.prof" run interval-$v COLLSEL_RECORD_INTERVAL=$v
+    expect_line interval-$v 'COLLSEL_RECORD_INTERVAL' "'$v'" '0.01' 'using 60'
+    "$check" "$out/interval.prof" "$out/interval-$v.expect" --ranks 2 || fail=1
+done
+
 # COLLSEL_RECORD on rank 1 only: no hang, recording off, one line.
 rm -f "$out/some.expect" "$out/some.prof"
 "$mpiexec" "$flavour" 2 sh -c 'r=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}

@@ -5,6 +5,9 @@
 ! ("COLL COMM_SIZE BYTES ROOT RANK_CALLS"), for shim_check; fall.sh also
 ! checks that every call site is in this program, not in the MPI library.
 ! It checks a few results too (the arguments must reach MPI intact).
+! Neighborhood collectives run on a ring (a distributed graph); with
+! -DMPI4 (MPICH 4) persistent collectives too, each start counted in the
+! cell of its blocking form.
 program fall
 #ifdef F08
   use mpi_f08
@@ -15,12 +18,25 @@ program fall
   integer, parameter :: NC = 4
   integer :: ierr, me, np, i, u, bad
   integer :: sb(NC * 64), rb(NC * 64), cnts(64), displs(64), bdispls(64)
+  integer :: ncnt(2), ndsp(2), left
+  integer(kind=MPI_ADDRESS_KIND) :: ndis(2)
 #ifdef F08
   type(MPI_Request) :: req
-  type(MPI_Datatype) :: types(64)
+  type(MPI_Datatype) :: types(64), ntypes(2)
+  type(MPI_Comm) :: ring
+#ifdef MPI4
+  type(MPI_Request) :: preqs(2)
+#endif
 #else
   integer :: req
-  integer :: types(64)
+  integer :: types(64), ntypes(2)
+  integer :: ring
+#ifdef MPI4
+  integer :: preqs(2)
+#endif
+#endif
+#ifdef MPI4
+  integer(kind=MPI_ADDRESS_KIND) :: addr
 #endif
   character(len=4096) :: path
 
@@ -106,6 +122,69 @@ program fall
   call MPI_Iexscan(sb, rb, NC, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req, ierr)
   call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
 
+  ! neighborhood collectives on a ring (a distributed graph: MPICH 4.0.2's
+  ! f08 Neighbor_alltoallw asks for one): neighbours (left, right)
+  left = mod(me + np - 1, np)
+  call MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, [left, mod(me + 1, np)], &
+                                      MPI_UNWEIGHTED, 2, [left, mod(me + 1, np)], &
+                                      MPI_UNWEIGHTED, MPI_INFO_NULL, .false., ring, ierr)
+  ncnt = NC
+  ndsp = [0, NC]
+  ndis = [0_MPI_ADDRESS_KIND, int(NC * 4, MPI_ADDRESS_KIND)]
+  ntypes = MPI_INTEGER
+  sb = me + 1
+  call MPI_Neighbor_allgather(sb, NC, MPI_INTEGER, rb, NC, MPI_INTEGER, ring, ierr)
+  if (rb(1) /= left + 1) bad = bad + 1
+  call MPI_Neighbor_allgatherv(sb, NC, MPI_INTEGER, rb, ncnt, ndsp, MPI_INTEGER, ring, ierr)
+  call MPI_Neighbor_alltoall(sb, NC, MPI_INTEGER, rb, NC, MPI_INTEGER, ring, ierr)
+  call MPI_Neighbor_alltoallv(sb, ncnt, ndsp, MPI_INTEGER, rb, ncnt, ndsp, MPI_INTEGER, &
+                              ring, ierr)
+  rb = 0
+  call MPI_Neighbor_alltoallw(sb, ncnt, ndis, ntypes, rb, ncnt, ndis, ntypes, ring, ierr)
+  if (rb(1) /= left + 1) bad = bad + 1
+  call MPI_Ineighbor_allgather(sb, NC, MPI_INTEGER, rb, NC, MPI_INTEGER, ring, req, ierr)
+  call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+  call MPI_Ineighbor_allgatherv(sb, NC, MPI_INTEGER, rb, ncnt, ndsp, MPI_INTEGER, ring, &
+                                req, ierr)
+  call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+  call MPI_Ineighbor_alltoall(sb, NC, MPI_INTEGER, rb, NC, MPI_INTEGER, ring, req, ierr)
+  call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+  call MPI_Ineighbor_alltoallv(sb, ncnt, ndsp, MPI_INTEGER, rb, ncnt, ndsp, MPI_INTEGER, &
+                               ring, req, ierr)
+  call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+  rb = 0
+  call MPI_Ineighbor_alltoallw(sb, ncnt, ndis, ntypes, rb, ncnt, ndis, ntypes, ring, req, ierr)
+  call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+  if (rb(1) /= left + 1) bad = bad + 1
+
+#ifdef MPI4
+  ! persistent: a bcast of 8 integers started twice, then with a barrier
+  ! by MPI_Startall; a neighborhood allgather started once
+  call MPI_Bcast_init(sb, 2 * NC, MPI_INTEGER, 0, MPI_COMM_WORLD, MPI_INFO_NULL, preqs(1), ierr)
+  call MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, preqs(2), ierr)
+  do i = 1, 2
+    call MPI_Start(preqs(1), ierr)
+    call MPI_Wait(preqs(1), MPI_STATUS_IGNORE, ierr)
+  end do
+  call MPI_Startall(2, preqs, ierr)
+  call MPI_Wait(preqs(1), MPI_STATUS_IGNORE, ierr)
+  call MPI_Wait(preqs(2), MPI_STATUS_IGNORE, ierr)
+  call MPI_Get_address(sb, addr, ierr) ! sb not kept in registers over the start
+  if (sb(2 * NC) /= 1) bad = bad + 1
+  call MPI_Request_free(preqs(1), ierr)
+  call MPI_Request_free(preqs(2), ierr)
+  sb = me + 1
+  call MPI_Neighbor_allgather_init(sb, NC, MPI_INTEGER, rb, NC, MPI_INTEGER, ring, &
+                                   MPI_INFO_NULL, preqs(1), ierr)
+  rb = 0
+  call MPI_Start(preqs(1), ierr)
+  call MPI_Wait(preqs(1), MPI_STATUS_IGNORE, ierr)
+  call MPI_Get_address(rb, addr, ierr)
+  if (rb(1) /= left + 1) bad = bad + 1
+  call MPI_Request_free(preqs(1), ierr)
+#endif
+  call MPI_Comm_free(ring, ierr)
+
   if (bad /= 0) then
     print '(A,I0,A,I0)', 'fall: rank ', me, ': wrong results: ', bad
     stop 1
@@ -147,6 +226,21 @@ program fall
     call unrooted('Ireduce_scatter_block')
     call unrooted('Iscan')
     call unrooted('Iexscan')
+    call unrooted('Neighbor_allgather')
+    call unrooted('Neighbor_allgatherv')
+    call unrooted('Neighbor_alltoall')
+    call unrooted('Neighbor_alltoallv')
+    call unrooted('Neighbor_alltoallw')
+    call unrooted('Ineighbor_allgather')
+    call unrooted('Ineighbor_allgatherv')
+    call unrooted('Ineighbor_alltoall')
+    call unrooted('Ineighbor_alltoallv')
+    call unrooted('Ineighbor_alltoallw')
+#ifdef MPI4
+    write(u, '(A,I0,A,I0)') 'Bcast ', np, ' 32 0 ', 3 * np
+    write(u, '(A,I0,A,I0)') 'Barrier ', np, ' 0 -1 ', np
+    call unrooted('Neighbor_allgather')
+#endif
     close(u)
   end if
   call MPI_Finalize(ierr)

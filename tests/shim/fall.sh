@@ -13,7 +13,7 @@ rm -f "$prof" "$exp" "$prof".partial.*
 "$check" "$prof" "$exp" --ranks "$np" --site MAIN__
 "$collsel" show "$prof" --top 1000 | sed -n '/^call sites/,$p' | tail -n +3 > "$out/sites.txt"
 n=$(wc -l < "$out/sites.txt")
-[ "$n" -ge 34 ] || { cat "$out/sites.txt"; echo "FAIL: $n call sites, expected one per collective (34)"; exit 1; }
+[ "$n" -ge 44 ] || { cat "$out/sites.txt"; echo "FAIL: $n call sites, expected one per collective (44)"; exit 1; }
 name=$(basename "$prog")
 if grep -v " $name+0x[0-9a-f]* MAIN__+0x" "$out/sites.txt"; then
     echo "FAIL: call sites above are not the program's"

@@ -3,24 +3,24 @@
 # MPI_*, Fortran: mpi_* / MPI_* manglings), and at least the C and Fortran
 # entry points of MPI_Init and MPI_Bcast.
 lib=$1
-nm -D --defined-only "$lib" >/dev/null || { echo "FAIL: nm cannot read $lib"; exit 1; }
-bad=$(nm -D --defined-only "$lib" | awk '{print $3}' | grep -v '^MPI_\|^mpi_')
+syms=$(nm -D --defined-only "$lib" | awk '{print $3}') || { echo "FAIL: nm cannot read $lib"; exit 1; }
+bad=$(printf '%s\n' "$syms" | grep -v '^MPI_\|^mpi_')
 [ -z "$bad" ] || { echo "FAIL: non-MPI symbols exported:"; echo "$bad"; exit 1; }
-n=$(nm -D --defined-only "$lib" | wc -l)
+n=$(printf '%s\n' "$syms" | wc -l)
 for s in MPI_Init MPI_Bcast MPI_Ialltoallw MPI_Finalize; do
-    nm -D --defined-only "$lib" | awk '{print $3}' | grep -qx "$s" || { echo "FAIL: $s not exported"; exit 1; }
+    printf '%s\n' "$syms" | grep -qx "$s" || { echo "FAIL: $s not exported"; exit 1; }
 done
-if nm -D --defined-only "$lib" | grep -q ' mpi_bcast_f08ts_$'; then
+if printf '%s\n' "$syms" | grep -qx 'mpi_bcast_f08ts_'; then
     # MPICH: call-site trampolines and the f08 routines that call PMPI
     fnames="mpi_bcast mpi_bcast_ mpi_bcast__ MPI_BCAST mpi_bcast_f08ts_ mpi_bcast_f08ts_large_
             mpi_init_f08_ mpi_barrier_f08_ mpi_comm_free_f08_"
-elif nm -D --defined-only "$lib" | grep -q ' mpi_bcast_$'; then
+elif printf '%s\n' "$syms" | grep -qx 'mpi_bcast_'; then
     # Open MPI: every Fortran binding
     fnames="mpi_bcast mpi_bcast__ MPI_BCAST mpi_bcast_f08_ mpi_init_ mpi_finalize_"
 fi
 if [ -n "$fnames" ]; then
     for s in $fnames; do
-        nm -D --defined-only "$lib" | awk '{print $3}' | grep -qx "$s" || { echo "FAIL: $s not exported"; exit 1; }
+        printf '%s\n' "$syms" | grep -qx "$s" || { echo "FAIL: $s not exported"; exit 1; }
     done
 fi
 echo "symbols: ok ($n exported, all MPI names)"

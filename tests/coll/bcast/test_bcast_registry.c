@@ -47,7 +47,7 @@ int main(void)
         {"shm.ota", "shm.ota", 0, 0},
         {"shm.tree.k1", "shm.tree", 1, 0}, {"shm.tree.k2", "shm.tree", 2, 0},
         {"shm.tree.k3", "shm.tree", 3, 0}, {"shm.tree.k4", "shm.tree", 4, 0},
-        {"shm.cma", "shm.cma", 0, 0},
+        {"shm.cma", "shm.cma", 0, 0},      {"shm.ag", "shm.ag", 0, 0},
         {"node.binomial", "node", 2, 0}, {"node.knomial.k4", "node", 4, 0},
         {"node.scatter_ringallgather", "node", 0, 0},
     };

@@ -5,16 +5,18 @@
  * one), and communicators split, duplicated, freed and made again (each
  * with its own segment).  Every result is checked against values computed
  * locally; a barrier is checked with a counter in shared memory (after
- * barrier k every rank must see p (k + 1) arrivals).
+ * barrier k every rank must see p (k + 1) arrivals).  Phases of small
+ * messages from one root let the writers run as far ahead as they may.
  *   usage: stress [CALLS_PER_METHOD]   (default 10000) */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../../coll/coll.h"
 
-static const int sizes[] = {1, 3, 8, 100, 1000, 8191, 8192, 8193, 16385, 40000};
+static const int sizes[] = {1, 3, 8, 14, 15, 100, 1000, 8191, 8192, 8193, 16385, 40000};
 #define NSIZES ((int)(sizeof sizes / sizeof sizes[0]))
 #define MAXN 40000
 
@@ -51,7 +53,14 @@ static void one(const cs_method *m, enum cs_coll coll, int it, MPI_Comm comm, in
     int rank, p;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &p);
-    int n = sizes[(it * 7 + it / 13) % NSIZES], root = (it / 3) % p, rc;
+    /* calls 0..199 of every 500: a small message from root 0 while the
+     * ranks that only read pause now and then, so that the writers run
+     * ahead until the ring of small payloads is full (its guard holds) */
+    const int ahead = it % 500 < 200;
+    int n = ahead ? 2 : sizes[(it * 7 + it / 13) % NSIZES], root = ahead ? 0 : (it / 3) % p, rc;
+    if (ahead && it % 40 == 0 &&
+        (coll == CS_REDUCE ? rank == root : coll == CS_BCAST ? rank != root : rank % 2))
+        usleep(300);
     cs_call c;
     if (coll == CS_BARRIER) {
         atomic_fetch_add(arrivals, 1);

@@ -1,0 +1,60 @@
+#!/bin/sh
+# autotune.sh MPIEXEC FLAVOUR NP COLLSEL EXAMPLE_APP OUTDIR [interrupt]:
+# `collsel autotune` end to end on the example application (--quick, a
+# small budget): the report, then the application run with the command the
+# report prints (same output as natively).  With 'interrupt': bad input
+# first (a program without MPI, a launcher that is not there, an
+# application that fails, a budget too small for one point, each with its
+# message and the measured data kept), then a run stopped by SIGINT while
+# it measures and continued with --resume.
+mpiexec=$1 flavour=$2 np=$3 collsel=$(realpath "$4") app=$(realpath "$5") out=$6 extra=$7
+rm -rf "$out" && mkdir -p "$out" && cd "$out" || exit 1
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+L="$mpiexec $flavour $np"
+at() { timeout 300 "$collsel" autotune --launcher "$L" "$@"; }
+
+if [ "$extra" = interrupt ]; then
+    at -- /bin/true > nompi.txt 2>&1; rc=$?
+    [ $rc = 2 ] && grep -q "does not load an MPI library.*nothing to tune" nompi.txt || { bad "non-MPI program: exit $rc"; cat nompi.txt; }
+    timeout 60 "$collsel" autotune --launcher "no-such-mpirun -n 2" -- "$app" > nolauncher.txt 2>&1; rc=$?
+    [ $rc = 2 ] && grep -q "launcher 'no-such-mpirun' not found" nolauncher.txt || { bad "missing launcher: exit $rc"; cat nolauncher.txt; }
+    at -o fails.tree -- "$app" --steps -3 > fails.txt 2>&1; rc=$?
+    [ $rc = 1 ] && grep -q "the application exited with status" fails.txt || { bad "failing application: exit $rc"; cat fails.txt; }
+    at --budget 0.05 -o small.tree -- "$app" --quick > small.txt 2>&1; rc=$?
+    [ $rc = 2 ] && grep -q "budget 0.05 s is too small" small.txt || { bad "tiny budget: exit $rc"; cat small.txt; }
+    [ -s small.autotune/app.prof ] || bad "tiny budget: the recorded profile was not kept"
+
+    # SIGINT (as Ctrl-C: to the whole process group) while measuring
+    setsid "$collsel" autotune --launcher "$L" --budget 60s -o int.tree -- "$app" --quick > int.txt 2>&1 &
+    pid=$!
+    i=0
+    while [ ! -s int.autotune/perf.csv ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+    kill -INT -"$pid"
+    wait $pid; rc=$?
+    [ $rc = 130 ] && grep -q "interrupted during the measurements" int.txt || { bad "SIGINT: exit $rc"; cat int.txt; }
+    [ -s int.autotune/perf.csv ] || bad "SIGINT: the measurements were not kept"
+    # continued: the report below is this run's
+    at --budget 3s -o app.tree --dir int.autotune --resume -- "$app" --quick > report.txt 2> report.err; rc=$?
+    [ $rc = 0 ] || { bad "--resume after SIGINT: exit $rc"; cat report.txt report.err; exit 1; }
+    grep -q "recorded profile kept (--resume)" report.txt || bad "--resume recorded again"
+    grep -q -- "--resume: [1-9][0-9]* of [0-9]* point(s) already measured" report.err ||
+        { bad "--resume measured everything again"; cat report.err; }
+else
+    at --budget 3s -o app.tree -- "$app" --quick > report.txt 2> report.err; rc=$?
+    [ $rc = 0 ] || { bad "autotune: exit $rc"; cat report.txt report.err; exit 1; }
+fi
+for s in "where .* spends its collective time ($np ranks" "== what the tree changes" \
+         "== expected gain per collective" "allreduce *[0-9.]* \[[0-9.]*, [0-9.]*\]" \
+         "all four" "== run the application with the tree"; do
+    grep -q "$s" report.txt || bad "the report lacks '$s'"
+done
+[ -s app.tree ] || bad "no tree written"
+"$collsel" tree show app.tree > /dev/null || bad "the tree does not load"
+cmd=$(sed -n '/== run the application with the tree/{n;p}' report.txt)
+case "$cmd" in *"exec --tree app.tree -- $app --quick"*) ;; *) bad "run command: '$cmd'" ;; esac
+eval "timeout 120 $cmd" > tuned.out 2> tuned.err || { bad "the printed command failed"; cat tuned.err; }
+timeout 120 $L "$app" --quick > native.out 2> /dev/null
+cmp -s native.out tuned.out || bad "the tuned run's output differs from the native run's"
+[ "$fail" = 0 ] && echo "autotune ($flavour, $np ranks): ok"
+exit $fail

@@ -1,0 +1,691 @@
+/* `collsel autotune`: from an application to its tuned tree in one command.
+ *
+ *   collsel autotune [--launcher 'mpirun -n 4' | -n N] [--budget TIME] [-o TREE]
+ *                    [--dir DIR] [--resume] -- APP ARGS
+ *
+ * Steps, each a program of its own under the user's launcher (so that any
+ * launcher works, and an interrupted step keeps what it wrote):
+ *   1. record: LAUNCHER collsel exec --record DIR/app.prof -- APP ARGS
+ *   2. measure: LAUNCHER collsel-replay[-FLAVOUR] --profile DIR/app.prof
+ *      --budget B -o DIR/perf.csv (checkpointed after every point)
+ *   3. tune: collsel tune --perf DIR/perf.csv --profile DIR/app.prof -o TREE
+ *   4. check: LAUNCHER collsel-replay --mix DIR/app.prof --tree TREE --csv
+ * then a report from the profile and the mix: where the application spends
+ * its collective time, what the tree changes, the expected gain per
+ * collective with its 95 % confidence interval (the mix's per-point CIs,
+ * weighted as the profile's time), and the command that runs the
+ * application with the tree.
+ *
+ * The budget bounds steps 2 and 4 (4/5 and 1/5 of it).  SIGINT stops the
+ * running step (the launcher passes it to the ranks); what was measured
+ * stays in DIR and `--resume` goes on from there: a complete profile is not
+ * recorded again, the measurement continues with the points it lacks
+ * (collsel-replay --resume: also those a budget did not reach; the busiest
+ * points are measured first), steps 3 and 4 run again.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../common/colls.h"
+#include "../common/util.h"
+#include "../record/profile.h"
+#include "../select/perf.h"
+#include "../shim/flavours.h"
+
+#define CMD "collsel autotune: "
+#define MIN_POINT_S 0.1 /* the least replay time of one point (warm-up, a few rounds) */
+#define MAX_ARGS 64
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: collsel autotune [--launcher CMD | -n N] [--budget TIME] [-o TREE]\n"
+            "                        [--dir DIR] [--resume] -- APP [ARGS...]\n\n"
+            "Tune the collectives of APP in one command: record it once under the launcher,\n"
+            "measure every method where it calls (collsel-replay, same launcher and ranks),\n"
+            "build the decision tree (collsel tune), check it on the recorded mix\n"
+            "(collsel-replay --mix) and report the expected gain and how to run with it.\n\n"
+            "options:\n"
+            "  --launcher CMD  how to start APP, e.g. 'mpirun -n 64' or 'srun -N 2'\n"
+            "                  (words split at spaces; collsel and APP are appended);\n"
+            "                  collsel-replay runs under it too, with the same ranks\n"
+            "  -n N            shortcut: the MPI library's own mpirun -n N (default: 2)\n"
+            "  --budget TIME   time for measuring and checking (e.g. 90s, 5m, 1h; default\n"
+            "                  60s): 4/5 measure the recorded points, 1/5 check the tree\n"
+            "  -o TREE         the tree to write (default: APP.tree)\n"
+            "  --dir DIR       where the profile, measurements and logs go (default:\n"
+            "                  TREE without .tree, plus .autotune/)\n"
+            "  --grid SPEC     also measure these points (collsel-replay --grid: e.g.\n"
+            "                  cs=2:4:x2,ms=1:4M:x16), for decision maps beyond the\n"
+            "                  application's own points\n"
+            "  --resume        go on from what DIR holds (after an interruption, or with\n"
+            "                  a larger budget): a complete profile is kept, only the\n"
+            "                  points not measured yet are measured\n"
+            "  --help          this text\n\n"
+            "APP's MPI library picks the flavour (collsel exec); APP's output goes to\n"
+            "DIR/record.out and DIR/record.err.  Interrupted (Ctrl-C), autotune keeps what\n"
+            "was measured and says how to resume.  Exit status: 0 done, 1 a step failed,\n"
+            "2 bad input, 130 interrupted.\n");
+}
+
+typedef struct at_opts {
+    char *launcher[MAX_ARGS];
+    int nlauncher;
+    int nranks;          /* -n, or 0 */
+    double budget;
+    const char *tree;
+    const char *dir;
+    const char *grid;    /* --grid: more points to measure (for maps) */
+    int resume;
+    char **app;          /* APP ARGS, NULL-terminated */
+    int flavour;
+    char self[PATH_MAX], replay[PATH_MAX];
+    char prof[PATH_MAX + 16], perf[PATH_MAX + 16], mix[PATH_MAX + 16], log[PATH_MAX + 16];
+    double t0;
+    double check_budget; /* seconds of step 4 */
+} at_opts;
+
+static volatile sig_atomic_t interrupted;
+static void on_sigint(int sig) { (void)sig, interrupted = 1; }
+
+/* "90", "90s", "5m", "1h", "1.5m" -> seconds; -1 if not a duration. */
+static double parse_duration(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || !isfinite(v) || v <= 0)
+        return -1;
+    if (!strcmp(end, "") || !strcmp(end, "s"))
+        return v;
+    if (!strcmp(end, "m") || !strcmp(end, "min"))
+        return 60 * v;
+    if (!strcmp(end, "h"))
+        return 3600 * v;
+    return -1;
+}
+
+static int in_path(const char *prog)
+{
+    if (strchr(prog, '/'))
+        return access(prog, X_OK) == 0;
+    const char *p = getenv("PATH");
+    char cand[PATH_MAX];
+    for (; p && *p;) {
+        size_t n = strcspn(p, ":");
+        snprintf(cand, sizeof cand, "%.*s/%s", (int)(n ? n : 1), n ? p : ".", prog);
+        if (access(cand, X_OK) == 0)
+            return 1;
+        p += n + (p[n] == ':');
+    }
+    return 0;
+}
+
+/* The launcher for -n N: the flavour's own mpirun. */
+static int default_launcher(at_opts *o)
+{
+    static const char *const ompi[] = {"mpirun.openmpi", "mpirun", "mpiexec"};
+    static const char *const mpich[] = {"mpirun.mpich", "mpiexec.hydra", "mpiexec.mpich",
+                                        "mpiexec"};
+    const char *const *c = !strcmp(cs_flavours[o->flavour].name, "mpich") ? mpich : ompi;
+    int nc = c == mpich ? 4 : 3;
+    static char n[16];
+    snprintf(n, sizeof n, "%d", o->nranks ? o->nranks : 2);
+    for (int i = 0; i < nc; i++)
+        if (in_path(c[i])) {
+            o->launcher[0] = (char *)c[i], o->launcher[1] = "-n", o->launcher[2] = n;
+            o->nlauncher = 3;
+            return 0;
+        }
+    fprintf(stderr, CMD "no mpirun of %s found (tried %s ...): give --launcher\n",
+            cs_flavours[o->flavour].title, c[0]);
+    return 2;
+}
+
+static void print_cmd(FILE *f, char *const *argv)
+{
+    for (int i = 0; argv[i]; i++) {
+        const char *a = argv[i];
+        int plain = *a && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                    "0123456789-_./=:,+@%") == strlen(a);
+        fprintf(f, plain ? "%s%s" : "%s'%s'", i ? " " : "", a);
+    }
+}
+
+/* Run argv (stdout/stderr to files when given); its exit status, 128+sig
+ * for a signal, 127 if it could not start. */
+static int run(char *const *argv, const char *out, const char *err)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return 127;
+    if (pid == 0) {
+        signal(SIGINT, SIG_DFL);
+        if (out) {
+            int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            if (fd >= 0)
+                dup2(fd, 1), close(fd);
+        }
+        if (err) {
+            int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            if (fd >= 0)
+                dup2(fd, 2), close(fd);
+        }
+        execvp(argv[0], argv);
+        fprintf(stderr, CMD "cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return 127;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* launcher + words + (APP ARGS when app) */
+static void build_argv(const at_opts *o, char **argv, char *const *words, int app)
+{
+    int n = 0;
+    for (int i = 0; i < o->nlauncher; i++)
+        argv[n++] = o->launcher[i];
+    for (int i = 0; words[i]; i++)
+        argv[n++] = words[i];
+    for (int i = 0; app && o->app[i] && n < 2 * MAX_ARGS - 1; i++)
+        argv[n++] = o->app[i];
+    argv[n] = NULL;
+}
+
+static void step(const at_opts *o, int k, const char *what, double left)
+{
+    printf("[%d/4 %5.1fs] %s", k, cs_now() - o->t0, what);
+    if (left > 0)
+        printf(" (about %.0f s left)", left);
+    printf("\n");
+    fflush(stdout);
+}
+
+static int stopped(const at_opts *o, const char *what)
+{
+    if (!interrupted)
+        return 0;
+    printf("\ninterrupted during %s: kept what was measured in %s\n"
+           "continue with: collsel autotune --resume --dir %s ... (the same command plus --resume)\n",
+           what, o->dir, o->dir);
+    return 1;
+}
+
+/* Points the replay will measure (an estimate: exact sizes of the cells). */
+static size_t count_points(const cs_profile *p)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->ncells; i++) {
+        const cs_cell *c = &p->cells[i];
+        int r = (int)c->coll;
+        if (c->comm_size > p->nranks || c->rank_calls == 0 ||
+            (r != CS_R_BCAST && r != CS_R_REDUCE && r != CS_R_BARRIER && r != CS_R_ALLREDUCE))
+            continue;
+        n += r == CS_R_BARRIER || c->nsizes == 0 ? 1 : c->nsizes;
+    }
+    return n;
+}
+
+/* The last lines of a log, indented (what a failed step said). */
+static void tail(const char *path, int lines)
+{
+    FILE *f = fopen(path, "r");
+    char ring[8][256];
+    int n = 0;
+    if (!f)
+        return;
+    while (n < 1000000 && fgets(ring[n % 8], sizeof ring[0], f))
+        n++;
+    fclose(f);
+    for (int i = n > lines ? n - lines : 0; i < n; i++)
+        fprintf(stderr, "    | %s%s", ring[i % 8], strchr(ring[i % 8], '\n') ? "" : "\n");
+}
+
+static int step_record(at_opts *o, cs_profile *prof)
+{
+    cs_err e;
+    if (o->resume && cs_profile_load(prof, o->prof, &e) == 0 && prof->complete) {
+        step(o, 1, "recorded profile kept (--resume)", 0);
+        return 0;
+    }
+    cs_profile_free(prof);
+    cs_profile_init(prof);
+    char *words[] = {o->self, "exec", "--mpi", (char *)cs_flavours[o->flavour].name, "--record",
+                     o->prof, "--", NULL};
+    char *argv[2 * MAX_ARGS], out[PATH_MAX + 32], err[PATH_MAX + 32];
+    build_argv(o, argv, words, 1);
+    snprintf(out, sizeof out, "%s/record.out", o->dir);
+    snprintf(err, sizeof err, "%s/record.err", o->dir);
+    remove(o->prof);
+    step(o, 1, "recording the application:", 0);
+    printf("        ");
+    print_cmd(stdout, argv);
+    printf("\n");
+    fflush(stdout);
+    int rc = run(argv, out, err);
+    if (stopped(o, "the recording"))
+        return 130;
+    int have = cs_profile_load(prof, o->prof, &e) == 0;
+    if (rc != 0) {
+        fprintf(stderr, CMD "the application exited with status %d (its output: %s, %s)%s\n", rc,
+                out, err,
+                have ? "; what it recorded is kept" : "; nothing was recorded");
+        if (rc == 127)
+            fprintf(stderr, CMD "the launcher '%s' could not start it\n", o->launcher[0]);
+        tail(err, 6);
+        return 1;
+    }
+    if (!have) {
+        fprintf(stderr, CMD "the run wrote no profile: %s (its output: %s, %s)\n", e.msg, out, err);
+        return 1;
+    }
+    if (count_points(prof) == 0) {
+        fprintf(stderr, CMD "the application made no Bcast, Reduce, Barrier or Allreduce call: "
+                            "nothing to tune (profile: %s)\n", o->prof);
+        return 1;
+    }
+    return 0;
+}
+
+static int step_measure(at_opts *o, const cs_profile *prof, double budget)
+{
+    size_t npts = count_points(prof);
+    if (budget / (double)npts < MIN_POINT_S) {
+        fprintf(stderr, CMD "--budget %.3g s is too small: the %zu recorded point(s) need at least "
+                            "%.1f s to measure (%.1f s each), and the check 1/5 more; the "
+                            "profile is kept: rerun with a larger --budget and --resume\n",
+                o->budget, npts, npts * MIN_POINT_S, MIN_POINT_S);
+        return 2;
+    }
+    char b[32];
+    snprintf(b, sizeof b, "%.3f", budget);
+    char *words[16] = {o->replay, "--profile", o->prof, "--quick", "--budget", b, "-o", o->perf};
+    int w = 8;
+    if (o->grid)
+        words[w++] = "--grid", words[w++] = (char *)o->grid;
+    if (o->resume)
+        words[w++] = "--resume";
+    words[w] = NULL;
+    char *argv[2 * MAX_ARGS], what[128];
+    build_argv(o, argv, words, 0);
+    snprintf(what, sizeof what, "measuring every method at %zu point(s) of the profile%s (%u ranks)",
+             npts, o->grid ? " and the grid" : "", prof->nranks);
+    step(o, 2, what, budget + o->check_budget);
+    if (!o->resume)
+        remove(o->perf);
+    int rc = run(argv, NULL, NULL);
+    if (stopped(o, "the measurements"))
+        return 130;
+    if (rc != 0) {
+        fprintf(stderr, CMD "collsel-replay failed (status %d); what it measured is in %s\n", rc,
+                o->perf);
+        return 1;
+    }
+    return 0;
+}
+
+static int step_tune(at_opts *o)
+{
+    char *argv[] = {o->self, "tune", "--perf", o->perf, "--profile", o->prof, "-o",
+                    (char *)o->tree, NULL};
+    step(o, 3, "building the decision tree (collsel tune, log in DIR/tune.txt)", 0);
+    int rc = run(argv, o->log, o->log);
+    if (rc != 0) {
+        fprintf(stderr, CMD "collsel tune failed (status %d): see %s\n", rc, o->log);
+        return 1;
+    }
+    return 0;
+}
+
+static int step_check(at_opts *o, double budget)
+{
+    char b[32], err[PATH_MAX + 32];
+    snprintf(b, sizeof b, "%.3f", budget);
+    snprintf(err, sizeof err, "%s/mix.err", o->dir);
+    char *words[] = {o->replay, "--mix", o->prof, "--tree", (char *)o->tree, "--budget", b,
+                     "--csv", NULL};
+    char *argv[2 * MAX_ARGS];
+    build_argv(o, argv, words, 0);
+    step(o, 4, "checking the tree on the recorded mix (collsel-replay --mix)", budget);
+    int rc = run(argv, o->mix, err);
+    if (stopped(o, "the check"))
+        return 130;
+    if (rc != 0) {
+        fprintf(stderr, CMD "collsel-replay --mix failed (status %d): see %s\n", rc, err);
+        return 1;
+    }
+    return 0;
+}
+
+/* The report: the profile's shares, the mix's points and per-collective gain. */
+typedef struct mix_row {
+    char coll[16], method[96], root[16];
+    unsigned cs;
+    unsigned long long bytes;
+    double ops, native, tuned, lo, hi, ratio;
+} mix_row;
+
+static int read_mix(const char *path, mix_row *rows, int max, mix_row *total)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char line[1024];
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        mix_row r;
+        memset(&r, 0, sizeof r);
+        char *fld[16];
+        int k = 0;
+        line[strcspn(line, "\r\n")] = 0;
+        for (char *p = line; k < 16;) {
+            fld[k++] = p;
+            char *c = strchr(p, ',');
+            if (!c)
+                break;
+            *c = 0, p = c + 1;
+        }
+        if (k < 14 || !strcmp(fld[0], "collective"))
+            continue;
+        snprintf(r.coll, sizeof r.coll, "%.15s", fld[0]);
+        r.cs = (unsigned)strtoul(fld[1], NULL, 10);
+        r.bytes = strtoull(fld[2], NULL, 10);
+        snprintf(r.root, sizeof r.root, "%.15s", fld[3]);
+        r.ops = atof(fld[4]), r.native = atof(fld[6]), r.tuned = atof(fld[7]);
+        snprintf(r.method, sizeof r.method, "%.95s", fld[8]);
+        r.lo = atof(fld[10]), r.hi = atof(fld[11]), r.ratio = atof(fld[12]);
+        if (!strcmp(r.coll, "total"))
+            *total = r;
+        else if (n < max)
+            rows[n++] = r;
+    }
+    fclose(f);
+    return n;
+}
+
+static const char *size_str(char *b, size_t n, unsigned long long v)
+{
+    if (v >= (1ull << 20) && v % (1ull << 20) == 0)
+        snprintf(b, n, "%llu MiB", v >> 20);
+    else if (v >= 1024 && v % 1024 == 0)
+        snprintf(b, n, "%llu KiB", v >> 10);
+    else
+        snprintf(b, n, "%llu B", v);
+    return b;
+}
+
+static void report(at_opts *o, const cs_profile *prof)
+{
+    double per[CS_R_N] = {0}, all = 0;
+    for (size_t i = 0; i < prof->ncells; i++) {
+        per[prof->cells[i].coll] += prof->cells[i].t_total;
+        all += prof->cells[i].t_total;
+    }
+    printf("\n== where %s spends its collective time (%u ranks, %.3f s run, %.3f s in "
+           "collectives summed over ranks)\n",
+           o->app[0], prof->nranks, prof->meta.duration, all);
+    for (int shown = 0; shown < 6; shown++) {
+        int best = -1;
+        for (int r = 0; r < CS_R_N; r++)
+            if (per[r] > 0 && (best < 0 || per[r] > per[best]))
+                best = r;
+        if (best < 0)
+            break;
+        int ours = best == CS_R_BCAST || best == CS_R_REDUCE || best == CS_R_BARRIER ||
+                   best == CS_R_ALLREDUCE;
+        printf("  %-16s %5.1f %%%s\n", cs_rcoll_name(best), all > 0 ? 100 * per[best] / all : 0,
+               ours ? "" : "  (not replaced by collsel)");
+        per[best] = 0;
+    }
+    mix_row rows[256], total;
+    memset(&total, 0, sizeof total);
+    int n = read_mix(o->mix, rows, 256, &total);
+    if (n <= 0) {
+        printf("(no mix to report: %s)\n", o->mix);
+        return;
+    }
+    cs_perf perf;
+    cs_err e;
+    cs_perf_init(&perf);
+    if (cs_perf_read(&perf, o->perf, &e) < 0)
+        printf("(%s)\n", e.msg);
+    printf("\n== what the tree changes (per recorded point: native time per call, the "
+           "tree's method, tuned/native with its 95 %% CI)\n");
+    int unmeasured = 0;
+    for (int i = 0; i < n; i++) {
+        char b[32];
+        int same = strstr(rows[i].method, ".native") != NULL, measured = 0;
+        for (size_t r = 0; r < perf.n && !measured; r++)
+            measured = !strcmp(cs_coll_name(perf.rows[r].coll), rows[i].coll) &&
+                       perf.rows[r].comm_size == rows[i].cs && perf.rows[r].msg_bytes == rows[i].bytes;
+        unmeasured += !measured;
+        printf("  %-9s %3u ranks %9s %8.0f ops  native %9.2f us  %-34s %.2f [%.2f, %.2f]%s%s\n",
+               rows[i].coll, rows[i].cs, size_str(b, sizeof b, rows[i].bytes), rows[i].ops,
+               rows[i].native, same ? "keeps native" : rows[i].method, rows[i].ratio, rows[i].lo,
+               rows[i].hi, !same && rows[i].lo > 1.05 ? "  SLOWER" : "",
+               measured ? "" : "  (not measured: the budget did not reach it)");
+    }
+    cs_perf_free(&perf);
+    if (unmeasured)
+        printf("  %d of %d point(s) were not measured within the budget: the tree extends its "
+               "neighbours' choices to them; --resume with a larger --budget measures them\n",
+               unmeasured, n);
+    printf("\n== expected gain per collective (tuned/native time, weighted by the profile; "
+           "CI: every point at the low / high end of its own)\n");
+    const char *colls[] = {"bcast", "reduce", "barrier", "allreduce"};
+    for (int c = 0; c < 4; c++) {
+        double w = 0, t = 0, lo = 0, hi = 0;
+        for (int i = 0; i < n; i++) {
+            if (strcmp(rows[i].coll, colls[c]) != 0)
+                continue;
+            double wi = rows[i].ops * rows[i].native;
+            w += wi, t += wi * rows[i].ratio, lo += wi * rows[i].lo, hi += wi * rows[i].hi;
+        }
+        if (w > 0)
+            printf("  %-9s %.3f [%.3f, %.3f]  (%s)\n", colls[c], t / w, lo / w, hi / w,
+                   t / w < 0.95 ? "faster" : t / w > 1.05 ? "slower" : "about the same");
+    }
+    if (total.native > 0)
+        printf("  all four  %.3f [%.3f, %.3f]  (the recorded calls: native %.3f ms, tuned %.3f ms "
+               "per rank)\n",
+               total.ratio, total.lo, total.hi, total.native * 1e-3, total.tuned * 1e-3);
+    char *words[] = {o->self, "exec", "--tree", (char *)o->tree, "--", NULL};
+    char *argv[2 * MAX_ARGS];
+    build_argv(o, argv, words, 1);
+    printf("\n== run the application with the tree:\n  ");
+    print_cmd(stdout, argv);
+    printf("\n");
+}
+
+static int split_launcher(at_opts *o, const char *s)
+{
+    char *copy = strdup(s);
+    if (!copy)
+        return 2;
+    o->nlauncher = 0;
+    for (char *w = strtok(copy, " \t"); w; w = strtok(NULL, " \t")) {
+        if (o->nlauncher >= MAX_ARGS - 16) {
+            fprintf(stderr, CMD "--launcher: too many words\n");
+            return 2;
+        }
+        o->launcher[o->nlauncher++] = w;
+    }
+    if (o->nlauncher == 0) {
+        fprintf(stderr, CMD "--launcher is empty\n");
+        return 2;
+    }
+    return 0;
+}
+
+/* -1 to go on, or an exit status. */
+static int parse_args(int argc, char **argv, at_opts *o, const char **launcher)
+{
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        }
+        if (!strcmp(a, "--")) {
+            i++;
+            break;
+        }
+        if (a[0] != '-')
+            break;
+        if (!strcmp(a, "--resume")) {
+            o->resume = 1;
+            continue;
+        }
+        if (strcmp(a, "--launcher") && strcmp(a, "-n") && strcmp(a, "--budget") &&
+            strcmp(a, "-o") && strcmp(a, "--dir") && strcmp(a, "--grid")) {
+            fprintf(stderr, CMD "unknown option '%s' (collsel autotune --help)\n", a);
+            return 2;
+        }
+        if (!v || !*v) {
+            fprintf(stderr, CMD "%s needs a value\n", a);
+            return 2;
+        }
+        i++;
+        if (!strcmp(a, "--launcher")) {
+            *launcher = v;
+        } else if (!strcmp(a, "-n")) {
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (*end || n < 1 || n > 1 << 20) {
+                fprintf(stderr, CMD "-n '%s': need a number of ranks >= 1\n", v);
+                return 2;
+            }
+            o->nranks = (int)n;
+        } else if (!strcmp(a, "--budget")) {
+            if ((o->budget = parse_duration(v)) < 0) {
+                fprintf(stderr, CMD "--budget '%s' is not a duration (e.g. 90, 90s, 5m, 1h)\n", v);
+                return 2;
+            }
+        } else if (!strcmp(a, "-o")) {
+            o->tree = v;
+        } else if (!strcmp(a, "--grid")) {
+            o->grid = v;
+        } else {
+            o->dir = v;
+        }
+    }
+    if (i >= argc) {
+        fprintf(stderr, CMD "no application given (collsel autotune [OPTIONS] -- APP ARGS)\n");
+        return 2;
+    }
+    if (*launcher && o->nranks) {
+        fprintf(stderr, CMD "--launcher and -n: give one (the launcher says how many ranks)\n");
+        return 2;
+    }
+    o->app = argv + i;
+    return -1;
+}
+
+/* Paths: the tree, the work directory and its files; the tools. */
+static int set_paths(at_opts *o)
+{
+    static char tree[PATH_MAX], dir[PATH_MAX + 16];
+    const char *base = strrchr(o->app[0], '/') ? strrchr(o->app[0], '/') + 1 : o->app[0];
+    if (!o->tree) {
+        snprintf(tree, sizeof tree, "%s.tree", base);
+        o->tree = tree;
+    }
+    if (!o->dir) {
+        size_t n = strlen(o->tree);
+        int cut = n > 5 && !strcmp(o->tree + n - 5, ".tree");
+        snprintf(dir, sizeof dir, "%.*s.autotune", (int)(cut ? n - 5 : n), o->tree);
+        o->dir = dir;
+    }
+    if (mkdir(o->dir, 0755) < 0 && errno != EEXIST) {
+        fprintf(stderr, CMD "--dir %s: %s\n", o->dir, strerror(errno));
+        return 2;
+    }
+    cs_err e;
+    if (cs_check_writable_dir(o->tree, &e) < 0) {
+        fprintf(stderr, CMD "-o %s: %s\n", o->tree, e.msg);
+        return 2;
+    }
+    snprintf(o->prof, sizeof o->prof, "%s/app.prof", o->dir);
+    snprintf(o->perf, sizeof o->perf, "%s/perf.csv", o->dir);
+    snprintf(o->mix, sizeof o->mix, "%s/mix.csv", o->dir);
+    snprintf(o->log, sizeof o->log, "%s/tune.txt", o->dir);
+    ssize_t n = readlink("/proc/self/exe", o->self, sizeof o->self - 1);
+    if (n <= 0) {
+        fprintf(stderr, CMD "cannot read /proc/self/exe: %s\n", strerror(errno));
+        return 1;
+    }
+    o->self[n] = 0;
+    if (cs_flavour_tool(o->flavour, "collsel-replay", o->replay, sizeof o->replay) < 0) {
+        fprintf(stderr, CMD "collsel-replay%s (%s) is not installed next to %s\n",
+                cs_flavours[o->flavour].suffix, cs_flavours[o->flavour].title, o->self);
+        return 1;
+    }
+    return 0;
+}
+
+int cs_cmd_autotune(int argc, char **argv)
+{
+    at_opts o;
+    memset(&o, 0, sizeof o);
+    o.budget = 60;
+    const char *launcher = NULL;
+    int rc = parse_args(argc, argv, &o, &launcher);
+    if (rc >= 0)
+        return rc;
+    char why[2 * PATH_MAX];
+    o.flavour = cs_flavour_for(o.app[0], why, sizeof why);
+    if (o.flavour == -2) {
+        fprintf(stderr, CMD "application '%s' not found\n", o.app[0]);
+        return 2;
+    }
+    if (o.flavour < 0) {
+        fprintf(stderr, CMD "%s: nothing to tune\n", why);
+        return 2;
+    }
+    if ((rc = launcher ? split_launcher(&o, launcher) : default_launcher(&o)) != 0)
+        return rc;
+    if (!in_path(o.launcher[0])) {
+        fprintf(stderr, CMD "launcher '%s' not found (in PATH: check --launcher)\n", o.launcher[0]);
+        return 2;
+    }
+    if ((rc = set_paths(&o)) != 0)
+        return rc;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigaction(SIGINT, &sa, NULL);
+    o.t0 = cs_now();
+    printf("collsel autotune: %s (%s), budget %.0f s, work in %s/\n", o.app[0],
+           cs_flavours[o.flavour].title, o.budget, o.dir);
+    cs_profile prof;
+    cs_profile_init(&prof);
+    rc = step_record(&o, &prof);
+    o.check_budget = 0.2 * o.budget > 0.5 ? 0.2 * o.budget : 0.5;
+    if (rc == 0)
+        rc = step_measure(&o, &prof, 0.8 * o.budget);
+    if (rc == 0)
+        rc = step_tune(&o);
+    if (rc == 0)
+        rc = step_check(&o, o.check_budget);
+    if (rc == 0) {
+        report(&o, &prof);
+        printf("(tree %s; profile, measurements, mix and logs in %s/; %.1f s in all)\n", o.tree,
+               o.dir, cs_now() - o.t0);
+    }
+    cs_profile_free(&prof);
+    return rc;
+}

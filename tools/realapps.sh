@@ -1,0 +1,132 @@
+#!/bin/sh
+# tools/realapps.sh: real applications (Debian's LAMMPS, HPCC and an mpi4py
+# script) under collsel, their results compared with the native run's:
+#   1. native (the reference), then recorded (collsel exec --record);
+#   2. every collective forced to a shared-memory method, round by round
+#      until every shared-memory method of every collective has run
+#      (COLLSEL_FORCE; a method that does not apply to a call falls back);
+#   3. a tree tuned on the application's own profile (collsel-replay
+#      --profile, collsel tune), run recorded: results compared, and the
+#      collective time of the tuned run against the native recorded run
+#      (the profiles' own times).
+# Results are compared on what each application prints of its science:
+# LAMMPS the thermo rows (every printed digit), HPCC its verdicts (residual
+# checks, error counts, validations), the mpi4py script everything.
+#   usage: tools/realapps.sh [--np N] [--apps lammps,hpcc,mpi4py] [--out DIR]
+#                            [--budget SECONDS of replay per application: 120]
+# Installs the applications from Debian's packages when missing.  Takes a
+# few minutes at 4 ranks (HPCC is the longest).  Exit status 1 if any
+# result differs.
+set -e
+top=$(cd "$(dirname "$0")/.." && pwd)
+NP=4 APPS=lammps,hpcc,mpi4py OUT=$top/out-realapps BUDGET=120
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --np) NP=$2; shift 2 ;;
+    --apps) APPS=$2; shift 2 ;;
+    --out) OUT=$2; shift 2 ;;
+    --budget) BUDGET=$2; shift 2 ;;
+    -h|--help) sed -n '2,20s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    *) echo "realapps.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+    esac
+done
+B=${COLLSEL_BUILD:-$top/build}
+collsel=$B/tools/collsel
+[ -x "$collsel" ] || { echo "realapps.sh: no build in $B (run tools/setup.sh)" >&2; exit 2; }
+need=""
+for a in $(echo "$APPS" | tr , ' '); do
+    case $a in
+    lammps) p=lammps ;; hpcc) p=hpcc ;; mpi4py) p=python3-mpi4py ;;
+    *) echo "realapps.sh: unknown application '$a' (lammps, hpcc, mpi4py)" >&2; exit 2 ;;
+    esac
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need="$need $p"
+done
+if [ -n "$need" ]; then
+    echo "realapps.sh: installing:$need"
+    SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+    $SUDO apt-get update -q >/dev/null
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends $need >/dev/null
+fi
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+real=$top/tests/apps/real
+run() { timeout 600 "$top/tests/mpiexec.sh" openmpi "$NP" "$@"; }
+
+# The shared-memory methods of each collective, from the registry.
+shm() { "$collsel" methods --csv | awk -F, -v c="$1" '$2 == c && $1 ~ /\.shm\./ { print $1 }'; }
+nth() { printf '%s\n' $1 | awk -v k="$2" '{ a[NR] = $0 } END { print a[(k % NR) + 1] }'; }
+BC=$(shm bcast) RE=$(shm reduce) AR=$(shm allreduce) BA=$(shm barrier)
+rounds=$(printf '%s\n' "$(echo $BC | wc -w)" "$(echo $RE | wc -w)" "$(echo $AR | wc -w)" \
+         "$(echo $BA | wc -w)" | sort -n | tail -1)
+
+# app_run APP DIR [collsel exec options]: run APP in DIR (its own files
+# there), its science on stdout of the caller in DIR/result.
+app_run() {
+    app=$1 dir=$2; shift 2
+    mkdir -p "$dir"
+    cd "$dir"
+    pre=""
+    [ $# -gt 0 ] && pre="$collsel exec $* --"
+    case $app in
+    lammps)
+        run $pre lmp -in "$real/in.melt" -log none > out.txt 2>&1 || { cat out.txt; return 1; }
+        grep -E '^ +[0-9]+ +-?[0-9]' out.txt > result ;;
+    hpcc)
+        cp "$real/hpccinf.txt" .
+        rm -f hpccoutf.txt
+        run $pre hpcc > out.txt 2>&1 || { cat out.txt; return 1; }
+        grep -v '^CPU ' hpccoutf.txt > hpccoutf.txt.nocpu # CPU timer lines come and go
+        grep -oE 'Found [0-9]+ errors|[0-9]+ tests completed and (passed|failed) residual checks|Solution Validates|Node\(s\) with error [0-9]+|PASSED|FAILED' \
+            hpccoutf.txt.nocpu > result ;;
+    mpi4py)
+        rm -f colls.*.out
+        run $pre /usr/bin/python3 "$real/colls.py" > out.txt 2>&1 || { cat out.txt; return 1; }
+        cat colls.*.out > result ;;
+    esac
+    cd "$OUT"
+}
+
+# check APP DIR WHAT: the run's results against the native run's.
+bad=0
+check() {
+    if cmp -s "$OUT/$1/native/result" "$2/result" && [ -s "$2/result" ]; then
+        echo "  $1 $3: identical ($(wc -l < "$2/result") result lines)"
+    else
+        echo "  $1 $3: DIFFERENT (diff $OUT/$1/native/result $2/result)"
+        bad=1
+    fi
+}
+
+# The collective time of a profile: Bcast, Reduce, Barrier, Allreduce.
+ctime() {
+    "$collsel" show "$1" --csv | awk -F, '
+        /^#/ || $1 == "collective" { next }
+        $1 == "Bcast" || $1 == "Reduce" || $1 == "Barrier" || $1 == "Allreduce" { t += $8 }
+        END { printf "%.6f", t }'
+}
+
+for app in $(echo "$APPS" | tr , ' '); do
+    d=$OUT/$app
+    rm -rf "$d"
+    echo "== $app at $NP ranks"
+    app_run "$app" "$d/native"
+    app_run "$app" "$d/recorded" --record "$d/native.prof"
+    check "$app" "$d/recorded" "recorded"
+    k=0
+    while [ $k -lt "$rounds" ]; do
+        f="bcast=$(nth "$BC" $k),reduce=$(nth "$RE" $k),allreduce=$(nth "$AR" $k),barrier=$(nth "$BA" $k)"
+        app_run "$app" "$d/forced$k" --force "$f"
+        check "$app" "$d/forced$k" "forced $f"
+        k=$((k + 1))
+    done
+    (cd "$d" && run "$B/replay/collsel-replay" --profile native.prof --quick --budget "$BUDGET" -o perf.csv > replay.txt 2>&1)
+    "$collsel" tune --perf "$d/perf.csv" --profile "$d/native.prof" -o "$d/app.tree" > "$d/tune.txt"
+    app_run "$app" "$d/tuned" --tree "$d/app.tree" --record "$d/tuned.prof"
+    check "$app" "$d/tuned" "with its tuned tree"
+    nt=$(ctime "$d/native.prof") tt=$(ctime "$d/tuned.prof")
+    awk -v n="$nt" -v t="$tt" 'BEGIN { printf "  collective time (Bcast, Reduce, Barrier, Allreduce; the profiles): native %.4f s, tuned %.4f s, ratio %.2f\n", n, t, (n > 0 ? t / n : 0) }'
+    "$collsel" show --compare "$d/native.prof" "$d/tuned.prof" --top 5 > "$d/compare.txt"
+    sed -n '4,/^all /p' "$d/compare.txt" | sed 's/^/    /'
+done
+[ $bad = 0 ] && echo "all results identical" || echo "SOME RESULTS DIFFER"
+exit $bad
