@@ -27,6 +27,25 @@ void cs_shm_set_limit(size_t bytes)
 #define CS_SHM_SPIN_ALONE 20000
 #define CS_SHM_SPIN_SHARED 0
 
+/* How many processes of the job share this node: the launcher's count
+ * (Open MPI: OMPI_COMM_WORLD_LOCAL_SIZE, MPICH hydra: MPI_LOCALNRANKS),
+ * at least the communicator's own p.  A communicator of 2 ranks on a node
+ * that runs 4 on 2 processors must yield as soon as the node's full one
+ * does: its peer may be waiting for the processor (measured on the demo at
+ * 4 ranks: its 2-rank communicators' small bcasts and reduces took 3.8x
+ * native when they spun first). */
+static int node_ranks(int p)
+{
+    static const char *vars[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        long n = v ? strtol(v, NULL, 10) : 0;
+        if (n > p && n < 1 << 24)
+            return (int)n;
+    }
+    return p;
+}
+
 void cs_shm_wait(const cs_shm *s, const cs_shm_flag *f, uint64_t v)
 {
     for (int i = 0; atomic_load_explicit(&f->v, memory_order_acquire) < v; i++) {
@@ -136,7 +155,7 @@ static cs_shm *shm_make(const cs_call *c)
         s->p = c->size;
         s->rank = c->rank;
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-        s->spin = ncpu > 0 && c->size > ncpu ? CS_SHM_SPIN_SHARED : CS_SHM_SPIN_ALONE;
+        s->spin = ncpu > 0 && node_ranks(c->size) > ncpu ? CS_SHM_SPIN_SHARED : CS_SHM_SPIN_ALONE;
         s->r = calloc((size_t)c->size, sizeof *s->r);
         s->seen = calloc((size_t)c->size, sizeof *s->seen);
         ok = s->r != NULL && s->seen != NULL;
