@@ -233,6 +233,13 @@ int cs_method_needs_node(const cs_method *m);
 /* 1 if method idx of collective c applies to call c (always 1 for native). */
 int cs_method_applies(const cs_method *m, const cs_call *c);
 
+/* 1 for the most used predefined datatypes (MPI_BYTE, MPI_CHAR, MPI_INT,
+ * MPI_DOUBLE, ...): one element, no gap, lower bound 0.  The per-call
+ * paths that need that (a bcast's bytes, the shared-memory reductions)
+ * answer them without the MPI queries (tens of ns on a call of a few
+ * bytes); others are asked of MPI. */
+int cs_dt_plain(MPI_Datatype dt);
+
 static inline int cs_method_run(const cs_method *m, const cs_call *c)
 {
     return m->fn(c, m);

@@ -285,6 +285,8 @@ int cs_shm_applies_dense(const cs_call *c, const cs_method *m)
 {
     if (!cs_shm_applies(c, m) || c->dt == MPI_DATATYPE_NULL)
         return 0;
+    if (cs_dt_plain(c->dt))
+        return 1;
     MPI_Aint lb, ext, tlb, text;
     int size;
     if (PMPI_Type_get_extent(c->dt, &lb, &ext) != MPI_SUCCESS ||
