@@ -17,8 +17,9 @@
  * (the paper's TREE: degree 3 best for small messages beyond 4 processes).
  * Restrictions: one node.
  * Cost: OTA, per chunk of s bytes: copy-in + one flag transfer + copy-out
- * (2 s / memory bandwidth, readers in parallel); small messages: two copies
- * of n bytes and ~2 cache-line transfers.  TREE: log_k p levels, each a
+ * (2 s / memory bandwidth, readers in parallel); up to 56 B: the bytes and
+ * their step in one line of the root's ring, so one cache-line transfer
+ * per reader, and the root runs up to 64 calls ahead.  TREE: log_k p levels, each a
  * flag transfer and a copy, pipelined over the chunks.
  */
 #include <string.h>
