@@ -67,9 +67,15 @@ typedef struct pingpong {
 
 static void pp_wait(_Atomic uint64_t *f, uint64_t v)
 {
-    for (int i = 0; atomic_load_explicit(f, memory_order_acquire) < v; i++)
-        if (i > 1000)
+    for (int i = 0; atomic_load_explicit(f, memory_order_acquire) < v; i++) {
+        if (i > 20000)
             sched_yield(); /* oversubscribed: let the peer run */
+#if defined(__x86_64__) || defined(__i386__)
+        else
+            __builtin_ia32_pause(); /* as cs_shm_wait spins: 1000 bare polls took less
+                                       than a round trip here, so every wait yielded */
+#endif
+    }
 }
 
 static int pp_run(void *arg, long i)
