@@ -90,8 +90,7 @@ int cs_read_file(const char *path, void **data, size_t *n, cs_err *e)
     return 0;
 }
 
-/* Async-signal-safe append of s to buf[*at..len). */
-static int cat(char *buf, size_t len, size_t *at, const char *s)
+int cs_sig_cat(char *buf, size_t len, size_t *at, const char *s)
 {
     size_t n = strlen(s);
     if (*at + n + 1 > len)
@@ -122,8 +121,8 @@ int cs_tmp_create(const char *path, char *tmp, size_t len)
             suffix[i] = "abcdefghijklmnopqrstuvwxyz012345"[x & 31];
         suffix[12] = 0;
         size_t at = 0;
-        if (cat(tmp, len, &at, path) < 0 || cat(tmp, len, &at, ".tmp.") < 0 ||
-            cat(tmp, len, &at, suffix) < 0) {
+        if (cs_sig_cat(tmp, len, &at, path) < 0 || cs_sig_cat(tmp, len, &at, ".tmp.") < 0 ||
+            cs_sig_cat(tmp, len, &at, suffix) < 0) {
             errno = ENAMETOOLONG;
             return -1;
         }

@@ -42,6 +42,10 @@ uint32_t cs_crc32(uint32_t crc, const void *data, size_t n);
  * *n excludes the NUL). */
 int cs_read_file(const char *path, void **data, size_t *n, cs_err *e);
 
+/* Async-signal-safe append of s to buf[*at..len) (NUL-terminated; -1 when
+ * it does not fit). */
+int cs_sig_cat(char *buf, size_t len, size_t *at, const char *s);
+
 /* Files in directories other users can write (/tmp, shared scratch): no
  * name collsel writes is ever opened for writing; data goes to a new
  * temporary file "path.tmp.RANDOM" created exclusively without following

@@ -138,17 +138,6 @@ int cs_profile_read(cs_profile *p, const char *path, cs_err *e)
     return rc;
 }
 
-/* Signal-safe string building: append s to buf[*at..len). */
-static int sig_cat(char *buf, size_t len, size_t *at, const char *s)
-{
-    size_t n = strlen(s);
-    if (*at + n + 1 > len)
-        return -1;
-    memcpy(buf + *at, s, n + 1);
-    *at += n;
-    return 0;
-}
-
 static int sig_cat_num(char *buf, size_t len, size_t *at, unsigned long v)
 {
     char d[24];
@@ -158,13 +147,14 @@ static int sig_cat_num(char *buf, size_t len, size_t *at, unsigned long v)
         d[--i] = (char)('0' + v % 10);
         v /= 10;
     } while (v && i > 0);
-    return sig_cat(buf, len, at, d + i);
+    return cs_sig_cat(buf, len, at, d + i);
 }
 
 int cs_profile_partial_path(char *buf, size_t len, const char *path, int rank)
 {
     size_t at = 0;
-    if (rank < 0 || sig_cat(buf, len, &at, path) < 0 || sig_cat(buf, len, &at, ".partial.") < 0 ||
+    if (rank < 0 || cs_sig_cat(buf, len, &at, path) < 0 ||
+        cs_sig_cat(buf, len, &at, ".partial.") < 0 ||
         sig_cat_num(buf, len, &at, (unsigned long)rank) < 0)
         return -1;
     return 0;
