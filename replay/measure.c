@@ -78,6 +78,7 @@ typedef struct point_work {
     MPI_Comm comm;
     cs_rop op;
     int n, K, nf, r;       /* methods, finalists, stage-2 entries, calls per round */
+    int det;               /* a deterministic clock (cs_time_deterministic) */
     int *idx, *order, *fin_of; /* registry index; stage-1 ranking; k -> stage-2 slot */
     cs_timing *t1, *t2;
     cs_rop_with *w;
@@ -109,6 +110,10 @@ static int stage1(point_work *pw, int tty, size_t done, size_t total, double t_s
     if (K > 0) { /* screening: the final decides */
         to.warmup = tight ? 1 : 2;
         to.min_rounds = tight ? 1 : 3;
+    }
+    if (pw->det) { /* exact after one warm-up call; a second round checks it */
+        to.warmup = 1;
+        to.min_rounds = 2;
     }
     for (int k = 0; k < n && rc == MPI_SUCCESS; k++) {
         progress(o, pw->p, &pw->op, tty, done, total, t_start, pw->w[k].m->name, k, n,
@@ -188,10 +193,10 @@ static void log_point(const point_work *pw, int tty)
 {
     const cs_point *p = pw->p;
     fprintf(stderr, "%scollsel-replay: final %s,%u,%llu calls=%d methods=%d cycles=%d "
-                    "stage1=%.3fs stage2=%.3fs scale=%.4f",
+                    "stage1=%.3fs stage2=%.3fs scale=%.4f%s",
             tty ? "\r\033[K" : "", cs_coll_name(p->coll), p->comm_size,
             (unsigned long long)pw->op.call.bytes, pw->r, pw->n, pw->nf ? pw->t2[0].rounds : 0,
-            pw->s1, pw->s2, pw->scale);
+            pw->s1, pw->s2, pw->scale, pw->det ? " (deterministic clock)" : "");
     for (int j = 0; j < pw->nf; j++) {
         int k = j < pw->K ? pw->order[j] : 0;
         fprintf(stderr, " %s=%.3f/%.3f", pw->w[k].m->name, pw->t2[j].median_us,
@@ -230,12 +235,19 @@ static int measure_point(const cs_replay_opts *o, const cs_point *p, MPI_Comm co
     pw.t0 = PMPI_Wtime();
     pw.K = o->finalists < pw.n - 1 ? o->finalists : pw.n - 1;
 
-    /* the round size, on native */
-    cs_timing_opts so;
-    memset(&so, 0, sizeof so);
-    so.warmup = 3;
+    /* a deterministic clock (a simulator): no final (the screening's two
+     * rounds are exact); the round size, on native, all the same: rounds of
+     * back-to-back calls are what the real machine measures */
     cs_timed nat = {cs_rop_run_with, &pw.w[0], 0};
-    rc = cs_time_round_size(comm, &nat, &so, &pw.r, NULL);
+    rc = cs_time_deterministic(comm, &nat, &pw.det);
+    if (rc == MPI_SUCCESS && pw.det)
+        pw.K = 0;
+    if (rc == MPI_SUCCESS) {
+        cs_timing_opts so;
+        memset(&so, 0, sizeof so);
+        so.warmup = 1;
+        rc = cs_time_round_size(comm, &nat, &so, &pw.r, NULL);
+    }
     if (rc == MPI_SUCCESS)
         rc = stage1(&pw, tty, done, total, t_start);
     if (rc == MPI_SUCCESS && pw.K > 0)

@@ -187,17 +187,38 @@ int cs_time_collective(MPI_Comm comm, cs_timed_fn fn, void *arg, const cs_timing
     return rc;
 }
 
-/* Every function's rounds so far (t[k * cap + 0 .. c-1]) took exactly the
- * same time: a deterministic clock (a simulator such as SimGrid SMPI with
- * simulated computation off), where more rounds add nothing.  On real
- * hardware round times never repeat to the last bit. */
+int cs_time_same(double a, double b)
+{
+    /* 1e-11 s: far below any real clock's resolution, far above the
+     * rounding of t1 - t0 at simulated times of hours (ulp(1e4 s) ~ 2e-12) */
+    return fabs(a - b) <= 1e-11 + 1e-9 * fabs(a);
+}
+
+/* Every function's rounds so far (t[k * cap + 0 .. c-1]) took the same time
+ * (cs_time_same): a deterministic clock (a simulator such as SimGrid SMPI
+ * with simulated computation off), where more rounds add nothing.  On real
+ * hardware round times never repeat to within 10 ps. */
 static int all_constant(const double *t, int n, int cap, int c)
 {
     for (int k = 0; k < n; k++)
         for (int j = 1; j < c; j++)
-            if (t[(size_t)k * cap + j] != t[(size_t)k * cap])
+            if (!cs_time_same(t[(size_t)k * cap + j], t[(size_t)k * cap]))
                 return 0;
     return 1;
+}
+
+int cs_time_deterministic(MPI_Comm comm, cs_timed *f, int *det)
+{
+    double v[3], x[3];
+    *det = 0;
+    int rc = one_round(comm, f->fn, f->arg, &f->i, 1, PMPI_Wtime(), v); /* warm-up */
+    for (int k = 0; k < 3 && rc == MPI_SUCCESS; k++) {
+        rc = one_round(comm, f->fn, f->arg, &f->i, 1, PMPI_Wtime(), v);
+        x[k] = v[0];
+    }
+    if (rc == MPI_SUCCESS)
+        *det = x[0] > 0 && cs_time_same(x[1], x[0]) && cs_time_same(x[2], x[0]);
+    return rc;
 }
 
 int cs_time_interleaved(MPI_Comm comm, cs_timed *f, int n, const cs_timing_opts *opts,
