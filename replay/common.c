@@ -1,5 +1,5 @@
-/* collsel-replay helpers shared by both modes: the communicators of the
- * first ranks of the world, sleeping waits, terminal detection, durations.
+/* collsel-replay helpers shared by both modes: the points' groups of
+ * world ranks (cs_replay_comm), sleeping waits, terminal detection, durations.
  * See replay.h. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,46 +9,61 @@
 
 #include "replay.h"
 
-static MPI_Comm *comms; /* comms[s]: first s world ranks; index 0 unused */
-static char *made;      /* made[s]: the split for size s was done */
-static int ncomms;
+static cs_replay_group *groups; /* groups[2 * s + alone]; index 0, 1 unused */
+static char *made;              /* made[2 * s + alone]: the split was done */
+static int ngroups;
 
-MPI_Comm cs_replay_comm(int size)
+cs_replay_group cs_replay_comm(int size, int alone)
 {
-    int wsize;
+    cs_replay_group none = {MPI_COMM_NULL, MPI_COMM_NULL, 0};
+    int wsize, rank;
     PMPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (size < 1 || size > wsize)
-        return MPI_COMM_NULL;
-    if (!comms) {
-        comms = calloc((size_t)wsize + 1, sizeof *comms);
-        made = calloc((size_t)wsize + 1, 1);
-        if (!comms || !made)
+        return none;
+    if (!groups) {
+        ngroups = 2 * (wsize + 1);
+        groups = calloc((size_t)ngroups, sizeof *groups);
+        made = calloc((size_t)ngroups, 1);
+        if (!groups || !made)
             PMPI_Abort(MPI_COMM_WORLD, 1); /* ranks would disagree on the splits */
-        for (int i = 0; i <= wsize; i++)
-            comms[i] = MPI_COMM_NULL;
-        ncomms = wsize + 1;
+        for (int i = 0; i < ngroups; i++)
+            groups[i] = none;
     }
-    if (!made[size]) { /* every world rank gets here once per size */
-        int rank;
-        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-        if (PMPI_Comm_split(MPI_COMM_WORLD, rank < size ? 0 : MPI_UNDEFINED, rank,
-                            &comms[size]) != MPI_SUCCESS)
-            comms[size] = MPI_COMM_NULL;
-        made[size] = 1;
+    int k = 2 * size + (alone != 0);
+    if (!made[k]) { /* every world rank gets here once per (size, alone) */
+        cs_replay_group *g = &groups[k];
+        g->groups = alone ? 1 : wsize / size;
+        int in = rank < g->groups * size;
+        if (PMPI_Comm_split(MPI_COMM_WORLD, in ? rank / size : MPI_UNDEFINED, rank, &g->comm) !=
+            MPI_SUCCESS)
+            g->comm = MPI_COMM_NULL;
+        if (g->groups == 1) {
+            g->sync = g->comm;
+        } else if (PMPI_Comm_split(MPI_COMM_WORLD, in ? 0 : MPI_UNDEFINED, rank, &g->sync) !=
+                   MPI_SUCCESS) {
+            g->sync = MPI_COMM_NULL;
+        }
+        if ((g->comm == MPI_COMM_NULL) != (g->sync == MPI_COMM_NULL)) /* a failed split */
+            PMPI_Abort(MPI_COMM_WORLD, 1);
+        made[k] = 1;
     }
-    return comms[size];
+    return groups[k];
 }
 
 void cs_replay_comms_free(void)
 {
-    for (int i = 0; i < ncomms; i++)
-        if (comms[i] != MPI_COMM_NULL)
-            PMPI_Comm_free(&comms[i]);
-    free(comms);
+    for (int i = 0; i < ngroups; i++) {
+        if (groups[i].sync != groups[i].comm && groups[i].sync != MPI_COMM_NULL)
+            PMPI_Comm_free(&groups[i].sync);
+        if (groups[i].comm != MPI_COMM_NULL)
+            PMPI_Comm_free(&groups[i].comm);
+    }
+    free(groups);
     free(made);
-    comms = NULL;
+    groups = NULL;
     made = NULL;
-    ncomms = 0;
+    ngroups = 0;
 }
 
 int cs_replay_wait(MPI_Request *req, int idle)

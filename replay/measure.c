@@ -5,9 +5,13 @@
  * point's time - with 88 methods and a short budget the best of a single
  * pass is mostly the luckiest (winner's curse).
  *
- * A point of communicator size s is measured by world ranks 0..s-1 on their
- * own communicator; the other ranks wait, asleep, in the allreduce that ends
- * the point, so they do not disturb the timings.  Points larger than the world
+ * A point of communicator size s is measured by floor(W / s) disjoint groups
+ * of s consecutive world ranks at once, as an application's row or column
+ * communicators run (--alone: by world ranks 0..s-1 only, the papers' way);
+ * the timing syncs and takes its decisions over all the groups, so they run
+ * the same method at the same time and a round's time is the slowest
+ * group's (cs_replay_comm).  The ranks outside every group wait, asleep, in
+ * the allreduce that ends the point, so they do not disturb the timings.  Points larger than the world
  * are skipped (and reported).  Every rank walks the same point list in the
  * same order, so the collective calls match.
  */
@@ -75,7 +79,7 @@ static int cmp_stage1(const void *a, const void *b)
 typedef struct point_work {
     const cs_replay_opts *o;
     const cs_point *p;
-    MPI_Comm comm;
+    MPI_Comm comm, sync; /* the point's group; every group of the point (timing) */
     cs_rop op;
     int n, K, nf, r;       /* methods, finalists, stage-2 entries, calls per round */
     int det;               /* a deterministic clock (cs_time_deterministic) */
@@ -118,7 +122,7 @@ static int stage1(point_work *pw, int tty, size_t done, size_t total, double t_s
     for (int k = 0; k < n && rc == MPI_SUCCESS; k++) {
         progress(o, pw->p, &pw->op, tty, done, total, t_start, pw->w[k].m->name, k, n,
                  (K > 0 ? 0.35 : 1.0) * k / n);
-        rc = cs_time_collective(pw->comm, cs_rop_run_with, &pw->w[k], &to, &pw->t1[k]);
+        rc = cs_time_collective(pw->sync, cs_rop_run_with, &pw->w[k], &to, &pw->t1[k]);
         if (rc != MPI_SUCCESS)
             pw->failed = pw->w[k].m->name;
     }
@@ -143,7 +147,7 @@ static int stage2(point_work *pw, int tty, size_t done, size_t total, double t_s
         pw->fin_of[pw->order[j]] = j;
     pw->fin_of[0] = K;
     double el = PMPI_Wtime() - pw->t0; /* the same budget on every rank */
-    rc = PMPI_Allreduce(&el, &pw->s1, 1, MPI_DOUBLE, MPI_MAX, pw->comm);
+    rc = PMPI_Allreduce(&el, &pw->s1, 1, MPI_DOUBLE, MPI_MAX, pw->sync);
     pw->s2 = tpp - pw->s1;
     if (pw->s2 < 0.5 * tpp) /* stage 1 overran (large messages: its minimum rounds) */
         pw->s2 = 0.5 * tpp;
@@ -156,7 +160,7 @@ static int stage2(point_work *pw, int tty, size_t done, size_t total, double t_s
     io.max_seconds = pw->s2;
     progress(o, pw->p, &pw->op, tty, done, total, t_start, "final", K, K + 1, 0.35);
     if (rc == MPI_SUCCESS)
-        rc = cs_time_interleaved(pw->comm, pw->f, pw->nf, &io, pw->t2, NULL);
+        rc = cs_time_interleaved(pw->sync, pw->f, pw->nf, &io, pw->t2, NULL);
     if (rc != MPI_SUCCESS)
         pw->failed = "the final (stage 2)";
     double best1 = pw->t1[0].median_us, best2 = pw->t2[0].median_us;
@@ -205,10 +209,12 @@ static void log_point(const point_work *pw, int tty)
     fprintf(stderr, "\n");
 }
 
-static int measure_point(const cs_replay_opts *o, const cs_point *p, MPI_Comm comm, cs_perf *perf,
-                         int tty, size_t done, size_t total, double t_start, cs_err *e)
+static int measure_point(const cs_replay_opts *o, const cs_point *p, cs_replay_group g,
+                         cs_perf *perf, int tty, size_t done, size_t total, double t_start,
+                         cs_err *e)
 {
-    point_work pw = {.o = o, .p = p, .comm = comm, .r = 1, .scale = 1};
+    MPI_Comm comm = g.comm, sync = g.sync;
+    point_work pw = {.o = o, .p = p, .comm = comm, .sync = sync, .r = 1, .scale = 1};
     int rc = cs_rop_init(&pw.op, (enum cs_coll)p->coll, comm, p->bytes, p->root_mode, p->root);
     if (rc != MPI_SUCCESS)
         return cs_fail(e, "setting up %s at %u ranks, %llu bytes: MPI error %d",
@@ -239,14 +245,14 @@ static int measure_point(const cs_replay_opts *o, const cs_point *p, MPI_Comm co
      * rounds are exact); the round size, on native, all the same: rounds of
      * back-to-back calls are what the real machine measures */
     cs_timed nat = {cs_rop_run_with, &pw.w[0], 0};
-    rc = cs_time_deterministic(comm, &nat, &pw.det);
+    rc = cs_time_deterministic(sync, &nat, &pw.det);
     if (rc == MPI_SUCCESS && pw.det)
         pw.K = 0;
     if (rc == MPI_SUCCESS) {
         cs_timing_opts so;
         memset(&so, 0, sizeof so);
         so.warmup = 1;
-        rc = cs_time_round_size(comm, &nat, &so, &pw.r, NULL);
+        rc = cs_time_round_size(sync, &nat, &so, &pw.r, NULL);
     }
     if (rc == MPI_SUCCESS)
         rc = stage1(&pw, tty, done, total, t_start);
@@ -303,10 +309,11 @@ int cs_replay_measure(const cs_replay_opts *o, const cs_points *pts)
         const cs_point *p = &pts->p[order[i]];
         if (p->comm_size > (uint32_t)o->size)
             continue;
-        MPI_Comm comm = cs_replay_comm((int)p->comm_size);
+        cs_replay_group g = cs_replay_comm((int)p->comm_size, o->alone);
+        MPI_Comm comm = g.comm;
         int mine = 0;
         if (comm != MPI_COMM_NULL)
-            mine = measure_point(o, p, comm, &perf, tty, done, total, t0, &e);
+            mine = measure_point(o, p, g, &perf, tty, done, total, t0, &e);
         if (mine == 0 && o->rank == 0)
             mine = cs_perf_checkpoint(&perf, o->out, &e);
         if (mine < 0)

@@ -4,8 +4,8 @@
  * decision is taken once per root, as the shim caches it), in the same run.
  *
  * Each point (a cell's exact size) is measured exactly as collsel-replay
- * measures it (one shared code path: the same cs_rop buffers, datatypes and
- * root rotation, the same round size from cs_time_round_size on native, the
+ * measures it (one shared code path: the same groups working at once
+ * (cs_replay_comm), the same cs_rop buffers, datatypes and root rotation, the same round size from cs_time_round_size on native, the
  * same rounds - back-to-back calls between a barrier and an allreduce, max
  * over ranks - and the interleaving of stage 2, cs_time_interleaved): native
  * and tuned rounds alternate, N T, T N, N T, ..., so drifting load hits both
@@ -72,7 +72,7 @@ static int world_sync(int rc, int idle)
 }
 
 /* The point's measurement: cycles of a native and a tuned round. */
-static int measure_item(item *it, cs_rop *op, MPI_Comm comm, double max_seconds, int min_cycles)
+static int measure_item(item *it, cs_rop *op, MPI_Comm sync, double max_seconds, int min_cycles)
 {
     int nm;
     cs_rop_with w[2] = {{op, &cs_methods(op->coll, &nm)[0]}, {op, NULL}};
@@ -88,7 +88,7 @@ static int measure_item(item *it, cs_rop *op, MPI_Comm comm, double max_seconds,
     double *x = malloc(sizeof *x * 3 * (size_t)it->cycles);
     if (!x)
         return MPI_ERR_NO_MEM;
-    int rc = cs_time_interleaved(comm, f, 2, &io, t, x);
+    int rc = cs_time_interleaved(sync, f, 2, &io, t, x);
     if (rc == MPI_SUCCESS) {
         int c = t[0].rounds;
         double *q = x + 2 * (size_t)it->cycles;
@@ -174,12 +174,13 @@ static void print_table(const cs_replay_opts *o, item *it, size_t n, double tot[
                rep[0] > 0 ? rep[1] / rep[0] : 0);
 }
 
-/* Set up point i on its group (collective over the group): the operation,
- * the tree's method at every root the rotation uses, the round size on
- * native.  Returns this rank's MPI error code. */
-static int setup_item(item *it, cs_rop *op, MPI_Comm comm, const cs_tree *tree, const int *map,
-                      int nmap)
+/* Set up point i on its group g (collective over g.sync): the operation
+ * on g.comm, the tree's method at every root the rotation uses, the round
+ * size on native.  Returns this rank's MPI error code. */
+static int setup_item(item *it, cs_rop *op, cs_replay_group g, const cs_tree *tree,
+                      const int *map, int nmap)
 {
+    MPI_Comm comm = g.comm;
     const cs_point *p = it->p;
     int nm, rc = cs_rop_init(op, (enum cs_coll)p->coll, comm, p->bytes, p->root_mode, p->root);
     const cs_method *nat = &cs_methods((enum cs_coll)p->coll, &nm)[0];
@@ -201,7 +202,7 @@ static int setup_item(item *it, cs_rop *op, MPI_Comm comm, const cs_tree *tree, 
     cs_timing_opts so;
     memset(&so, 0, sizeof so);
     so.warmup = 3;
-    return cs_time_round_size(comm, &fn, &so, &it->r, &it->est);
+    return cs_time_round_size(g.sync, &fn, &so, &it->r, &it->est);
 }
 
 /* Rank 0: rounds per point within the budget (every point gets o->rounds,
@@ -268,11 +269,11 @@ int cs_replay_mix(const cs_replay_opts *o, const cs_points *pts, const cs_tree *
         goto out;
     }
     for (size_t i = 0; i < n && rc == MPI_SUCCESS; i++) {
-        MPI_Comm comm = cs_replay_comm((int)it[i].p->comm_size);
+        cs_replay_group g = cs_replay_comm((int)it[i].p->comm_size, o->alone);
         int c = it[i].p->coll, mine = MPI_SUCCESS;
-        if (comm != MPI_COMM_NULL)
-            mine = setup_item(&it[i], &ops[i], comm, tree, map[c], nmap[c]);
-        rc = world_sync(mine, comm == MPI_COMM_NULL);
+        if (g.comm != MPI_COMM_NULL)
+            mine = setup_item(&it[i], &ops[i], g, tree, map[c], nmap[c]);
+        rc = world_sync(mine, g.comm == MPI_COMM_NULL);
     }
     /* Rounds per point, on world rank 0 (in every group: it has every
      * point's sizing), shared with everybody. */
@@ -284,15 +285,15 @@ int cs_replay_mix(const cs_replay_opts *o, const cs_points *pts, const cs_tree *
     if (rc == MPI_SUCCESS)
         rc = PMPI_Bcast(cycles, (int)n, MPI_INT, 0, MPI_COMM_WORLD);
     for (size_t i = 0; i < n && rc == MPI_SUCCESS; i++) {
-        MPI_Comm comm = cs_replay_comm((int)it[i].p->comm_size);
+        cs_replay_group g = cs_replay_comm((int)it[i].p->comm_size, o->alone);
         int mine = MPI_SUCCESS;
         it[i].cycles = cycles[i];
-        if (comm != MPI_COMM_NULL) {
+        if (g.comm != MPI_COMM_NULL) {
             /* a bound in case the machine turns slow: 3 x the plan */
             double plan = cycles[i] * 2 * (it[i].r * it[i].est + MIX_ROUND_OVERHEAD);
-            mine = measure_item(&it[i], &ops[i], comm, 3 * plan + 0.05, o->rounds);
+            mine = measure_item(&it[i], &ops[i], g.sync, 3 * plan + 0.05, o->rounds);
         }
-        rc = world_sync(mine, comm == MPI_COMM_NULL);
+        rc = world_sync(mine, g.comm == MPI_COMM_NULL);
     }
     free(cycles);
     if (rc == MPI_SUCCESS && o->rank == 0)

@@ -23,9 +23,9 @@ static void usage(FILE *f)
     fprintf(f,
         "usage: mpirun -n P " PROG " [--profile PROFILE] [--grid SPEC] [--methods LIST]\n"
         "            [--colls LIST] [--time-per-point S] [--budget S] [--quick]\n"
-        "            [--finalists K] [--resume] [-v] -o PERF.csv\n"
+        "            [--finalists K] [--resume] [--alone] [-v] -o PERF.csv\n"
         "       mpirun -n P " PROG " --mix PROFILE --tree TREE [--budget S] [--rounds N]\n"
-        "            [--colls LIST] [--csv|--json]\n\n"
+        "            [--colls LIST] [--alone] [--csv|--json]\n\n"
         "Measuring: times native and every applicable method (collective timing: warm-up,\n"
         "rounds of back-to-back calls separated by a barrier, max over ranks, until the\n"
         "95 %% CI of the median is within 5 %% or the method's share of the point's time\n"
@@ -67,8 +67,12 @@ static void usage(FILE *f)
         "                      0 or of its launcher (mpirun) is a terminal, else one\n"
         "                      summary line at the end\n"
         "  --no-progress       only the summary line\n"
-        "Points larger than the world are skipped; a smaller communicator is the first\n"
-        "ranks of the world, the other ranks wait.  Segmented variants whose segment is\n"
+        "  --alone             measure a point of size s on world ranks 0..s-1 only, the\n"
+        "                      others waiting (the papers' way)\n"
+        "Points larger than the world are skipped.  A point of size s runs on floor(P/s)\n"
+        "disjoint groups of s consecutive ranks at once, as an application's row and\n"
+        "column communicators do; rounds start together in every group and a round's\n"
+        "time is the slowest group's (--alone: one group).  Segmented variants whose segment is\n"
         ">= the message are not measured (they behave exactly as the unsegmented method).\n"
         "Data: bcast moves bytes; (all)reduce sums doubles, its size rounded to the nearest\n"
         "multiple of 8 (>= 8) - the perf table records the size really reduced.\n\n"
@@ -223,6 +227,9 @@ static int parse_args(int argc, char **argv, cs_replay_opts *o, const char **mix
             takes = 0;
         } else if (!strcmp(a, "--resume")) {
             o->resume = 1;
+            takes = 0;
+        } else if (!strcmp(a, "--alone")) {
+            o->alone = 1;
             takes = 0;
         } else if (!strcmp(a, "--progress") || !strcmp(a, "--no-progress")) {
             o->progress = a[2] == 'p' ? 1 : -1;

@@ -25,6 +25,7 @@ typedef struct cs_replay_opts {
     int format;                   /* mix: CS_OUT_* on stdout */
     int progress;                 /* 1 forced, -1 off, 0 when a terminal is seen */
     int resume;                   /* measure: keep the rows of -o, skip their points */
+    int alone;                    /* one group per point (cs_replay_comm) */
     int rank, size;               /* in MPI_COMM_WORLD */
 } cs_replay_opts;
 
@@ -33,10 +34,23 @@ typedef struct cs_replay_opts {
 int cs_replay_measure(const cs_replay_opts *o, const cs_points *pts);
 int cs_replay_mix(const cs_replay_opts *o, const cs_points *pts, const struct cs_tree *tree);
 
-/* The communicator of the first `size` world ranks (MPI_COMM_NULL on the
- * other ranks), created on first use and cached; collective over the world
- * the first time for a size.  cs_replay_comms_free() frees them all. */
-MPI_Comm cs_replay_comm(int size);
+/* The communicators of a point of `size` ranks.  comm: this rank's group
+ * (MPI_COMM_NULL on the ranks outside every group), on which the point's
+ * collective runs; sync: every group of the point together, for the
+ * timing's barriers and allreduces - all groups take the same decisions,
+ * run the same method at the same time, and a round's time is the slowest
+ * group's.  Concurrent (the default, o->alone = 0): floor(W / size)
+ * disjoint groups of consecutive world ranks, as an application's row or
+ * column communicators work at the same time; the remaining ranks idle.
+ * Alone (--alone, the papers' way): one group, world ranks 0..size-1, and
+ * sync = comm.  Created on first use and cached; collective over the world
+ * the first time for a (size, alone) pair.  cs_replay_comms_free() frees
+ * them all. */
+typedef struct cs_replay_group {
+    MPI_Comm comm, sync;
+    int groups; /* groups working at once */
+} cs_replay_group;
+cs_replay_group cs_replay_comm(int size, int alone);
 void cs_replay_comms_free(void);
 
 /* Complete a request; idle != 0 (a rank that is not measuring) polls with

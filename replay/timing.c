@@ -187,11 +187,11 @@ int cs_time_collective(MPI_Comm comm, cs_timed_fn fn, void *arg, const cs_timing
     return rc;
 }
 
-int cs_time_same(double a, double b)
+int cs_time_same(double a, double b, double rel)
 {
     /* 1e-11 s: far below any real clock's resolution, far above the
      * rounding of t1 - t0 at simulated times of hours (ulp(1e4 s) ~ 2e-12) */
-    return fabs(a - b) <= 1e-11 + 1e-9 * fabs(a);
+    return fabs(a - b) <= 1e-11 + rel * fabs(a);
 }
 
 /* Every function's rounds so far (t[k * cap + 0 .. c-1]) took the same time
@@ -202,23 +202,32 @@ static int all_constant(const double *t, int n, int cap, int c)
 {
     for (int k = 0; k < n; k++)
         for (int j = 1; j < c; j++)
-            if (!cs_time_same(t[(size_t)k * cap + j], t[(size_t)k * cap]))
+            if (!cs_time_same(t[(size_t)k * cap + j], t[(size_t)k * cap], 1e-9))
                 return 0;
     return 1;
 }
 
 int cs_time_deterministic(MPI_Comm comm, cs_timed *f, int *det)
 {
-    double v[3], x[3];
     *det = 0;
+#ifdef COLLSEL_SMPI
+    /* SMPI's simulated rounds agree to ~1e-6 (its flows' rounding); with
+     * simulated computation on, the injected real compute times differ by
+     * far more than 1e-4.  Real hardware never comes here: a ns clock can
+     * repeat a short call's time by chance. */
+    double v[3], x[3];
     int rc = one_round(comm, f->fn, f->arg, &f->i, 1, PMPI_Wtime(), v); /* warm-up */
     for (int k = 0; k < 3 && rc == MPI_SUCCESS; k++) {
         rc = one_round(comm, f->fn, f->arg, &f->i, 1, PMPI_Wtime(), v);
         x[k] = v[0];
     }
     if (rc == MPI_SUCCESS)
-        *det = x[0] > 0 && cs_time_same(x[1], x[0]) && cs_time_same(x[2], x[0]);
+        *det = x[0] > 0 && cs_time_same(x[1], x[0], 1e-4) && cs_time_same(x[2], x[0], 1e-4);
     return rc;
+#else
+    (void)comm, (void)f;
+    return MPI_SUCCESS;
+#endif
 }
 
 int cs_time_interleaved(MPI_Comm comm, cs_timed *f, int n, const cs_timing_opts *opts,

@@ -89,17 +89,18 @@ int cs_time_round_size(MPI_Comm comm, cs_timed *f, const cs_timing_opts *opts, i
 int cs_time_interleaved(MPI_Comm comm, cs_timed *f, int n, const cs_timing_opts *opts,
                         cs_timing *out, double *samples);
 
-/* Is the clock deterministic?  One warm-up call of f, then three rounds of
- * one call; *det = 1 when the three took the same time (cs_time_same): a
- * simulator (SimGrid SMPI without simulated computation), where one round
- * of one call is the exact figure and more rounds only cost wall time.
- * Collective over comm; *det is identical on every rank. */
+/* Is the clock deterministic?  Only in the SimGrid SMPI build
+ * (COLLSEL_SMPI; elsewhere *det = 0 and nothing runs): one warm-up call of
+ * f, then three rounds of one call; *det = 1 when the three took the same
+ * time to 1e-4 (cs_time_same) - simulated computation off, where one round
+ * is the exact figure and more rounds only cost wall time.  Collective over
+ * comm; *det is identical on every rank. */
 int cs_time_deterministic(MPI_Comm comm, cs_timed *f, int *det);
 
 /* Pure helpers (no MPI), exposed for unit tests.
- * Two round times equal to within 10 ps (+ 1e-9 relative): the same time
- * on a deterministic clock. */
-int cs_time_same(double a, double b);
+ * Two round times equal to within 10 ps + rel x a: the same time on a
+ * deterministic clock. */
+int cs_time_same(double a, double b, double rel);
 /* Median of x[0..n) (x is sorted in place). */
 double cs_median_sorted(double *x, int n);
 /* Distribution-free 95 % CI of the median of the SORTED x[0..n): the order

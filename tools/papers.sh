@@ -16,7 +16,7 @@
 #   PERF=docs/papers/perf.csv.zst tools/papers.sh  # tables again, no measuring
 #     (PERF_NOTE: what tables.md says about how it was measured)
 #   METHODS=papers tools/papers.sh          # the papers' algorithms only (faster)
-# Grid (default): 25 comm sizes 2..64 x 45 message sizes 1 B..4 MiB (every
+# Grid (default): 25 comm sizes 2..64 x 44 message sizes 1 B..4 MiB (every
 # half octave), bcast and reduce, every method (METHODS=papers: the
 # algorithms of Open MPI's tuned module the papers measured: linear,
 # pipeline, binary, split-binary, binomial with 8 and 32 KiB segments, and
@@ -30,7 +30,7 @@ set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 NP=${NP:-64}
 CS=${CS:-2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,20,24,28,32,36,40,44,48,56,64}
-MS=${MS:-$(awk 'BEGIN { for (i = 0; i <= 44; i++) printf "%s%d", i ? "," : "", int(2 ^ (i / 2) + 0.5) }')}
+MS=${MS:-$(awk 'BEGIN { for (i = 0; i <= 44; i++) { v = int(2 ^ (i / 2) + 0.5); if (v != last) printf "%s%d", i ? "," : "", v; last = v } }')}
 OUT=${OUT:-$top/docs/papers}
 B=${COLLSEL_BUILD:-$top/build}
 S=${COLLSEL_SMPI_BUILD:-$top/build-smpi}
@@ -66,7 +66,7 @@ else
     smpirun -np "$NP" -platform "$top/tools/sim/cluster.xml" --cfg=smpi/host-speed:10Gf \
         --cfg=smpi/simulate-computation:no --cfg=smpi/coll-selector:ompi \
         --cfg=smpi/tmpdir:"$tmp" --log=root.thres:warning \
-        "$S/replay/collsel-replay" --grid "cs=$CS,ms=$MS" --colls bcast,reduce --methods "$METHODS" --quick \
+        "$S/replay/collsel-replay" --grid "cs=$CS,ms=$MS" --colls bcast,reduce --methods "$METHODS" --quick --alone \
         --no-progress -o perf.csv.zst
     took="measured in $(($(date +%s) - t0)) s on $(nproc) core(s)"
 fi

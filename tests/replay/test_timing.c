@@ -9,7 +9,11 @@
  *    rotated order, results identical on every rank, bounds respected;
  *    the shared round size is a power of two;
  *  - root rotation: ZERO -> 0, FIXED -> root mod size, VARYING -> i mod size,
- *    and cs_rop_run passes those roots to the method. */
+ *    and cs_rop_run passes those roots to the method;
+ *  - a point's groups (cs_replay_comm): floor(P/s) disjoint groups of
+ *    consecutive ranks working at once, synced over all of them (a round's
+ *    time is the slowest group's), or one group with --alone; the rest idle;
+ *  - the deterministic-clock probe says no on real hardware. */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +21,7 @@
 
 #include "../../record/profile.h"
 #include "../../replay/op.h"
+#include "../../replay/replay.h"
 #include "../../replay/timing.h"
 
 static int fails, rank, size;
@@ -176,6 +181,62 @@ static void test_interleaved(void)
     CHECK(rmin == rmax);
 }
 
+static int comm_size(MPI_Comm c)
+{
+    int n = -1;
+    if (c != MPI_COMM_NULL)
+        MPI_Comm_size(c, &n);
+    return n;
+}
+
+static int group_sleeper(void *arg, long i)
+{
+    (void)i;
+    MPI_Comm c = *(MPI_Comm *)arg;
+    int r;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    struct timespec d = {0, (long)(r + 1) * D_US * 1000};
+    nanosleep(&d, NULL);
+    return MPI_Barrier(c); /* the group's own collective */
+}
+
+static void test_groups(void)
+{
+    for (int s = 1; s <= size; s++)
+        for (int alone = 0; alone < 2; alone++) {
+            cs_replay_group g = cs_replay_comm(s, alone);
+            int groups = alone ? 1 : size / s, in = rank < groups * s;
+            CHECK(g.groups == groups);
+            CHECK(in ? comm_size(g.comm) == s : g.comm == MPI_COMM_NULL);
+            CHECK(in ? comm_size(g.sync) == groups * s : g.sync == MPI_COMM_NULL);
+            CHECK((g.sync == g.comm) == (groups == 1));
+            if (in) { /* consecutive ranks: group rank = world rank mod s */
+                int gr;
+                MPI_Comm_rank(g.comm, &gr);
+                CHECK(gr == rank % s);
+            }
+            cs_replay_group again = cs_replay_comm(s, alone); /* cached: no new split */
+            CHECK(again.comm == g.comm && again.sync == g.sync);
+        }
+    /* size 1 groups (one per rank) run at once; the round takes the
+     * slowest, rank size - 1: size x D */
+    cs_replay_group g = cs_replay_comm(1, 0);
+    cs_timing_opts o;
+    cs_timing t;
+    memset(&o, 0, sizeof o);
+    o.max_seconds = 0.2;
+    o.calls_per_round = 1;
+    CHECK(cs_time_collective(g.sync, group_sleeper, &g.comm, &o, &t) == MPI_SUCCESS);
+    CHECK(t.median_us >= size * D_US * 0.999);
+    same_everywhere(&t);
+    int det = 1;
+    cs_timed f = {group_sleeper, &g.comm, 0};
+    CHECK(cs_time_deterministic(g.sync, &f, &det) == MPI_SUCCESS && det == 0);
+    CHECK(cs_time_same(1e-6, 1e-6 + 5e-12, 0) && !cs_time_same(1e-6, 1.001e-6, 1e-4));
+    CHECK(cs_time_same(1e-6, 1.00001e-6, 1e-4));
+    cs_replay_comms_free();
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -211,6 +272,7 @@ int main(int argc, char **argv)
 
     test_roots();
     test_interleaved();
+    test_groups();
 
     int all;
     MPI_Allreduce(&fails, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
