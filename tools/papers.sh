@@ -63,12 +63,34 @@ else
     tmp=$(mktemp -d)
     trap 'rm -rf "$tmp"' EXIT
     t0=$(date +%s)
-    smpirun -np "$NP" -platform "$top/tools/sim/cluster.xml" --cfg=smpi/host-speed:10Gf \
-        --cfg=smpi/simulate-computation:no --cfg=smpi/coll-selector:ompi \
-        --cfg=smpi/tmpdir:"$tmp" --log=root.thres:warning \
-        "$S/replay/collsel-replay" --grid "cs=$CS,ms=$MS" --colls bcast,reduce --methods "$METHODS" --quick --alone \
-        --no-progress -o perf.csv.zst
-    took="measured in $(($(date +%s) - t0)) s on $(nproc) core(s)"
+    # one simulation per collective, at once (SMPI runs on one core)
+    # (perf-COLL.csv are checkpointed after every point: an interrupted run
+    # goes on where it stopped)
+    for c in bcast reduce; do
+        mkdir -p "$tmp/$c"
+        resume=
+        [ ! -s "perf-$c.csv" ] || resume=--resume
+        smpirun -np "$NP" -platform "$top/tools/sim/cluster.xml" --cfg=smpi/host-speed:10Gf \
+            --cfg=smpi/simulate-computation:no --cfg=smpi/coll-selector:ompi \
+            --cfg=smpi/tmpdir:"$tmp/$c" --log=root.thres:warning \
+            "$S/replay/collsel-replay" --grid "cs=$CS,ms=$MS" --colls "$c" --methods "$METHODS" \
+            --quick --alone --no-progress $resume -o "perf-$c.csv" &
+    done
+    wait
+    for c in bcast reduce; do
+        tail -n 1 "perf-$c.csv" 2>/dev/null | grep -q '^# end' ||
+            { echo "papers.sh: the $c simulation failed (see above)" >&2; exit 1; }
+    done
+    # one table: the rows of both, a new trailer (crc32 of everything before
+    # it: gzip's trailer holds the same CRC-32)
+    awk 'FNR <= 2 && NR == FNR || !/^#/ && !/^collective,/' perf-bcast.csv perf-reduce.csv \
+        > "$tmp/perf.csv"
+    rows=$(grep -vc '^#\|^collective,' "$tmp/perf.csv")
+    crc=$(gzip -c < "$tmp/perf.csv" | tail -c8 | head -c4 | od -An -tx4 | tr -d ' ')
+    echo "# end rows=$rows crc32=$crc" >> "$tmp/perf.csv"
+    zstd -q -f "$tmp/perf.csv" -o perf.csv.zst
+    rm -f perf-bcast.csv perf-reduce.csv
+    took="measured in $(($(date +%s) - t0)) s on $(nproc) core(s) (one simulation per collective)"
 fi
 perf=perf.csv.zst
 if [ -z "$PROFILE" ]; then

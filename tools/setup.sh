@@ -7,7 +7,7 @@ set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 pkgs="build-essential pkg-config meson ninja-build gfortran python3 libopenmpi-dev openmpi-bin
       mpich libmpich-dev libunwind-dev libzstd-dev libcairo2-dev libpng-dev libsimgrid-dev
-      clang libclang-rt-14-dev"
+      zstd clang libclang-rt-14-dev"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

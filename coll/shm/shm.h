@@ -14,9 +14,14 @@
  * SimGrid build has no shared memory: node_local is 0 there.
  *
  * Segment.  The first call that runs a shared-memory method on a
- * communicator creates its segment (PMPI_Win_allocate_shared over the
- * private duplicate; every rank is in that call, because every rank takes
- * the same decision), and all ranks agree on the outcome; a failure (out
+ * communicator creates its segment (every rank is in that call, because
+ * every rank takes the same decision): a POSIX shared-memory object that
+ * rank 0 of the private duplicate creates and names in one PMPI_Bcast,
+ * mapped by all and unlinked once all have it (a crash cannot leave it
+ * behind after that); where that fails, PMPI_Win_allocate_shared over the
+ * private duplicate.  Measured at 2 ranks (4 on 2 cores): 0.15 (0.55) ms
+ * against Open MPI's window 0.58 (1.8) ms.  All ranks agree on the outcome
+ * in one PMPI_Allreduce; a failure (out
  * of memory, limits) leaves st->shm_failed set on every rank, the call runs
  * the MPI library's own collective, and the shared-memory methods stop
  * applying to the communicator (the next candidate runs).  The segment is
@@ -78,12 +83,15 @@ typedef struct cs_shm_rank {
         uint64_t addr;                /* in the owner's address space */
         int64_t pid;
     } cma;
+    cs_shm_flag can_read; /* set once: 1 + (owner can read its neighbour's memory) */
     _Alignas(CS_SHM_LINE) unsigned char slot[2][CS_SHM_SLOT];
 } cs_shm_rank;
 #define CS_SHM_RANK_BYTES sizeof(cs_shm_rank)
 
 typedef struct cs_shm {
-    MPI_Win win;
+    MPI_Win win;          /* the segment when MPI made it (else MPI_WIN_NULL) */
+    void *map;            /* the segment when we made it (POSIX shm; else NULL) */
+    size_t map_bytes;
     int p, rank;
     int spin;             /* polls before yielding */
     uint64_t seq, step;   /* shared-memory calls / data steps run so far */
