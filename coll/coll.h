@@ -76,6 +76,11 @@ typedef struct cs_comm_state {
     MPI_Comm nodecomm; /* the ranks of this rank's (virtual) node, on pcomm */
     int nnodes;        /* (virtual) nodes the communicator spans */
     void *shm;         /* the segment (cs_shm), made by the first shm method */
+    unsigned long long calls, bytes; /* dispatch: selected calls on the communicator
+                                  and their payload bytes so far (the same on every
+                                  rank) */
+    int shm_cold;      /* dispatch: 1 while the communicator warms up: the shared-memory
+                          and node-aware methods do not apply yet (0 outside the shim) */
     void *node;        /* the node-aware methods' state (cs_node), made by the first */
     struct cs_decision { /* dispatch: the last decision per collective, keyed
                             by all a decision depends on besides the size */

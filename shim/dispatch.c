@@ -229,6 +229,31 @@ static void log_decision(const cs_call *c, const cs_method *m, const char *why)
                c->size, cs_coll_name(c->coll), c->bytes, m->name, why);
 }
 
+/* The warm-up of a communicator (COLLSEL_SHM_WARMUP=N): until its N-th
+ * selected call, or until its calls moved N x 16 KiB, the tree's
+ * shared-memory and node-aware methods do not apply (st->shm_cold; the
+ * next candidate runs).  Making a segment costs 0.3-3 ms (README); a
+ * communicator that is split, used a few times and freed would pay that
+ * for microseconds of gain.  Forced methods run at once.  The counts are
+ * the same on every rank (every rank makes the same calls), so is the
+ * decision; when the warm-up ends, the cached decisions are taken (and
+ * logged) again. */
+static void warm_up(cs_call *c)
+{
+    cs_comm_state *st = c->st;
+    unsigned long long n = (unsigned long long)cs_cfg.shm_warmup;
+    int was = st->calls >= n || st->bytes >= (n << 14);
+    st->calls++;
+    st->bytes += c->bytes;
+    int warm = st->calls >= n || st->bytes >= (n << 14);
+    st->shm_cold = sel[c->coll].force <= 0 && !warm;
+    if (warm && !was)
+        for (int k = 0; k < CS_NCOLL; k++) {
+            st->last[k].valid = 0;
+            st->logged_bins[k] = 0;
+        }
+}
+
 /* Choose and run for a call that passed the checks; -1: run native. */
 static int run(cs_call *c)
 {
@@ -245,6 +270,7 @@ static int run(cs_call *c)
         if (rc != MPI_SUCCESS)
             return -1;
     }
+    warm_up(c);
     if (d->valid && d->bytes == c->bytes && d->root == root && d->count == c->count &&
         d->commute == commute) {
         idx = d->idx; /* same inputs, same decision (and already logged) */

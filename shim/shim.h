@@ -24,6 +24,7 @@ typedef struct cs_config {
     int verbose;        /* COLLSEL_VERBOSE 0..3 */
     int node_size;      /* COLLSEL_NODE_SIZE: virtual node size, 0 = real nodes */
     int shm_limit_mib;  /* COLLSEL_SHM_LIMIT: MiB of segments per process */
+    int shm_warmup;     /* COLLSEL_SHM_WARMUP: calls before shared memory */
     double record_interval; /* COLLSEL_RECORD_INTERVAL: seconds between
                                snapshots to the partial files, 0 = none */
     int record_max_kib;  /* COLLSEL_RECORD_MAX_KIB: bound of a profile file */

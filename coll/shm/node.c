@@ -50,7 +50,8 @@ int cs_shm_node_init(cs_comm_state *st)
 int cs_node_applies(const cs_call *c, const cs_method *m)
 {
     (void)m;
-    return c->st && c->st->nnodes > 1 && !c->st->node_local && !c->st->shm_failed;
+    return c->st && c->st->nnodes > 1 && !c->st->node_local && !c->st->shm_failed &&
+           !c->st->shm_cold;
 }
 
 int cs_node_applies_reduction(const cs_call *c, const cs_method *m)

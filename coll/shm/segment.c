@@ -359,7 +359,7 @@ int cs_shm_applies_cma(const cs_call *c, const cs_method *m)
 int cs_shm_applies(const cs_call *c, const cs_method *m)
 {
     (void)m;
-    return c->st && c->st->node_local && !c->st->shm_failed;
+    return c->st && c->st->node_local && !c->st->shm_failed && !c->st->shm_cold;
 }
 
 int cs_shm_applies_dense(const cs_call *c, const cs_method *m)

@@ -136,6 +136,32 @@ if grep -q -- "barrier -> " "$tmp/nbtree.err"; then
     cat "$tmp/nbtree.err" >&2; fail "nbtree: barrier went through dispatch"
 fi
 
+# 4c. The warm-up (COLLSEL_SHM_WARMUP=N): a tree (barrier only: only
+#     barriers count) whose barrier is shared-memory runs the next candidate
+#     on a communicator's first N - 1 selected calls, then the shared-memory
+#     method; COLLSEL_SHM_WARMUP=0: at once.  (example_app --quick: 20
+#     barriers.)
+{
+    echo "collective,comm_size,msg_bytes,method,median_us"
+    for p in 2 4; do
+        echo "barrier,$p,0,barrier.native,10"
+        echo "barrier,$p,0,barrier.dissemination,5"
+        echo "barrier,$p,0,barrier.shm.dissemination,2"
+    done
+} > "$tmp/perf-shm.csv"
+"$collsel" tune --perf "$tmp/perf-shm.csv" -o "$tmp/shm.tree" > "$tmp/tune-shm.out" 2>&1 ||
+    { cat "$tmp/tune-shm.out" >&2; fail "collsel tune (shm barrier) failed"; }
+run warm COLLSEL_VERBOSE=2 COLLSEL_TREE="$tmp/shm.tree" COLLSEL_SHM_WARMUP=10
+expect warm "barrier -> barrier.dissemination (tree, next best applicable)"
+expect warm "barrier -> barrier.shm.dissemination (tree)"
+grep -- "barrier -> " "$tmp/warm.err" | head -n 1 | grep -q "barrier.dissemination" ||
+    { cat "$tmp/warm.err" >&2; fail "warm: the first barrier did not wait for the warm-up"; }
+run warm0 COLLSEL_VERBOSE=2 COLLSEL_TREE="$tmp/shm.tree" COLLSEL_SHM_WARMUP=0
+if grep -q -- "barrier -> barrier.dissemination" "$tmp/warm0.err"; then
+    cat "$tmp/warm0.err" >&2; fail "warm0: COLLSEL_SHM_WARMUP=0 still warmed up"
+fi
+expect warm0 "barrier -> barrier.shm.dissemination (tree)"
+
 # 5. A corrupt tree file: one line naming the file; everything native.
 printf 'not a tree\n' > "$tmp/bad.tree"
 run badtree COLLSEL_VERBOSE=2 COLLSEL_TREE="$tmp/bad.tree"
