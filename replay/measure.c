@@ -209,6 +209,99 @@ static void log_point(const point_work *pw, int tty)
     fprintf(stderr, "\n");
 }
 
+/* The one-time cost of a communicator's shared-memory segment at this
+ * point's communicator size, for the method m that needs one: on a fresh
+ * duplicate of the group's communicator, the set-up (collsel's private
+ * duplicate and node split, cs_rop_init of 8 bytes) and the first call of
+ * m, minus a second call; the maximum over the point's ranks (all groups
+ * at once), median of 3.  The map spreads it over the application's calls
+ * per communicator (select/map.c, the COLL.segment row).  Collective over
+ * pw->sync; *us: the cost in us (0 when negative). */
+static int measure_segment(const point_work *pw, const cs_method *m, double *us)
+{
+    double x[3];
+    int rc = MPI_SUCCESS;
+    for (int k = 0; k < 3 && rc == MPI_SUCCESS; k++) {
+        MPI_Comm fresh = MPI_COMM_NULL;
+        cs_rop op;
+        memset(&op, 0, sizeof op);
+        double t[4] = {0, 0, 0, 0}, mx = 0;
+        rc = PMPI_Barrier(pw->sync);
+        t[0] = PMPI_Wtime();
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Comm_dup(pw->comm, &fresh);
+        if (rc == MPI_SUCCESS)
+            rc = cs_rop_init(&op, pw->op.coll, fresh, 8, pw->p->root_mode, pw->p->root);
+        cs_rop_with w = {&op, m};
+        if (rc == MPI_SUCCESS && !cs_rop_applies(&op, m))
+            rc = MPI_ERR_OTHER;
+        if (rc == MPI_SUCCESS)
+            rc = cs_rop_run_with(&w, 0);
+        t[1] = PMPI_Wtime();
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Barrier(pw->sync);
+        t[2] = PMPI_Wtime();
+        if (rc == MPI_SUCCESS)
+            rc = cs_rop_run_with(&w, 1);
+        t[3] = PMPI_Wtime();
+        double mine[2] = {(t[1] - t[0]) - (t[3] - t[2]), rc != MPI_SUCCESS}, all[2];
+        int rc2 = PMPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, pw->sync);
+        if (rc == MPI_SUCCESS)
+            rc = rc2 != MPI_SUCCESS ? rc2 : all[1] != 0 ? MPI_ERR_OTHER : MPI_SUCCESS;
+        mx = all[0];
+        x[k] = mx > 0 ? mx : 0;
+        cs_rop_free(&op);
+        if (fresh != MPI_COMM_NULL)
+            PMPI_Comm_free(&fresh);
+    }
+    *us = rc == MPI_SUCCESS ? cs_median_sorted(x, 3) * 1e6 : 0;
+    return rc;
+}
+
+/* Sizes whose segment cost is measured already, per collective. */
+static uint32_t *seg_sizes[CS_NCOLL];
+static size_t seg_n[CS_NCOLL];
+
+static int segment_known(int coll, uint32_t size)
+{
+    for (size_t i = 0; i < seg_n[coll]; i++)
+        if (seg_sizes[coll][i] == size)
+            return 1;
+    uint32_t *g = realloc(seg_sizes[coll], sizeof *g * (seg_n[coll] + 1));
+    if (!g)
+        return 1; /* not measured: the map then spreads nothing */
+    seg_sizes[coll] = g;
+    g[seg_n[coll]++] = size;
+    return 0;
+}
+
+/* The point's COLL.segment row, once per (collective, communicator size),
+ * when one of its measured methods needs a segment (rank 0 writes it). */
+static int segment_row(point_work *pw, cs_perf *perf, cs_err *e)
+{
+    const cs_method *m = NULL;
+    for (int k = 1; k < pw->n && !m; k++)
+        if (cs_method_needs_node(pw->w[k].m) && strstr(pw->w[k].m->name, ".shm"))
+            m = pw->w[k].m;
+    if (!m || segment_known(pw->op.coll, pw->p->comm_size)) /* the same on every rank */
+        return MPI_SUCCESS;
+    double us;
+    int rc = measure_segment(pw, m, &us);
+    if (rc != MPI_SUCCESS) {
+        pw->failed = "the segment's cost";
+        return rc;
+    }
+    if (pw->o->rank != 0)
+        return MPI_SUCCESS;
+    cs_perf_row row = {pw->p->coll, pw->p->comm_size, 0, {0}, us, us, us, 3};
+    snprintf(row.method, sizeof row.method, "%s.segment", cs_coll_name(pw->p->coll));
+    if (cs_perf_add(perf, &row) < 0) {
+        cs_fail(e, "out of memory (%zu perf rows)", perf->n);
+        return MPI_ERR_NO_MEM;
+    }
+    return MPI_SUCCESS;
+}
+
 static int measure_point(const cs_replay_opts *o, const cs_point *p, cs_replay_group g,
                          cs_perf *perf, int tty, size_t done, size_t total, double t_start,
                          cs_err *e)
@@ -262,6 +355,12 @@ static int measure_point(const cs_replay_opts *o, const cs_point *p, cs_replay_g
         cs_fail(e, "%s at %u ranks, %llu bytes: %s: MPI error %d", cs_coll_name(p->coll),
                 p->comm_size, (unsigned long long)pw.op.call.bytes,
                 pw.failed ? pw.failed : "round size", rc);
+    if (rc == MPI_SUCCESS) { /* collective: before anything only rank 0 does */
+        rc = segment_row(&pw, perf, e);
+        if (rc != MPI_SUCCESS && pw.failed)
+            cs_fail(e, "%s at %u ranks: %s: MPI error %d", cs_coll_name(p->coll), p->comm_size,
+                    pw.failed, rc);
+    }
     if (rc == MPI_SUCCESS && o->rank == 0)
         rc = add_rows(&pw, perf, e);
     if (rc == MPI_SUCCESS && o->rank == 0 && o->verbose)

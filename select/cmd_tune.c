@@ -1,6 +1,7 @@
 /* collsel tune: build the decision trees from a performance table (and an
  * application profile) and print their shape and penalties. */
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -318,6 +319,11 @@ static int print_one(const tune_args *a, const cs_map *m, const cs_tree *t, cons
            cs_sel_size(b2, 32, m->ms[m->nms - 1]), m->nmethods, 1 << st.k, 1 << st.k);
     printf("  margin %g%%: native is the decision at %d of %d measured points%s\n", m->margin,
            nnat, npts, m->native < 0 ? " (native not measured)" : "");
+    for (int i = 0; m->seg_us && i < m->ncs; i++)
+        if (!isnan(m->seg_us[i]) && m->seg_calls[i] >= 1)
+            printf("  segment at %u ranks: %.0f us once, over the profile's %.0f calls per "
+                   "communicator: +%.3f us per call of the shared-memory methods\n",
+                   m->cs[i], m->seg_us[i], m->seg_calls[i], m->seg_us[i] / m->seg_calls[i]);
     if (a->c45 && (first || !a->combined))
         print_c45(a, r, 0);
     printf("  %s: %u nodes, %u leaves (%u answering), depth min %u max %u mean %.2f, "

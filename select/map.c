@@ -7,6 +7,11 @@
  * Duplicate rows for one (point, method): the last one wins.  The decision
  * margin (map.h, cs_map_decide) starts at 0; the commands set it.
  *
+ * COLL.segment rows (collsel-replay: the one-time cost of a communicator's
+ * shared-memory segment at a size) are not methods: with a profile, that
+ * cost is spread over the application's calls per communicator and added
+ * to the times of the methods that need a segment (spread_segments).
+ *
  * Profile weight of a point = the time the application spent in the calls
  * that fall on it, per rank: for each profile cell of the collective, every
  * exact size it kept contributes t_total x (its share of the cell's calls) /
@@ -119,13 +124,75 @@ static void add_weights(cs_map *m, const cs_profile *prof)
     }
 }
 
+static int is_segment(const cs_perf_row *row)
+{
+    const char *dot = strrchr(row->method, '.');
+    return dot && !strcmp(dot, ".segment");
+}
+
+int cs_map_needs_segment(const char *method)
+{
+    /* the registry's rule (cs_method_needs_node): an algorithm, or a step
+     * of a composed one, whose name starts with shm or node */
+    const char *p = strchr(method, '.');
+    while (p) {
+        p++;
+        if (!strncmp(p, "shm", 3) || !strncmp(p, "node", 4))
+            return 1;
+        p = strpbrk(p, ".-");
+    }
+    return 0;
+}
+
+/* The segment's one-time cost spread over the application's calls: a
+ * communicator of s ranks makes its segment once, for all its collectives.
+ * The profile says how many operations (rank calls / s) the application
+ * made on communicators of s ranks, every collective together; as the
+ * replay does (cs_replay_comm), its communicators of s ranks are taken to
+ * be the world's floor(P / s) disjoint groups, so each made ops / (P / s)
+ * of them.  Every method that needs a segment gets seg_us / that count
+ * added at every point of size s (the tree then weighs what the
+ * application pays for it).  Sizes without a COLL.segment row or without
+ * calls keep their times. */
+static void spread_segments(cs_map *m, const cs_profile *prof)
+{
+    double world = prof->meta.world_size ? prof->meta.world_size : 1;
+    for (size_t c = 0; c < prof->ncells; c++) {
+        const cs_cell *cell = &prof->cells[c];
+        int ours = 0; /* the collectives collsel selects share the segment */
+        for (int k = 0; k < CS_NCOLL; k++)
+            ours |= (int)cell->coll == rcoll_of(k);
+        if (!ours || !cell->comm_size || !cell->rank_calls || m->ncs == 0)
+            continue;
+        int i = nearest_u32(m->cs, m->ncs, cell->comm_size);
+        if (m->cs[i] != cell->comm_size)
+            continue;
+        double groups = floor(world / cell->comm_size);
+        m->seg_calls[i] += (double)cell->rank_calls / cell->comm_size / (groups > 1 ? groups : 1);
+    }
+    for (int i = 0; i < m->ncs; i++) {
+        if (isnan(m->seg_us[i]) || m->seg_calls[i] < 1)
+            continue;
+        double add = m->seg_us[i] / m->seg_calls[i];
+        for (int q = 0; q < m->nmethods; q++) {
+            if (!cs_map_needs_segment(m->methods[q]))
+                continue;
+            for (int j = 0; j < m->nms; j++) {
+                double *t = &m->t[((size_t)i * m->nms + j) * m->nmethods + q];
+                if (!isnan(*t))
+                    *t += add;
+            }
+        }
+    }
+}
+
 int cs_map_build(cs_map *m, const cs_perf *perf, int coll, const cs_profile *prof, cs_err *e)
 {
     memset(m, 0, sizeof *m);
     m->coll = coll;
     size_t n = 0;
     for (size_t r = 0; r < perf->n; r++)
-        n += perf->rows[r].coll == coll;
+        n += perf->rows[r].coll == coll && !is_segment(&perf->rows[r]);
     if (!n)
         return cs_fail(e, "the performance table has no rows for %s", cs_coll_name(coll));
     m->cs = malloc(n * sizeof *m->cs);
@@ -136,7 +203,7 @@ int cs_map_build(cs_map *m, const cs_perf *perf, int coll, const cs_profile *pro
     int k = 0;
     for (size_t r = 0; r < perf->n; r++) {
         const cs_perf_row *row = &perf->rows[r];
-        if (row->coll != coll)
+        if (row->coll != coll || is_segment(row))
             continue;
         m->cs[k] = row->comm_size;
         m->ms[k] = row->msg_bytes;
@@ -154,15 +221,24 @@ int cs_map_build(cs_map *m, const cs_perf *perf, int coll, const cs_profile *pro
     }
     size_t npts = (size_t)m->ncs * m->nms;
     m->t = malloc(npts * m->nmethods * sizeof *m->t);
-    if (!m->t)
+    m->seg_us = malloc((size_t)m->ncs * sizeof *m->seg_us);
+    m->seg_calls = calloc((size_t)m->ncs, sizeof *m->seg_calls);
+    if (!m->t || !m->seg_us || !m->seg_calls)
         goto oom;
     for (size_t i = 0; i < npts * m->nmethods; i++)
         m->t[i] = NAN;
+    for (int i = 0; i < m->ncs; i++)
+        m->seg_us[i] = NAN;
     for (size_t r = 0; r < perf->n; r++) {
         const cs_perf_row *row = &perf->rows[r];
         if (row->coll != coll)
             continue;
         int i = find_u32(m->cs, m->ncs, row->comm_size);
+        if (is_segment(row)) {
+            if (i >= 0)
+                m->seg_us[i] = row->median_us;
+            continue;
+        }
         int j = find_u64(m->ms, m->nms, row->msg_bytes);
         char key[64];
         snprintf(key, sizeof key, "%s", row->method);
@@ -175,6 +251,7 @@ int cs_map_build(cs_map *m, const cs_perf *perf, int coll, const cs_profile *pro
         if (!m->w)
             goto oom;
         add_weights(m, prof);
+        spread_segments(m, prof);
     }
     return 0;
 oom:
@@ -189,6 +266,8 @@ void cs_map_free(cs_map *m)
     free(m->methods);
     free(m->t);
     free(m->w);
+    free(m->seg_us);
+    free(m->seg_calls);
     memset(m, 0, sizeof *m);
 }
 

@@ -22,8 +22,17 @@ typedef struct cs_map {
     double *t;               /* t[(i * nms + j) * nmethods + m]: median us, NAN = not measured */
     double *w;               /* w[i * nms + j]: profile weight (calls x time), NULL = none */
     int native;              /* map-local id of COLL.native (0: sorted first), -1 if absent */
+    double *seg_us;          /* seg_us[i]: one-time segment cost at cs[i] (COLL.segment row), NAN none */
+    double *seg_calls;       /* seg_calls[i]: the profile's calls per communicator of cs[i]
+                                ranks (0: no profile or no calls); when both are known,
+                                t of the methods that need a segment includes
+                                seg_us / seg_calls */
     double margin;           /* decision margin in percent, [0, 100]; 0 after cs_map_build */
 } cs_map;
+
+/* 1 if the method (full name) needs a shared-memory segment: an algorithm
+ * or a composed step whose name starts with shm or node. */
+int cs_map_needs_segment(const char *method);
 
 /* The decision margin (collsel tune --margin PCT).  Measured maps are noisy
  * and hold many methods, so the fastest measured method is often only

@@ -63,34 +63,41 @@ else
     tmp=$(mktemp -d)
     trap 'rm -rf "$tmp"' EXIT
     t0=$(date +%s)
-    # one simulation per collective, at once (SMPI runs on one core)
-    # (perf-COLL.csv are checkpointed after every point: an interrupted run
-    # goes on where it stopped)
-    for c in bcast reduce; do
-        mkdir -p "$tmp/$c"
-        resume=
-        [ ! -s "perf-$c.csv" ] || resume=--resume
-        smpirun -np "$NP" -platform "$top/tools/sim/cluster.xml" --cfg=smpi/host-speed:10Gf \
-            --cfg=smpi/simulate-computation:no --cfg=smpi/coll-selector:ompi \
-            --cfg=smpi/tmpdir:"$tmp/$c" --log=root.thres:warning \
-            "$S/replay/collsel-replay" --grid "cs=$CS,ms=$MS" --colls "$c" --methods "$METHODS" \
-            --quick --alone --no-progress $resume -o "perf-$c.csv" &
-    done
-    wait
-    for c in bcast reduce; do
-        tail -n 1 "perf-$c.csv" 2>/dev/null | grep -q '^# end' ||
-            { echo "papers.sh: the $c simulation failed (see above)" >&2; exit 1; }
-    done
-    # one table: the rows of both, a new trailer (crc32 of everything before
+    # Simulations: per collective (two lanes at once: SMPI runs on one
+    # core), per band of comm sizes with as few simulated ranks as the band
+    # needs (idle ranks cost: a 4-rank column took 3 s with 8 ranks, 10 s
+    # with 64).  perf-COLL-NP.csv are checkpointed after every point: an
+    # interrupted run goes on where it stopped.
+    bands=$(echo "$CS" | tr ',' '\n' | awk -v np="$NP" '
+        { n = $1 + 0; b = 16; while (b < n) b *= 2; if (b > np) b = np; l[b] = l[b] (l[b] ? "," : "") n }
+        END { for (b in l) print b ":" l[b] }' | sort -n)
+    lane() { # lane COLL: every band of COLL, one after the other
+        for band in $bands; do
+            np=${band%%:*} cs=${band#*:}
+            resume=
+            [ ! -s "perf-$1-$np.csv" ] || resume=--resume
+            mkdir -p "$tmp/$1-$np"
+            smpirun -np "$np" -platform "$top/tools/sim/cluster.xml" --cfg=smpi/host-speed:10Gf \
+                --cfg=smpi/simulate-computation:no --cfg=smpi/coll-selector:ompi \
+                --cfg=smpi/tmpdir:"$tmp/$1-$np" --log=root.thres:warning \
+                "$S/replay/collsel-replay" --grid "cs=$cs,ms=$MS" --colls "$1" --methods "$METHODS" \
+                --quick --alone --no-progress $resume -o "perf-$1-$np.csv" || return 1
+        done
+    }
+    lane bcast & pb=$!
+    lane reduce & pr=$!
+    wait $pb || { echo "papers.sh: the bcast simulation failed (see above)" >&2; exit 1; }
+    wait $pr || { echo "papers.sh: the reduce simulation failed (see above)" >&2; exit 1; }
+    parts=$(for c in bcast reduce; do for band in $bands; do echo "perf-$c-${band%%:*}.csv"; done; done)
+    # one table: the rows of all, a new trailer (crc32 of everything before
     # it: gzip's trailer holds the same CRC-32)
-    awk 'FNR <= 2 && NR == FNR || !/^#/ && !/^collective,/' perf-bcast.csv perf-reduce.csv \
-        > "$tmp/perf.csv"
+    awk 'FNR <= 2 && NR == FNR || !/^#/ && !/^collective,/' $parts > "$tmp/perf.csv"
     rows=$(grep -vc '^#\|^collective,' "$tmp/perf.csv")
     crc=$(gzip -c < "$tmp/perf.csv" | tail -c8 | head -c4 | od -An -tx4 | tr -d ' ')
     echo "# end rows=$rows crc32=$crc" >> "$tmp/perf.csv"
     zstd -q -f "$tmp/perf.csv" -o perf.csv.zst
-    rm -f perf-bcast.csv perf-reduce.csv
-    took="measured in $(($(date +%s) - t0)) s on $(nproc) core(s) (one simulation per collective)"
+    rm -f $parts
+    took="measured in $(($(date +%s) - t0)) s on $(nproc) core(s) (two simulations at once)"
 fi
 perf=perf.csv.zst
 if [ -z "$PROFILE" ]; then

@@ -101,6 +101,30 @@ int main(int argc, char **argv)
                      tab[i].name);
         }
     }
+    /* COLL.segment (collsel-replay measures a segment's one-time cost once
+     * per collective and communicator size where a shared-memory method
+     * was measured): exactly one such row there, bytes 0, a sane time */
+    for (size_t k = 0; k < t.n; k++) {
+        const cs_perf_row *r = &t.rows[k];
+        if (!used[k] || !strstr(r->method, ".shm"))
+            continue;
+        char want[64];
+        snprintf(want, sizeof want, "%s.segment", cs_coll_name(r->coll));
+        size_t found = 0;
+        for (size_t q = 0; q < t.n; q++) {
+            const cs_perf_row *s = &t.rows[q];
+            if (s->coll != r->coll || s->comm_size != r->comm_size || strcmp(s->method, want))
+                continue;
+            found++;
+            if (s->msg_bytes != 0 || !(s->median_us >= 0) || s->median_us > 1e7)
+                FAIL("%s at %u ranks: bad row (bytes %llu, %g us)", want, s->comm_size,
+                     (unsigned long long)s->msg_bytes, s->median_us);
+            used[q] = 2;
+        }
+        if (found != 1 && used[k] == 1)
+            FAIL("%s at %u ranks: %zu rows, expected 1 (%s was measured)", want, r->comm_size,
+                 found, r->method);
+    }
     for (size_t k = 0; k < t.n; k++)
         if (!used[k])
             FAIL("unexpected row: %s,%u,%llu,%s", cs_coll_name(t.rows[k].coll),

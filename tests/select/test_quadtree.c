@@ -410,6 +410,69 @@ static void test_weights_per_collective(void)
     cs_perf_free(&p);
 }
 
+/* ---- a segment's one-time cost spread over the application's calls per
+ * communicator (COLL.segment rows, select/map.c) ---- */
+static void test_segment(void)
+{
+    static const char *const names[] = {"bcast.native", "bcast.shm.ota", "bcast.binomial",
+                                        "allreduce.reduce_bcast.shm_tree_k4-binomial"};
+    CHECK(!cs_map_needs_segment(names[0]) && cs_map_needs_segment(names[1]) &&
+              !cs_map_needs_segment(names[2]) && cs_map_needs_segment(names[3]) &&
+              cs_map_needs_segment("barrier.node.dissemination") &&
+              !cs_map_needs_segment("bcast.knomial.k4"),
+          "which names need a segment");
+    cs_perf p;
+    cs_perf_init(&p);
+    /* 2 and 4 ranks x 8 B: shm.ota 1 us, binomial 4 us, native 5 us; a
+     * segment costs 800 us at 2 ranks, 1000 at 4 */
+    for (uint32_t cs = 2; cs <= 4; cs *= 2) {
+        add_row(&p, CS_BCAST, cs, 8, "bcast.native", 5);
+        add_row(&p, CS_BCAST, cs, 8, "bcast.shm.ota", 1);
+        add_row(&p, CS_BCAST, cs, 8, "bcast.binomial", 4);
+    }
+    add_row(&p, CS_BCAST, 2, 0, "bcast.segment", 800);
+    add_row(&p, CS_BCAST, 4, 0, "bcast.segment", 1000);
+    cs_cell c[3];
+    memset(c, 0, sizeof c);
+    /* world of 4: at 2 ranks (two groups) 100 bcast + 100 reduce operations
+     * -> 100 calls per communicator: +8 us; at 4 ranks 10000 -> +0.1 us.
+     * A gather cell at 2 ranks does not use the segment: not counted. */
+    c[0] = (cs_cell){.coll = CS_R_BCAST, .comm_size = 2, .bin = (uint32_t)cs_bin_of(8),
+                     .rank_calls = 200, .t_total = 1};
+    c[1] = (cs_cell){.coll = CS_R_REDUCE, .comm_size = 2, .bin = (uint32_t)cs_bin_of(8),
+                     .rank_calls = 200, .t_total = 1};
+    c[2] = (cs_cell){.coll = CS_R_BCAST, .comm_size = 4, .bin = (uint32_t)cs_bin_of(8),
+                     .rank_calls = 40000, .t_total = 1};
+    cs_cell g = {.coll = CS_R_GATHER, .comm_size = 2, .bin = 1, .rank_calls = 1000000,
+                 .t_total = 1};
+    cs_cell all[4] = {c[0], c[1], c[2], g};
+    cs_profile prof;
+    memset(&prof, 0, sizeof prof);
+    prof.meta.world_size = 4;
+    prof.cells = all;
+    prof.ncells = 4;
+    cs_map m;
+    cs_err e;
+    MUST(cs_map_build(&m, &p, CS_BCAST, NULL, &e), e);
+    CHECK(m.nms == 1 && m.nmethods == 3, "the segment rows are no method and no size: %d %d",
+          m.nms, m.nmethods);
+    CHECK(m.seg_us[0] == 800 && m.seg_us[1] == 1000, "segment costs %g %g", m.seg_us[0],
+          m.seg_us[1]);
+    CHECK(cs_map_best(&m, 0, 0) == 2, "no profile: shm.ota is best at 2 ranks");
+    cs_map_free(&m);
+    MUST(cs_map_build(&m, &p, CS_BCAST, &prof, &e), e);
+    CHECK(fabs(m.seg_calls[0] - 100) < 1e-9 && fabs(m.seg_calls[1] - 10000) < 1e-9,
+          "calls per communicator %g %g", m.seg_calls[0], m.seg_calls[1]);
+    /* methods sorted: native, binomial, shm.ota */
+    CHECK(fabs(cs_map_time(&m, 0, 0, 2) - 9) < 1e-9 && fabs(cs_map_time(&m, 1, 0, 2) - 1.1) < 1e-9,
+          "shm.ota with its segment: %g %g", cs_map_time(&m, 0, 0, 2), cs_map_time(&m, 1, 0, 2));
+    CHECK(cs_map_time(&m, 0, 0, 1) == 4, "binomial needs no segment");
+    CHECK(cs_map_best(&m, 0, 0) == 1 && cs_map_best(&m, 1, 0) == 2,
+          "2 ranks, 100 calls: binomial; 4 ranks, 10000 calls: shm.ota");
+    cs_map_free(&m);
+    cs_perf_free(&p);
+}
+
 /* ---- ranked lists: best first, native always present ---- */
 static void test_choices(void)
 {
@@ -633,6 +696,7 @@ int main(void)
     test_choices();
     test_weights();
     test_weights_per_collective();
+    test_segment();
     test_margin_points();
     test_margin_weighted();
     if (sel_failures)
