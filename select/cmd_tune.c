@@ -16,7 +16,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: collsel tune --perf PERF... [--profile PROFILE]... [--weights W1,W2,...]\n"
             "                    [--max-depth N] [--threshold PCT] [--max-leaves N]\n"
-            "                    [--margin PCT] [--json] -o TREE\n"
+            "                    [--leaf majority|penalty] [--margin PCT] [--json] -o TREE\n"
             "       collsel tune --c45 [-m N] [-c PCT] [--combined] --perf PERF...\n"
             "                    [--profile PROFILE]... [--weights W1,W2,...] [--max-leaves N]\n"
             "                    [--margin PCT] -o TREE\n\n"
@@ -42,7 +42,9 @@ static void usage(FILE *f)
             "Without --profile: the papers' construction.  A block of the decision map\n"
             "becomes a leaf when at least PCT %% of its points share the best method\n"
             "(default 100 = exact) or at depth N (default: no cap); --max-leaves N\n"
-            "additionally caps the leaves (split breadth-first).\n"
+            "additionally caps the leaves (split breadth-first).  A leaf answers its\n"
+            "block's majority method (the papers), or with --leaf penalty the method\n"
+            "of the least summed normalised time (lowest mean penalty) over the block.\n"
             "With --profile: refined where the application calls.  Leaves take the\n"
             "method with the lowest call-weighted time; the split that removes the most\n"
             "weighted penalty is taken first, up to --max-leaves (default 16) leaves per\n"
@@ -95,7 +97,7 @@ static int parse(int argc, char **argv, tune_args *a)
         {"json", no_argument, 0, 'j'},            {"help", no_argument, 0, 'h'},
         {"margin", required_argument, 0, 'M'},    {"c45", no_argument, 0, '4'},
         {"combined", no_argument, 0, 'C'},        {"weights", required_argument, 0, 'w'},
-        {0, 0, 0, 0}};
+        {"leaf", required_argument, 0, 'L'},      {0, 0, 0, 0}};
     memset(a, 0, sizeof *a);
     cs_tune_opts_default(&a->o);
     cs_c45_tune_default(&a->c);
@@ -109,6 +111,15 @@ static int parse(int argc, char **argv, tune_args *a)
         qt_opt |= c == 'd' || c == 't';
         switch (c) {
         case '4': a->c45 = 1; break;
+        case 'L':
+            if (strcmp(optarg, "majority") && strcmp(optarg, "penalty")) {
+                fprintf(stderr, "collsel tune: --leaf '%s' (accepted: majority, penalty)\n",
+                        optarg);
+                return -1;
+            }
+            a->o.leaf_penalty = optarg[0] == 'p';
+            qt_opt = 1;
+            break;
         case 'C': a->combined = 1; break;
         case 'm':
             if (cs_sel_int(optarg, 1, 1000000, &v) < 0) {

@@ -28,6 +28,13 @@
  * does not call stay coarse: only budget left once no weighted cost can be
  * removed goes to them (largest unweighted cost reduction first).
  *
+ * Leaf rule (cs_tune_opts.leaf_penalty, collsel tune --leaf penalty): the
+ * papers' leaf answers its block's majority method, which can cost a lot
+ * where a minority of points is slow with it; the alternative answers the
+ * method of least summed normalised time over the block (the lowest mean
+ * penalty a single method can have there).  Splits still follow the
+ * majority's share, so both rules give trees of the same shape.
+ *
  * CS_TUNE_BUDGET is the papers' criterion under a leaf budget (for a fair
  * comparison with the weighted tree): the shallowest, least pure block that
  * misses the threshold is split first.
@@ -251,6 +258,17 @@ static double block_eval(qbuild *b, int x0, int y0, int size)
                     b->key1[m] += (g->w[p] + b->eps) * ratio(g, p, m);
             }
         }
+    if (!weighted && b->o->leaf_penalty) { /* least summed time first; purity: the majority's */
+        double most = 0;
+        for (int m = 0; m < nm; m++) {
+            double count = b->key1[m];
+            most = count < most ? count : most;
+            b->key1[m] = b->key2[m];
+            b->key2[m] = count;
+        }
+        cs_rank_methods(b->rank, nm, b->key1, b->key2);
+        return -most / ((double)size * size);
+    }
     cs_rank_methods(b->rank, nm, b->key1, b->key2);
     int nat = g->native;
     if (weighted && nat >= 0 && b->rank[0] != nat &&

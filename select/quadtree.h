@@ -52,6 +52,9 @@ typedef struct cs_tune_opts {
     int max_leaves;    /* leaf budget (BUDGET, WEIGHTED), counting the leaves that answer
                           inputs (blocks entirely in the padding are free) */
     int nchoices;      /* methods ranked per leaf before native is appended (<= 7) */
+    int leaf_penalty;  /* PAPERS/BUDGET: a leaf answers the method of least summed
+                          normalised time over its block, not its majority method
+                          (the split criterion stays the majority's share) */
 } cs_tune_opts;
 
 /* Sort method ids 0..n-1 into rank by key1, then key2, then id (all

@@ -22,9 +22,9 @@
 # pipeline, binary, split-binary, binomial with 8 and 32 KiB segments, and
 # scatter-allgather / Rabenseifner; METHODS=LIST: collsel-replay
 # --methods); NP (default 64) simulated ranks.  Penalties against the fastest measured method, margin 0 (the
-# papers had no margin).  Weighted rows use PROFILE (default: the
-# synthetic profile of tests/select, whose bcast calls fall at 16 and 24
-# ranks x 4..64 KiB and reduce calls at 8 ranks x 8 B).
+# papers had no margin).  Weighted rows use PROFILE (default: a synthetic
+# application with bcast and reduce calls at 5 points each, 8..64 ranks x
+# 8 B..2 MiB, written by tests/replay's mkprof).
 # Needs build/ (collsel) and build-smpi/ (tools/setup.sh builds both).
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -101,8 +101,12 @@ else
 fi
 perf=perf.csv.zst
 if [ -z "$PROFILE" ]; then
+    # a synthetic application: bcast and reduce calls at 5 points each,
+    # spread over the grid (1 us per call: the weights are the call counts)
     PROFILE=$(pwd)/app.prof
-    "$B/tests/select/sel_synth" profile "$PROFILE"
+    "$B/tests/replay/replay_mkprof" "$PROFILE" Bcast:8:64:5000 Bcast:16:4096:2000 \
+        Bcast:16:65536:500 Bcast:24:16384:1000 Bcast:48:1048576:50 Reduce:8:8:5000 \
+        Reduce:16:1024:2000 Reduce:24:128:3000 Reduce:32:65536:300 Reduce:64:2097152:20
     own_profile=1
 fi
 
@@ -116,9 +120,19 @@ echo "collective,depth,leaves,nodes,bytes,mean_pct,max_pct,median_pct,decide_ns,
 awk -F, '$2 == "quadtree" && ($3 ~ /^depth/ || $3 == "exact") {
     d = $3; sub("depth ", "", d); print $1 "," d "," $4 "," $5 "," $6 "," $7 "," $8 "," $9 "," $11 "," $12 "," $13 }' \
     compare.csv >> quadtree.csv
+# beyond the papers: the same trees, a leaf answering its least-penalty
+# method instead of its majority method (collsel tune --leaf penalty)
+echo "collective,depth,leaves,mean_pct,max_pct,median_pct" > quadtree-penalty.csv
 for d in 1 2 3 4 5 6; do
     "$collsel" tune --perf "$perf" --margin 0 --max-depth "$d" -o "qt-d$d.tree" > /dev/null
     "$collsel" map "qt-d$d.tree" -o "quadtree-d$d.png" > /dev/null
+    "$collsel" tune --perf "$perf" --margin 0 --max-depth "$d" --leaf penalty -o qt-pen.tree > tune.txt
+    for coll in bcast reduce; do
+        awk -v c="$coll" -v d="$d" '$1 == c":" {b = 1}
+            b && /answering\)/ && !l { l = $0; sub(/ answering.*/, "", l); sub(/.*\(/, "", l) }
+            b && /penalty uniform/ { gsub("%", ""); printf "%s,%s,%s,%s,%s,%s\n", c, d, l, $8, $6, $10; exit }' \
+            tune.txt >> quadtree-penalty.csv
+    done
 done
 "$collsel" map "$perf" -o measured.png > /dev/null
 grid=$("$collsel" tune --perf "$perf" -o qt.tree | sed -n 's/^bcast: \(.*\), [0-9]* methods.*/\1/p')
@@ -211,16 +225,22 @@ field() { awk -F, -v c="$1" -v k="$2" -v col="$3" '$1 == c && $2 == k { print $c
     echo
     echo "## Quadtree: maximum depth (quadtree paper, table 3: broadcast)"
     echo
-    echo "| depth | paper leaves | paper mean % | bcast leaves | bcast mean % | bcast max % | bcast median % | reduce leaves | reduce mean % | decision ns | C bytes |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|"
+    echo "| depth | paper leaves | paper mean % | bcast leaves | bcast mean % | bcast max % | bcast median % | reduce leaves | reduce mean % | decision ns | C bytes | bcast mean %, least-penalty leaves | reduce mean %, least-penalty leaves |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     set -- "4 37.1" "16 18.6" "58 8.8" "166 6.3" "442 5.4" "973 0"
     for d in 1 2 3 4 5 6; do
         eval "p=\${$d}"
-        awk -F, -v d="$d" -v p="$p" '
+        bp=$(awk -F, -v d="$d" '$1 == "bcast" && $2 == d { print $4 }' quadtree-penalty.csv)
+        rp=$(awk -F, -v d="$d" '$1 == "reduce" && $2 == d { print $4 }' quadtree-penalty.csv)
+        awk -F, -v d="$d" -v p="$p" -v bp="$bp" -v rp="$rp" '
             $2 == d && $1 == "bcast" { bl = $3; bm = $6; bx = $7; bd = $8; ns = $9; cb = $10 }
             $2 == d && $1 == "reduce" { rl = $3; rm = $6 }
-            END { split(p, q, " "); printf "| %s | %s | %s | %s | %.2f | %.1f | %.2f | %s | %.2f | %s | %s |\n", d, q[1], q[2], bl, bm, bx, bd, rl, rm, ns, cb }' quadtree.csv
+            END { split(p, q, " "); printf "| %s | %s | %s | %s | %.2f | %.1f | %.2f | %s | %.2f | %s | %s | %s | %s |\n", d, q[1], q[2], bl, bm, bx, bd, rl, rm, ns, cb, bp, rp }' quadtree.csv
     done
+    echo
+    echo "Last two columns (beyond the papers, \`collsel tune --leaf penalty\`): the"
+    echo "same trees, each leaf answering the method of least summed normalised time"
+    echo "over its block instead of its majority method (quadtree-penalty.csv)."
     echo
     echo "Decision time (quadtree paper, table 4, reduce): 22-175 ns per decision"
     echo "at 104 B per node.  collsel: the flat table above (4 B per node)."
@@ -248,7 +268,7 @@ field() { awk -F, -v c="$1" -v k="$2" -v col="$3" '$1 == c && $2 == k { print $c
     echo
     echo "Weighted penalty (by the time the application spent at each point) of the"
     echo "tree built with the profile, against the unweighted tree of the same kind"
-    echo "with as many leaves$( [ -n "$own_profile" ] && echo " (profile: tests/select's synthetic one)")."
+    echo "with as many leaves$( [ -n "$own_profile" ] && echo " (profile: a synthetic application, calls at bcast 8x64 B, 16x4 KiB, 16x64 KiB, 24x16 KiB, 48x1 MiB and reduce 8x8 B, 16x1 KiB, 24x128 B, 32x64 KiB, 64x2 MiB)")."
     echo
     echo "| collective | kind | setting | leaves | weighted tree: weighted mean % | unweighted tree: weighted mean % | ratio |"
     echo "|---|---|---|---|---|---|---|"
