@@ -63,6 +63,7 @@ void cs_tune_opts_default(cs_tune_opts *o)
     o->threshold = 100;
     o->max_leaves = 16;
     o->nchoices = 4;
+    o->leaf_penalty = 0;
 }
 
 void cs_grid_free(cs_grid *g)
