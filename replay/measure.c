@@ -115,9 +115,10 @@ static int stage1(point_work *pw, int tty, size_t done, size_t total, double t_s
         to.warmup = tight ? 1 : 2;
         to.min_rounds = tight ? 1 : 3;
     }
-    if (pw->det) { /* exact after one warm-up call; a second round checks it */
+    if (pw->det) { /* exact after one warm-up call (the probe checked the clock) */
         to.warmup = 1;
-        to.min_rounds = 2;
+        to.min_rounds = 1;
+        to.max_rounds = 1;
     }
     for (int k = 0; k < n && rc == MPI_SUCCESS; k++) {
         progress(o, pw->p, &pw->op, tty, done, total, t_start, pw->w[k].m->name, k, n,
