@@ -1,0 +1,67 @@
+#!/bin/sh
+# tools/apptime.sh: does the tree make this application faster?  Records
+# the application natively, replays its profile, tunes a tree on it (or
+# takes --tree), then runs it natively and with the tree, alternating, RUNS
+# times each, every run recorded, and prints per pair the ratio tuned /
+# native of the time in collectives (collsel show --compare) and of the
+# wall time, then their medians.  Open MPI, through tests/mpiexec.sh.
+#   tools/apptime.sh [-n NP] [-r RUNS] [--tree TREE] [--dir DIR] -- APP [ARGS]
+# COLLSEL_BUILD: the build to use (default build/), e.g. an older one to
+# compare builds on the same application.
+set -e
+top=$(cd "$(dirname "$0")/.." && pwd)
+B=${COLLSEL_BUILD:-$top/build}
+np=4 runs=5 tree= dir=
+usage() { sed -n '2,10s/^# \{0,1\}//p' "$0"; }
+while [ $# -gt 0 ]; do
+    case "$1" in
+    -n) np=$2; shift 2 ;;
+    -r) runs=$2; shift 2 ;;
+    --tree) tree=$2; shift 2 ;;
+    --dir) dir=$2; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    --) shift; break ;;
+    *) echo "apptime.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+    esac
+done
+[ $# -gt 0 ] || { echo "apptime.sh: no application given (see --help)" >&2; exit 2; }
+case "$np$runs" in *[!0-9]*) echo "apptime.sh: -n and -r take positive integers" >&2; exit 2 ;; esac
+c=$B/tools/collsel
+[ -x "$c" ] || { echo "apptime.sh: no $c (build first, or set COLLSEL_BUILD)" >&2; exit 2; }
+dir=${dir:-$(mktemp -d "${TMPDIR:-/tmp}/apptime.XXXXXX")}
+mkdir -p "$dir"
+run() { "$top/tests/mpiexec.sh" openmpi "$np" "$@"; }
+if [ -z "$tree" ]; then
+    echo "== recording, replaying and tuning ($np ranks; files in $dir)"
+    run "$c" exec --record "$dir/app.prof" -- "$@" > /dev/null 2> "$dir/record.err" ||
+        { cat "$dir/record.err" >&2; echo "apptime.sh: the application failed" >&2; exit 1; }
+    run "$B/replay/collsel-replay" --profile "$dir/app.prof" --time-per-point 1 --no-progress \
+        -o "$dir/perf.csv"
+    "$c" tune --perf "$dir/perf.csv" --profile "$dir/app.prof" -o "$dir/app.tree" > "$dir/tune.txt"
+    tree=$dir/app.tree
+fi
+echo "== $runs pairs of runs, native then tuned (tree $tree)"
+printf '%-5s %12s %12s\n' pair collectives wall
+i=1
+while [ "$i" -le "$runs" ]; do
+    for side in nat tun; do
+        t=$tree; [ "$side" = nat ] && t=
+        p="$side-$i"
+        t0=$(date +%s.%N)
+        if [ -n "$t" ]; then
+            run "$c" exec --tree "$t" --record "$dir/$p.prof" -- "$@" > "$dir/$p.out" 2> "$dir/$p.err"
+        else
+            run "$c" exec --record "$dir/$p.prof" -- "$@" > "$dir/$p.out" 2> "$dir/$p.err"
+        fi || { cat "$dir/$p.err" >&2; echo "apptime.sh: run $p failed" >&2; exit 1; }
+        echo "$(date +%s.%N) $t0" | awk '{ printf "%.3f\n", $1 - $2 }' > "$dir/$p.wall"
+    done
+    cmp -s "$dir/nat-$i.out" "$dir/tun-$i.out" || echo "   (pair $i: the outputs differ: see $dir/nat-$i.out, tun-$i.out)"
+    coll=$("$c" show --compare "$dir/nat-$i.prof" "$dir/tun-$i.prof" | awk '$1 == "all" { print $8; exit }')
+    wall=$(awk '{ w[FILENAME] = $1 } END { printf "%.3f", w[ARGV[2]] / w[ARGV[1]] }' \
+        "$dir/nat-$i.wall" "$dir/tun-$i.wall")
+    printf '%-5s %12s %12s\n' "$i" "$coll" "$wall"
+    echo "$coll $wall" >> "$dir/ratios"
+    i=$((i + 1))
+done
+sort -n "$dir/ratios" | awk '{ c[NR] = $1 } END { printf "median of tuned / native, collective time: %s", c[int((NR + 1) / 2)] }'
+sort -n -k2 "$dir/ratios" | awk '{ w[NR] = $2 } END { printf "; wall time: %s (%d pairs)\n", w[int((NR + 1) / 2)], NR }'
