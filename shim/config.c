@@ -42,7 +42,7 @@ static const struct cs_var {
     {"COLLSEL_SHM_LIMIT", CS_V_INT, "64", 0, 1 << 20, offsetof(cs_config, shm_limit_mib),
      "MiB of shared memory this process may give to shared-memory collectives (about 135 "
      "KiB per communicator that uses them; 0: none)"},
-    {"COLLSEL_SHM_WARMUP", CS_V_INT, "256", 0, 1 << 30, offsetof(cs_config, shm_warmup),
+    {"COLLSEL_SHM_WARMUP", CS_V_INT, "32", 0, 1 << 30, offsetof(cs_config, shm_warmup),
      "a communicator gets shared-memory and node-aware methods from its N-th selected call "
      "on, or once its calls moved N x 16 KiB (a segment costs 0.3-3 ms to make: a "
      "communicator used a few times would lose); 0: at once"},
