@@ -33,6 +33,10 @@ run() { # run NAME [VAR=VALUE...]: example_app under the preload library
     cmp -s "$tmp/ref.out" "$tmp/$name.out" ||
         { diff "$tmp/ref.out" "$tmp/$name.out" >&2; fail "$name: output differs from native"; }
 }
+tune() { # tune PERF TREE: collsel tune, or fail showing its output
+    "$collsel" tune --perf "$1" -o "$2" > "$2.out" 2>&1 ||
+        { cat "$2.out" >&2; fail "collsel tune --perf $1 failed"; }
+}
 expect() { # expect NAME PATTERN: stderr of run NAME has a line matching PATTERN
     grep -q -- "$2" "$tmp/$1.err" || { cat "$tmp/$1.err" >&2; fail "$1: no stderr line like '$2'"; }
 }
@@ -114,8 +118,7 @@ expect badcoll "reduce [0-9]* B -> reduce.binary (forced)"
         echo "barrier,$p,0,barrier.dissemination,5"
     done
 } > "$tmp/perf.csv"
-"$collsel" tune --perf "$tmp/perf.csv" -o "$tmp/app.tree" > "$tmp/tune.out" 2>&1 ||
-    { cat "$tmp/tune.out" >&2; fail "collsel tune failed"; }
+tune "$tmp/perf.csv" "$tmp/app.tree"
 run tree COLLSEL_VERBOSE=2 COLLSEL_TREE="$tmp/app.tree"
 expect tree "bcast [0-9]* B -> bcast.binomial (tree)"
 expect tree "bcast 1048576 B -> bcast.pipeline.seg8k (tree)"
@@ -127,8 +130,7 @@ expect tree "barrier -> barrier.dissemination (tree)"
 #     others still are.
 sed 's/^barrier,\([0-9]*\),0,barrier.dissemination,5$/barrier,\1,0,barrier.dissemination,50/' \
     "$tmp/perf.csv" > "$tmp/perf-nb.csv"
-"$collsel" tune --perf "$tmp/perf-nb.csv" -o "$tmp/nb.tree" > "$tmp/tune-nb.out" 2>&1 ||
-    { cat "$tmp/tune-nb.out" >&2; fail "collsel tune (native barrier) failed"; }
+tune "$tmp/perf-nb.csv" "$tmp/nb.tree"
 run nbtree COLLSEL_VERBOSE=2 COLLSEL_TREE="$tmp/nb.tree"
 expect nbtree "the tree keeps native barrier everywhere; barrier is not intercepted"
 expect nbtree "bcast [0-9]* B -> bcast.binomial (tree)"
@@ -149,8 +151,7 @@ fi
         echo "barrier,$p,0,barrier.shm.dissemination,2"
     done
 } > "$tmp/perf-shm.csv"
-"$collsel" tune --perf "$tmp/perf-shm.csv" -o "$tmp/shm.tree" > "$tmp/tune-shm.out" 2>&1 ||
-    { cat "$tmp/tune-shm.out" >&2; fail "collsel tune (shm barrier) failed"; }
+tune "$tmp/perf-shm.csv" "$tmp/shm.tree"
 run warm COLLSEL_VERBOSE=2 COLLSEL_TREE="$tmp/shm.tree" COLLSEL_SHM_WARMUP=10
 expect warm "barrier -> barrier.dissemination (tree, next best applicable)"
 expect warm "barrier -> barrier.shm.dissemination (tree)"
