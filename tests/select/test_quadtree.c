@@ -473,6 +473,63 @@ static void test_segment(void)
     cs_perf_free(&p);
 }
 
+/* ---- least-penalty leaves (--leaf penalty) against the majority ---- */
+static void test_leaf_penalty(void)
+{
+    /* one leaf (depth 0) over 2 x 2 points.  a: best by 1 % at three
+     * points, 10 x slower at the fourth (majority: a, mean penalty 225 %);
+     * b: 1 % slower at three, best at the fourth (mean 0.75 %) */
+    cs_perf p;
+    cs_perf_init(&p);
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            int bad = i == 1 && j == 1;
+            add_row(&p, CS_BCAST, 2u << i, 1ull << (2 * j), "bcast.native", 50);
+            add_row(&p, CS_BCAST, 2u << i, 1ull << (2 * j), "bcast.a", bad ? 100 : 10);
+            add_row(&p, CS_BCAST, 2u << i, 1ull << (2 * j), "bcast.b", bad ? 10 : 10.1);
+        }
+    cs_tune_opts o;
+    cs_tune_opts_default(&o);
+    o.max_depth = 0;
+    cs_tree *t = cs_tree_new();
+    cs_map m;
+    build(t, &p, NULL, &o, &m);
+    CHECK(first_choice(t, 2, 1) == 1, "majority: a (%d)", first_choice(t, 2, 1));
+    cs_tree_free(t);
+    cs_map_free(&m);
+    o.leaf_penalty = 1;
+    t = cs_tree_new();
+    build(t, &p, NULL, &o, &m);
+    CHECK(first_choice(t, 2, 1) == 2, "least penalty: b (%d)", first_choice(t, 2, 1));
+    cs_tree_free(t);
+    cs_map_free(&m);
+    cs_perf_free(&p);
+
+    /* c: best where measured (two points), not measured at the other two,
+     * where b is best and a 1.5 x; a ties c where c is measured and b is
+     * 2 x there, so a has the smaller sum over the block (5 against 6):
+     * c first (its gaps are the next candidate's), then b for the gaps,
+     * not a */
+    cs_perf_init(&p);
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            add_row(&p, CS_BCAST, 2u << i, 1ull << (2 * j), "bcast.native", 50);
+            add_row(&p, CS_BCAST, 2u << i, 1ull << (2 * j), "bcast.a", i ? 15 : 10);
+            add_row(&p, CS_BCAST, 2u << i, 1ull << (2 * j), "bcast.b", i ? 10 : 20);
+            if (!i)
+                add_row(&p, CS_BCAST, 2u << i, 1ull << (2 * j), "bcast.c", 10);
+        }
+    t = cs_tree_new();
+    build(t, &p, NULL, &o, &m);
+    const uint16_t *ids;
+    int n = cs_tree_decide(t, CS_BCAST, 2, 1, &ids);
+    CHECK(n >= 2 && ids[0] == 3 && ids[1] == 2, "c then b for its gaps (%d: %d %d)", n,
+          n > 0 ? ids[0] : -1, n > 1 ? ids[1] : -1);
+    cs_tree_free(t);
+    cs_map_free(&m);
+    cs_perf_free(&p);
+}
+
 /* ---- ranked lists: best first, native always present ---- */
 static void test_choices(void)
 {
@@ -697,6 +754,7 @@ int main(void)
     test_weights();
     test_weights_per_collective();
     test_segment();
+    test_leaf_penalty();
     test_margin_points();
     test_margin_weighted();
     if (sel_failures)
