@@ -16,7 +16,7 @@
 #   PERF=docs/papers/perf.csv.zst tools/papers.sh  # tables again, no measuring
 #     (PERF_NOTE: what tables.md says about how it was measured)
 #   METHODS=papers tools/papers.sh          # the papers' algorithms only (faster)
-# Grid (default): 22 comm sizes 2..64 x 44 message sizes 1 B..4 MiB (every
+# Grid (default): 25 comm sizes 2..64 x 44 message sizes 1 B..4 MiB (every
 # half octave), bcast and reduce, every method (METHODS=papers: the
 # algorithms of Open MPI's tuned module the papers measured: linear,
 # pipeline, binary, split-binary, binomial with 8 and 32 KiB segments, and
@@ -29,7 +29,7 @@
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 NP=${NP:-64}
-CS=${CS:-2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,20,24,28,32,40,48,64}
+CS=${CS:-2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,20,24,28,32,36,40,44,48,56,64}
 MS=${MS:-$(awk 'BEGIN { for (i = 0; i <= 44; i++) { v = int(2 ^ (i / 2) + 0.5); if (v != last) printf "%s%d", i ? "," : "", v; last = v } }')}
 OUT=${OUT:-$top/docs/papers}
 B=${COLLSEL_BUILD:-$top/build}
@@ -71,17 +71,23 @@ else
     bands=$(echo "$CS" | tr ',' '\n' | awk -v np="$NP" '
         { n = $1 + 0; b = 16; while (b < n) b *= 2; if (b > np) b = np; l[b] = l[b] (l[b] ? "," : "") n }
         END { for (b in l) print b ":" l[b] }' | sort -n)
+    # One simulation per comm size: a long simulation slows down as it
+    # grows (64 ranks: 1 s per point in a fresh one, 60 s after an hour,
+    # at 1.7 GB resident).
     lane() { # lane COLL: every band of COLL, one after the other
         for band in $bands; do
-            np=${band%%:*} cs=${band#*:}
-            resume=
-            [ ! -s "perf-$1-$np.csv" ] || resume=--resume
-            mkdir -p "$tmp/$1-$np"
-            smpirun -np "$np" -platform "$top/tools/sim/cluster.xml" --cfg=smpi/host-speed:10Gf \
-                --cfg=smpi/simulate-computation:no --cfg=smpi/coll-selector:ompi \
-                --cfg=smpi/tmpdir:"$tmp/$1-$np" --log=root.thres:warning \
-                "$S/replay/collsel-replay" --grid "cs=$cs,ms=$MS" --colls "$1" --methods "$METHODS" \
-                --quick --alone --no-progress $resume -o "perf-$1-$np.csv" || return 1
+            np=${band%%:*}
+            for cs in $(echo "${band#*:}" | tr ',' ' '); do
+                resume=
+                [ ! -s "perf-$1-$np.csv" ] || resume=--resume
+                mkdir -p "$tmp/$1-$np"
+                smpirun -np "$np" -platform "$top/tools/sim/cluster.xml" --cfg=smpi/host-speed:10Gf \
+                    --cfg=smpi/simulate-computation:no --cfg=smpi/coll-selector:ompi \
+                    --cfg=smpi/tmpdir:"$tmp/$1-$np" --log=root.thres:warning \
+                    "$S/replay/collsel-replay" --grid "cs=$cs,ms=$MS" --colls "$1" \
+                    --methods "$METHODS" --quick --alone --no-progress $resume \
+                    -o "perf-$1-$np.csv" || return 1
+            done
         done
     }
     lane bcast & pb=$!
