@@ -31,14 +31,14 @@
  * Leaf rule (cs_tune_opts.leaf_penalty, collsel tune --leaf penalty): the
  * papers' leaf answers its block's majority method, which can cost a lot
  * where a minority of points is slow with it; the alternative answers the
- * method of least summed normalised time over the block's measured points
- * (where it was not measured, the next candidate runs: counted as the
- * point's best), and then, as next candidates, the methods of least time
- * where the ones before were not measured (fallbacks).  Splits still
- * follow the majority's share, so both rules give trees of the same
- * shape.  On the papers' grid (tools/papers.sh, 15 comm sizes 2..16) its
- * mean penalty is at or below the majority's at every depth (depth 3:
- * bcast 7.7 against 7.9 %, reduce 5.0 against 7.4 %).
+ * method of least time over the block's measured points counting, where
+ * it was not measured, the best single method for those points
+ * (first_with_fallback), and then, as next candidates, the methods of
+ * least time where the ones before were not measured (fallbacks).  Splits
+ * still follow the majority's share, so both rules give trees of the same
+ * shape.  On the papers' grid (docs/papers/tables.md) its mean penalty is
+ * lower at every depth but one (reduce depth 3: 3.9 against 6.4 %; bcast
+ * depth 4: 1.7 against 3.3 %; bcast depth 3: 4.6 against 4.5 %).
  *
  * CS_TUNE_BUDGET is the papers' criterion under a leaf budget (for a fair
  * comparison with the weighted tree): the shallowest, least pure block that
@@ -284,6 +284,51 @@ static void fallbacks(qbuild *b, int x0, int y0, int size)
     }
 }
 
+/* Least-penalty leaves: the first candidate, by its time where it was
+ * measured plus, where it was not, the time of the best single method for
+ * those points (the fallback fallbacks() then picks); a block where no
+ * method has gaps keeps the ranking by summed time. */
+static void first_with_fallback(qbuild *b, int x0, int y0, int size)
+{
+    const cs_grid *g = b->g;
+    int nm = g->nm, pick = -1;
+    double best = 0;
+    for (int r = 0; r < nm; r++) {
+        int m = b->rank[r], seen = 0;
+        double own = 0, fb = -1;
+        for (int x = x0; x < x0 + size && x < g->ncs; x++)
+            for (int y = y0; y < y0 + size && y < g->nms; y++) {
+                size_t p = (size_t)x * g->n + y;
+                if (g->measured[p] && ratio(g, p, m) < CS_UNMEASURED)
+                    own += ratio(g, p, m), seen = 1;
+            }
+        if (!seen)
+            continue;
+        for (int f = 0; f < nm; f++) { /* the best single fallback over m's gaps */
+            double sum = 0;
+            if (f == m)
+                continue;
+            for (int x = x0; x < x0 + size && x < g->ncs; x++)
+                for (int y = y0; y < y0 + size && y < g->nms; y++) {
+                    size_t p = (size_t)x * g->n + y;
+                    if (g->measured[p] && ratio(g, p, m) >= CS_UNMEASURED)
+                        sum += ratio(g, p, f);
+                }
+            fb = fb < 0 || sum < fb ? sum : fb;
+        }
+        double cost = own + (fb > 0 ? fb : 0);
+        if (pick < 0 || cost < best - 1e-12) {
+            pick = r;
+            best = cost;
+        }
+    }
+    if (pick > 0) {
+        int m = b->rank[pick];
+        memmove(&b->rank[1], &b->rank[0], (size_t)pick * sizeof *b->rank);
+        b->rank[0] = m;
+    }
+}
+
 static double block_eval(qbuild *b, int x0, int y0, int size)
 {
     const cs_grid *g = b->g;
@@ -325,6 +370,7 @@ static double block_eval(qbuild *b, int x0, int y0, int size)
             b->key2[m] = count;
         }
         cs_rank_methods(b->rank, nm, b->key1, b->key2);
+        first_with_fallback(b, x0, y0, size);
         fallbacks(b, x0, y0, size);
         return -most / ((double)size * size);
     }
