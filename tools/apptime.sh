@@ -55,7 +55,8 @@ while [ "$i" -le "$runs" ]; do
         fi || { cat "$dir/$p.err" >&2; echo "apptime.sh: run $p failed" >&2; exit 1; }
         echo "$(date +%s.%N) $t0" | awk '{ printf "%.3f\n", $1 - $2 }' > "$dir/$p.wall"
     done
-    cmp -s "$dir/nat-$i.out" "$dir/tun-$i.out" || echo "   (pair $i: the outputs differ: see $dir/nat-$i.out, tun-$i.out)"
+    cmp -s "$dir/nat-$i.out" "$dir/tun-$i.out" ||
+        echo "   (pair $i: the outputs differ, if only in the timings an application prints: diff $dir/nat-$i.out $dir/tun-$i.out)"
     coll=$("$c" show --compare "$dir/nat-$i.prof" "$dir/tun-$i.prof" | awk '$1 == "all" { print $8; exit }')
     wall=$(awk '{ w[FILENAME] = $1 } END { printf "%.3f", w[ARGV[2]] / w[ARGV[1]] }' \
         "$dir/nat-$i.wall" "$dir/tun-$i.wall")
