@@ -11,7 +11,8 @@
  * the timing syncs and takes its decisions over all the groups, so they run
  * the same method at the same time and a round's time is the slowest
  * group's (cs_replay_comm).  The ranks outside every group wait, asleep, in
- * the allreduce that ends the point, so they do not disturb the timings.  Points larger than the world
+ * the allreduce that ends the point, so they do not disturb the timings.
+ * Points larger than the world
  * are skipped (and reported).  Every rank walks the same point list in the
  * same order, so the collective calls match.
  */
@@ -217,7 +218,8 @@ static void log_point(const point_work *pw, int tty)
  * m, minus a second call; the maximum over the point's ranks (all groups
  * at once), median of 3.  The map spreads it over the application's calls
  * per communicator (select/map.c, the COLL.segment row).  Collective over
- * pw->sync; *us: the cost in us (0 when negative). */
+ * pw->sync; *us: the cost in us (0 when negative; -1 when m does not apply
+ * to 8 bytes: no row). */
 static int measure_segment(const point_work *pw, const cs_method *m, double *us)
 {
     double x[3];
@@ -234,8 +236,13 @@ static int measure_segment(const point_work *pw, const cs_method *m, double *us)
         if (rc == MPI_SUCCESS)
             rc = cs_rop_init(&op, pw->op.coll, fresh, 8, pw->p->root_mode, pw->p->root);
         cs_rop_with w = {&op, m};
-        if (rc == MPI_SUCCESS && !cs_rop_applies(&op, m))
-            rc = MPI_ERR_OTHER;
+        int applies = rc == MPI_SUCCESS && cs_rop_applies(&op, m); /* the same everywhere */
+        if (rc == MPI_SUCCESS && !applies) { /* not at 8 bytes: no row, nothing failed */
+            cs_rop_free(&op);
+            PMPI_Comm_free(&fresh);
+            *us = -1;
+            return MPI_SUCCESS;
+        }
         if (rc == MPI_SUCCESS)
             rc = cs_rop_run_with(&w, 0);
         t[1] = PMPI_Wtime();
@@ -280,19 +287,23 @@ static int segment_known(int coll, uint32_t size)
  * when one of its measured methods needs a segment (rank 0 writes it). */
 static int segment_row(point_work *pw, cs_perf *perf, cs_err *e)
 {
-    const cs_method *m = NULL;
-    for (int k = 1; k < pw->n && !m; k++)
-        if (cs_method_needs_node(pw->w[k].m) && strstr(pw->w[k].m->name, ".shm"))
-            m = pw->w[k].m;
-    if (!m || segment_known(pw->op.coll, pw->p->comm_size)) /* the same on every rank */
+    int any = 0;
+    for (int k = 1; k < pw->n && !any; k++)
+        any = cs_method_needs_node(pw->w[k].m) && strstr(pw->w[k].m->name, ".shm") != NULL;
+    if (!any || segment_known(pw->op.coll, pw->p->comm_size)) /* the same on every rank */
         return MPI_SUCCESS;
-    double us;
-    int rc = measure_segment(pw, m, &us);
-    if (rc != MPI_SUCCESS) {
-        pw->failed = "the segment's cost";
-        return rc;
+    double us = -1; /* the first shared-memory method that applies to 8 bytes */
+    for (int k = 1; k < pw->n && us < 0; k++) {
+        const cs_method *m = pw->w[k].m;
+        if (!cs_method_needs_node(m) || !strstr(m->name, ".shm"))
+            continue;
+        int rc = measure_segment(pw, m, &us);
+        if (rc != MPI_SUCCESS) {
+            pw->failed = "the segment's cost";
+            return rc;
+        }
     }
-    if (pw->o->rank != 0)
+    if (pw->o->rank != 0 || us < 0)
         return MPI_SUCCESS;
     cs_perf_row row = {pw->p->coll, pw->p->comm_size, 0, {0}, us, us, us, 3};
     snprintf(row.method, sizeof row.method, "%s.segment", cs_coll_name(pw->p->coll));
@@ -335,8 +346,8 @@ static int measure_point(const cs_replay_opts *o, const cs_point *p, cs_replay_g
     pw.t0 = PMPI_Wtime();
     pw.K = o->finalists < pw.n - 1 ? o->finalists : pw.n - 1;
 
-    /* a deterministic clock (a simulator): no final (the screening's two
-     * rounds are exact); the round size, on native, all the same: rounds of
+    /* a deterministic clock (a simulator): no final (the screening's one
+     * round is exact); the round size, on native, all the same: rounds of
      * back-to-back calls are what the real machine measures */
     cs_timed nat = {cs_rop_run_with, &pw.w[0], 0};
     rc = cs_time_deterministic(sync, &nat, &pw.det);
@@ -345,7 +356,7 @@ static int measure_point(const cs_replay_opts *o, const cs_point *p, cs_replay_g
     if (rc == MPI_SUCCESS) {
         cs_timing_opts so;
         memset(&so, 0, sizeof so);
-        so.warmup = 1;
+        so.warmup = pw.det ? 1 : 3; /* the probe warmed up already */
         rc = cs_time_round_size(sync, &nat, &so, &pw.r, NULL);
     }
     if (rc == MPI_SUCCESS)
