@@ -287,16 +287,14 @@ static int segment_known(int coll, uint32_t size)
  * when one of its measured methods needs a segment (rank 0 writes it). */
 static int segment_row(point_work *pw, cs_perf *perf, cs_err *e)
 {
-    int any = 0;
-    for (int k = 1; k < pw->n && !any; k++)
-        any = cs_method_needs_node(pw->w[k].m) && strstr(pw->w[k].m->name, ".shm") != NULL;
-    if (!any || segment_known(pw->op.coll, pw->p->comm_size)) /* the same on every rank */
-        return MPI_SUCCESS;
     double us = -1; /* the first shared-memory method that applies to 8 bytes */
-    for (int k = 1; k < pw->n && us < 0; k++) {
+    for (int k = 1, first = 1; k < pw->n && us < 0; k++) {
         const cs_method *m = pw->w[k].m;
         if (!cs_method_needs_node(m) || !strstr(m->name, ".shm"))
             continue;
+        if (first && segment_known(pw->op.coll, pw->p->comm_size)) /* the same everywhere */
+            return MPI_SUCCESS;
+        first = 0;
         int rc = measure_segment(pw, m, &us);
         if (rc != MPI_SUCCESS) {
             pw->failed = "the segment's cost";
