@@ -4,7 +4,7 @@
  * A *method* is (collective, algorithm, segment size, fan-out/radix) with a
  * stable dotted name ("bcast.pipeline.seg8k").  There is one registry table
  * per collective (bcast/registry.c, reduce/registry.c, barrier/registry.c,
- * allreduce/registry.c);
+ * allreduce/registry.c, alltoall/registry.c);
  * everything that needs method names (env parser, tree files, `collsel
  * methods`, collsel-replay, the test matrix) reads them through the API
  * below.  Entry 0 of every table is the MPI library's own call
@@ -98,6 +98,7 @@ typedef struct cs_comm_state {
 #define CS_TAG_ALLREDUCE 0x4341 /* "CA": every allreduce method (the bcast
                                    and reduce steps of a composed method
                                    use their own tags) */
+#define CS_TAG_ALLTOALL 0x4354  /* "CT": every alltoall method */
 
 /* Warnings of the algorithms' set-up (a shared segment that cannot be
  * made, ...): NULL (silent) unless the preload library sets it (one line
@@ -140,12 +141,15 @@ void cs_comm_freeing_end(cs_comm_freeing *f);
  * (shim/dispatch.c) or by collsel-replay / the tests. */
 typedef struct cs_call {
     enum cs_coll coll;
-    const void *sendbuf; /* reduce, allreduce: send buffer (may be MPI_IN_PLACE:
-                            reduce at the root, allreduce on every rank) */
+    const void *sendbuf; /* reduce, allreduce, alltoall: send buffer (may be
+                            MPI_IN_PLACE: reduce at the root, allreduce and
+                            alltoall on every rank) */
     void *buf;           /* bcast: the buffer; reduce: recvbuf (root only);
-                            allreduce: recvbuf (every rank) */
-    int count;
-    MPI_Datatype dt;
+                            allreduce, alltoall: recvbuf (every rank) */
+    int count;           /* alltoall: sendcount (one block) */
+    MPI_Datatype dt;     /* alltoall: sendtype */
+    int rcount;          /* alltoall: recvcount (one block) */
+    MPI_Datatype rdt;    /* alltoall: recvtype */
     MPI_Op op;       /* reduce, allreduce */
     int commute;     /* reduce, allreduce: 1 if op is commutative */
     int root;        /* bcast/reduce */
@@ -153,7 +157,8 @@ typedef struct cs_call {
     MPI_Comm pcomm;  /* private duplicate: all our traffic goes here */
     cs_comm_state *st; /* state of comm (topology cache) */
     int rank, size;  /* in comm */
-    size_t bytes;    /* count * type size: identical on every rank */
+    size_t bytes;    /* count * type size: identical on every rank (alltoall: the
+                        bytes of one block, recvcount x recvtype size when in place) */
 } cs_call;
 
 struct cs_method;
@@ -200,6 +205,8 @@ int cs_call_reduce(cs_call *c, const void *sendbuf, void *recvbuf, int count,
 int cs_call_barrier(cs_call *c, MPI_Comm comm);
 int cs_call_allreduce(cs_call *c, const void *sendbuf, void *recvbuf, int count,
                       MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
+int cs_call_alltoall(cs_call *c, const void *sendbuf, int scount, MPI_Datatype sdt,
+                     void *recvbuf, int rcount, MPI_Datatype rdt, MPI_Comm comm);
 
 /* The same without creating the private duplicate: local (never
  * collective); c->pcomm is MPI_COMM_NULL until the communicator has one
@@ -214,6 +221,8 @@ int cs_call_reduce_local(cs_call *c, const void *sendbuf, void *recvbuf, int cou
 int cs_call_barrier_local(cs_call *c, MPI_Comm comm);
 int cs_call_allreduce_local(cs_call *c, const void *sendbuf, void *recvbuf, int count,
                             MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
+int cs_call_alltoall_local(cs_call *c, const void *sendbuf, int scount, MPI_Datatype sdt,
+                           void *recvbuf, int rcount, MPI_Datatype rdt, MPI_Comm comm);
 /* Create the private duplicate if needed (collective over c->comm the first
  * time) and set c->pcomm.  Returns an MPI error code (MPI_ERR_COMM for an
  * intercommunicator). */

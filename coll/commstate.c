@@ -245,6 +245,8 @@ static int call_init(cs_call *c, enum cs_coll coll, MPI_Comm comm)
     c->buf = NULL;
     c->count = 0;
     c->dt = MPI_DATATYPE_NULL;
+    c->rcount = 0;
+    c->rdt = MPI_DATATYPE_NULL;
     c->op = MPI_OP_NULL;
     c->commute = 1;
     c->root = 0;
@@ -317,6 +319,22 @@ int cs_call_allreduce_local(cs_call *c, const void *sendbuf, void *recvbuf, int 
     return call_reduction(c, CS_ALLREDUCE, sendbuf, recvbuf, count, dt, op, 0, comm);
 }
 
+int cs_call_alltoall_local(cs_call *c, const void *sendbuf, int scount, MPI_Datatype sdt,
+                           void *recvbuf, int rcount, MPI_Datatype rdt, MPI_Comm comm)
+{
+    int rc = call_init(c, CS_ALLTOALL, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    c->sendbuf = sendbuf;
+    c->buf = recvbuf;
+    c->rcount = rcount;
+    c->rdt = rdt;
+    /* in place: the blocks are recvcount x recvtype, also what is sent */
+    c->count = sendbuf == MPI_IN_PLACE ? rcount : scount;
+    c->dt = sendbuf == MPI_IN_PLACE ? rdt : sdt;
+    return call_bytes(c);
+}
+
 int cs_call_attach(cs_call *c)
 {
     int rc = state_attach(c->comm, c->st);
@@ -351,4 +369,11 @@ int cs_call_allreduce(cs_call *c, const void *sendbuf, void *recvbuf, int count,
                       MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     return attached(c, cs_call_allreduce_local(c, sendbuf, recvbuf, count, dt, op, comm));
+}
+
+int cs_call_alltoall(cs_call *c, const void *sendbuf, int scount, MPI_Datatype sdt,
+                     void *recvbuf, int rcount, MPI_Datatype rdt, MPI_Comm comm)
+{
+    return attached(c, cs_call_alltoall_local(c, sendbuf, scount, sdt, recvbuf, rcount, rdt,
+                                              comm));
 }

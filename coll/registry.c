@@ -1,9 +1,10 @@
 /* The method registry: one table per collective (bcast/registry.c,
- * reduce/registry.c, barrier/registry.c, allreduce/registry.c), read by everything that needs
+ * reduce/registry.c, barrier/registry.c, allreduce/registry.c, alltoall/registry.c), read by everything that needs
  * method names through these functions. */
 #include <string.h>
 
 #include "allreduce/allreduce.h"
+#include "alltoall/alltoall.h"
 #include "barrier/barrier.h"
 #include "bcast/bcast.h"
 #include "coll.h"
@@ -19,6 +20,7 @@ static const struct {
     [CS_REDUCE] = {cs_reduce_methods, &cs_reduce_nmethods},
     [CS_BARRIER] = {cs_barrier_methods, &cs_barrier_nmethods},
     [CS_ALLREDUCE] = {cs_allreduce_methods, &cs_allreduce_nmethods},
+    [CS_ALLTOALL] = {cs_alltoall_methods, &cs_alltoall_nmethods},
 };
 
 const cs_method *cs_methods(enum cs_coll c, int *n)

@@ -5,11 +5,12 @@
 #ifndef COLLSEL_COLLS_H
 #define COLLSEL_COLLS_H
 
-enum cs_coll { CS_BCAST = 0, CS_REDUCE = 1, CS_BARRIER = 2, CS_ALLREDUCE = 3, CS_NCOLL = 4 };
+enum cs_coll { CS_BCAST = 0, CS_REDUCE = 1, CS_BARRIER = 2, CS_ALLREDUCE = 3, CS_ALLTOALL = 4,
+              CS_NCOLL = 5 };
 
-/* "bcast", "reduce", "barrier", "allreduce"; NULL if out of range. */
+/* "bcast", "reduce", "barrier", "allreduce", "alltoall"; NULL if out of range. */
 const char *cs_coll_name(int c);
-/* "bcast, reduce, barrier, allreduce": every name, for messages that list
+/* "bcast, reduce, barrier, allreduce, alltoall": every name, for messages that list
  * what is accepted. */
 const char *cs_coll_names(void);
 /* Reverse of cs_coll_name (exact, lower case); -1 if unknown. */

@@ -420,7 +420,8 @@ const char *cs_fmt_bytes(char *buf, size_t len, double bytes)
 
 const char *cs_coll_name(int c)
 {
-    static const char *names[CS_NCOLL] = {"bcast", "reduce", "barrier", "allreduce"};
+    static const char *names[CS_NCOLL] = {"bcast", "reduce", "barrier", "allreduce",
+                                                "alltoall"};
     return c >= 0 && c < CS_NCOLL ? names[c] : NULL;
 }
 

@@ -36,9 +36,9 @@ static const struct cs_var {
      "bound of the profile and partial files in KiB: beyond it cells are folded into coarser "
      "ones (counts and times stay exact; collsel show says so)"},
     {"COLLSEL_TREE", CS_V_PATH, NULL, 0, 0, offsetof(cs_config, tree),
-     "select methods for Bcast/Reduce/Barrier/Allreduce from this decision tree file"},
+     "select methods for Bcast/Reduce/Barrier/Allreduce/Alltoall from this decision tree file"},
     {"COLLSEL_FORCE", CS_V_STR, NULL, 0, 0, offsetof(cs_config, force),
-     "force methods: bcast=NAME,reduce=NAME,barrier=NAME,allreduce=NAME"},
+     "force methods: bcast=NAME,reduce=NAME,barrier=NAME,allreduce=NAME,alltoall=NAME"},
     {"COLLSEL_SHM_LIMIT", CS_V_INT, "64", 0, 1 << 20, offsetof(cs_config, shm_limit_mib),
      "MiB of shared memory this process may give to shared-memory collectives (about 135 "
      "KiB per communicator that uses them; 0: none)"},

@@ -1,9 +1,9 @@
 /* Selection (owner: dispatch): COLLSEL_FORCE and COLLSEL_TREE, and the
  * per-call choice of a method for MPI_Bcast / MPI_Reduce / MPI_Barrier /
- * MPI_Allreduce.
+ * MPI_Allreduce / MPI_Alltoall.
  *
  * At MPI_Init (cs_dispatch_init): COLLSEL_FORCE ("bcast=NAME,reduce=NAME,
- * barrier=NAME,allreduce=NAME", any subset; NAME with or without the "bcast." prefix) is
+ * barrier=NAME,allreduce=NAME,alltoall=NAME", any subset; NAME with or without the "bcast." prefix) is
  * parsed against the registry (force.c); COLLSEL_TREE is read and its method names are
  * mapped to registry indices once.  A bad entry gets one line from world
  * rank 0 and leaves that collective (a bad tree file: every collective the
@@ -290,6 +290,17 @@ static int run(cs_call *c)
     return rc;
 }
 
+/* Alltoall: this rank's receive block holds as many bytes as its send
+ * block (type signatures are the application's to match; a rank whose own
+ * sizes differ, a mistake MPI reports, runs natively, and so do its peers
+ * only if they see it too: the library's own error is the best answer). */
+static int recv_matches(const cs_call *c)
+{
+    MPI_Count sz;
+    return PMPI_Type_size_x(c->rdt, &sz) == MPI_SUCCESS && sz >= 0 &&
+           (size_t)sz * (size_t)c->rcount == c->bytes;
+}
+
 int cs_dispatch_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
     cs_call c;
@@ -329,6 +340,21 @@ int cs_dispatch_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Dat
             return rc;
     }
     return PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm);
+}
+
+int cs_dispatch_alltoall(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf,
+                         int rcount, MPI_Datatype rdt, MPI_Comm comm)
+{
+    cs_call c;
+    if (comm != MPI_COMM_NULL && rdt != MPI_DATATYPE_NULL &&
+        (sendbuf == MPI_IN_PLACE || sdt != MPI_DATATYPE_NULL) &&
+        cs_call_alltoall_local(&c, sendbuf, scount, sdt, recvbuf, rcount, rdt, comm) == 0 &&
+        !c.st->is_inter && rcount >= 0 && recv_matches(&c)) {
+        int rc = run(&c);
+        if (rc >= 0)
+            return rc;
+    }
+    return PMPI_Alltoall(sendbuf, scount, sdt, recvbuf, rcount, rdt, comm);
 }
 
 int cs_dispatch_barrier(MPI_Comm comm)

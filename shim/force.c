@@ -1,4 +1,5 @@
-/* COLLSEL_FORCE ("bcast=NAME,reduce=NAME,barrier=NAME,allreduce=NAME", any
+/* COLLSEL_FORCE ("bcast=NAME,reduce=NAME,barrier=NAME,allreduce=NAME,
+ * alltoall=NAME", any
  * subset; NAME with or without the "bcast." prefix), parsed against the
  * registry.  No MPI call: the fuzz target tests/fuzz/fuzz_env.c runs it
  * without MPI_Init.  A bad item gets one line from world rank 0 (naming the

@@ -61,5 +61,7 @@ int cs_dispatch_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
 int cs_dispatch_barrier(MPI_Comm comm) CS_HIDDEN;
 int cs_dispatch_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
                           MPI_Op op, MPI_Comm comm) CS_HIDDEN;
+int cs_dispatch_alltoall(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf,
+                         int rcount, MPI_Datatype rdt, MPI_Comm comm) CS_HIDDEN;
 
 #endif

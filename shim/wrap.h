@@ -145,7 +145,7 @@
     C(X, Allgatherv, allgatherv, ALLGATHERV, ALLGATHERV, CS_NOROOT, CS_BY_ALLGATHERV,      \
       CS_BYC_ALLGATHERV, -1, PMPI_Allgatherv, PMPI_Allgatherv_c, 1, 1)                     \
     C(X, Alltoall, alltoall, ALLTOALL, ALLGATHER, CS_NOROOT, CS_BY_ALLGATHER,              \
-      CS_BY_ALLGATHER, -1, PMPI_Alltoall, PMPI_Alltoall_c, 1, 1)                           \
+      CS_BY_ALLGATHER, CS_ALLTOALL, cs_dispatch_alltoall, cs_dispatch_alltoall_c, 1, 1)    \
     C(X, Alltoallv, alltoallv, ALLTOALLV, ALLTOALLV, CS_NOROOT, CS_BY_ALLTOALLV,           \
       CS_BYC_ALLTOALLV, -1, PMPI_Alltoallv, PMPI_Alltoallv_c, 1, 1)                        \
     C(X, Alltoallw, alltoallw, ALLTOALLW, ALLTOALLW, CS_NOROOT, CS_BY_ALLTOALLW,           \
@@ -196,7 +196,7 @@ enum { CS_NWRAP_ROWS = 0 CS_COLL_TABLE(CS_ROW_COUNT, _) };
  * none): the same collectives, recorded in the same cells (a large-count
  * call is the same collective; its size is what the rank contributes).
  * Counts are MPI_Count, displacements MPI_Aint; the helpers BC/VMC/WMC take
- * them.  Bcast_c, Reduce_c and Allreduce_c dispatch like the plain calls when the count
+ * them.  Bcast_c, Reduce_c, Allreduce_c and Alltoall_c dispatch like the plain calls when the count
  * fits an int (cs_dispatch_bcast_c, wrap_c.c), natively otherwise. */
 #if MPI_VERSION >= 4
 #define CS_HAVE_LARGE_COUNT 1

@@ -144,6 +144,14 @@ static int cs_dispatch_allreduce_c(const void *sbuf, void *rbuf, MPI_Count count
         return PMPI_Allreduce_c(sbuf, rbuf, count, dt, op, comm);
     return cs_dispatch_allreduce(sbuf, rbuf, (int)count, dt, op, comm);
 }
+
+static int cs_dispatch_alltoall_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                                  void *rbuf, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm)
+{
+    if (scount < 0 || scount > INT_MAX || rcount < 0 || rcount > INT_MAX)
+        return PMPI_Alltoall_c(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    return cs_dispatch_alltoall(sbuf, (int)scount, stype, rbuf, (int)rcount, rtype, comm);
+}
 #endif
 
 #define CS_DEFINE(NAME, ID, PARAMS, ARGS, ROOT, BYTES, SEL, FN)                            \

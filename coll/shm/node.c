@@ -177,7 +177,8 @@ const cs_method *cs_node_inner(enum cs_coll coll)
 {
     static const char *const names[CS_NCOLL] = {
         [CS_BCAST] = "bcast.shm.ota", [CS_REDUCE] = "reduce.shm.direct",
-        [CS_BARRIER] = "barrier.shm.dissemination", [CS_ALLREDUCE] = "allreduce.shm.direct"};
+        [CS_BARRIER] = "barrier.shm.dissemination", [CS_ALLREDUCE] = "allreduce.shm.direct",
+        [CS_ALLTOALL] = "alltoall.shm.direct"};
     static _Atomic(const cs_method *) cache[CS_NCOLL];
     const cs_method *m = atomic_load(&cache[coll]);
     if (!m) {

@@ -96,6 +96,8 @@ int cs_shm_native(const cs_call *c)
         return PMPI_Reduce(c->sendbuf, c->buf, c->count, c->dt, c->op, c->root, c->comm);
     case CS_ALLREDUCE:
         return PMPI_Allreduce(c->sendbuf, c->buf, c->count, c->dt, c->op, c->comm);
+    case CS_ALLTOALL:
+        return PMPI_Alltoall(c->sendbuf, c->count, c->dt, c->buf, c->rcount, c->rdt, c->comm);
     default: return PMPI_Barrier(c->comm);
     }
 }

@@ -1,6 +1,7 @@
 /* The correctness matrix, generated from the registry: every method of
  * every collective x communicator sizes x roots x counts x datatypes (x ops
- * for reduce, incl. MPI_IN_PLACE at the root), each result compared bit for
+ * for reduce, incl. MPI_IN_PLACE at the root; alltoall in place alternating),
+ * each result compared bit for
  * bit with the native collective run on the same data in the same run
  * (guards around every buffer and the gaps of every datatype must stay
  * untouched, send buffers unchanged; the native reduce reference is never
@@ -23,7 +24,7 @@
  * non-commutative 2x2 matrices).  Methods that do not apply are skipped and
  * counted; a method that never ran a multi-segment case is a failure.
  *
- * usage: matrix [--sizes 1,2,3] [--colls bcast,reduce,barrier,allreduce] [--quick]
+ * usage: matrix [--sizes 1,2,3] [--colls bcast,reduce,barrier,allreduce,alltoall] [--quick]
  *               [--node-size N] (virtual nodes of N ranks: the node-aware methods run)
  *        [--methods SUBSTRING] [--selftest] [-v]
  * Exit 0 when every case matched, 1 otherwise.  --selftest runs
@@ -430,6 +431,83 @@ static void allreduce_method(const group *g, int mi, const cs_method *m)
     allreduce_case(g, mi, m, ncombos - 1, LARGE_INTS / 4, 0, 1); /* non-commutative */
 }
 
+/* ---- alltoall ------------------------------------------------------------- */
+
+/* p blocks of count elements of type ty, to and from every rank; in place
+ * or not; the reference is the native alltoall (never in place) on the
+ * same data.  Gaps and guards of the receive buffer must stay untouched,
+ * the send buffer unchanged. */
+static void alltoall_case(const group *g, int mi, const cs_method *m, int ty, int count,
+                          int inplace, int large)
+{
+    stats *s = &G.st[CS_ALLTOALL][mi];
+    const mt_type *t = &mt_types[ty];
+    const int all = count * g->size;
+    mbuf sb, sb0, ra, rn;
+    unsigned char *mask = malloc(mt_span(t, all) + 1);
+    if (!mask || mbuf_new(&sb, t, all) < 0 || mbuf_new(&sb0, t, all) < 0 ||
+        mbuf_new(&ra, t, all) < 0 || mbuf_new(&rn, t, all) < 0) {
+        report(g, m, "out of memory");
+        exit(1);
+    }
+    unsigned seed = mix(mix((unsigned)mi, (unsigned)g->size), mix((unsigned)ty, (unsigned)count));
+    mt_fill(t, sb.p, all, mix(seed, (unsigned)g->rank), MPI_OP_NULL, g->rank);
+    memcpy(sb0.raw, sb.raw, sb.len);
+    if (inplace)
+        memcpy(ra.raw, sb.raw, sb.len);
+    if (G.verbose > 1)
+        fprintf(stderr, "rank %d: %s %s count %d%s\n", g->rank, m->name, t->name, count,
+                inplace ? " in place" : "");
+    cs_call c;
+    int rc = cs_call_alltoall(&c, inplace ? MPI_IN_PLACE : sb.p, count, t->dt, ra.p, count,
+                              t->dt, g->comm);
+    if (rc != MPI_SUCCESS) {
+        report(g, m, "cs_call_alltoall: MPI error %d", rc);
+        s->failed++;
+    } else if (!cs_method_applies(m, &c)) {
+        s->skipped++;
+    } else {
+        rc = cs_method_run(m, &c);
+        int nrc = MPI_Alltoall(sb.p, count, t->dt, rn.p, count, t->dt, g->comm);
+        long d = -1;
+        const char *what = "";
+        mt_mask(t, all, mask, 0);
+        if (!inplace && (d = first_diff(&sb, &sb0, NULL)) >= 0)
+            what = "send buffer modified";
+        else if ((d = first_diff(&ra, &rn, mask)) >= 0)
+            what = "result differs from native (or a gap/guard byte was written)";
+        s->ran++;
+        s->large += large;
+        if (rc != MPI_SUCCESS || nrc != MPI_SUCCESS || d >= 0) {
+            s->failed++;
+            report(g, m, "type %s count %d per block%s: rc %d native rc %d; %s at byte %ld",
+                   t->name, count, inplace ? " in place" : "", rc, nrc, what, d - GUARD);
+        }
+    }
+    free(mask);
+    free(sb.raw);
+    free(sb0.raw);
+    free(ra.raw);
+    free(rn.raw);
+}
+
+static void alltoall_method(const group *g, int mi, const cs_method *m)
+{
+    int n = 0; /* case number: in-place alternates */
+    for (int ty = 0; ty < T_NTYPES; ty++) {
+        int all = !G.quick || ty == T_CHAR || ty == T_INT;
+        for (int k = 0; k < NSMALL; k++)
+            if (all || k == (mi + ty) % NSMALL || k == (mi + ty + 3) % NSMALL)
+                alltoall_case(g, mi, m, ty, small_counts[k], n++ % 2, 0);
+    }
+    /* large: p blocks of ~300 KB / p in all (at least 2.3 shared-memory
+     * steps with a remainder: a step carries 64 KiB / (p - 1) per block), of
+     * chars and of a gapped type */
+    const int p = g->size;
+    alltoall_case(g, mi, m, T_CHAR, LARGE_BYTES / p + 1, mi % 2, 1);
+    alltoall_case(g, mi, m, T_RESIZED, LARGE_BYTES / 8 / p + 1, (mi + 1) % 2, 1);
+}
+
 /* ---- barrier -------------------------------------------------------------- */
 
 #define BARRIER_ROUNDS 12
@@ -536,6 +614,8 @@ static void run_group(const group *g)
                 bcast_method(g, i, &t[i]);
             else if (c == CS_ALLREDUCE)
                 allreduce_method(g, i, &t[i]);
+            else if (c == CS_ALLTOALL)
+                alltoall_method(g, i, &t[i]);
             else
                 reduce_method(g, i, &t[i]);
         }

@@ -131,6 +131,30 @@ static int allreduce_last_rank_off(const cs_call *c, const cs_method *m)
     return rc;
 }
 
+static int alltoall_native(const cs_call *c, const cs_method *m)
+{
+    (void)m;
+    return PMPI_Alltoall(c->sendbuf, c->count, c->dt, c->buf, c->rcount, c->rdt, c->comm);
+}
+
+/* Right, except that the last rank gets the blocks of ranks 0 and 1 swapped
+ * (a wrong source offset). */
+static int alltoall_swapped(const cs_call *c, const cs_method *m)
+{
+    int rc = alltoall_native(c, m);
+    MPI_Aint lb, ext;
+    PMPI_Type_get_extent(c->rdt, &lb, &ext);
+    size_t blk = (size_t)ext * (size_t)c->rcount;
+    char *tmp = blk ? malloc(blk) : NULL;
+    if (tmp && c->size > 1 && c->rank == c->size - 1) {
+        memcpy(tmp, c->buf, blk);
+        memcpy(c->buf, (char *)c->buf + blk, blk);
+        memcpy((char *)c->buf + blk, tmp, blk);
+    }
+    free(tmp);
+    return rc;
+}
+
 #define E(coll, name, fn) CS_METHOD(coll, name, "broken", 0, 0, "", NULL, fn)
 static const cs_method bcast_t[] = {
     E(CS_BCAST, "bcast.native", native_bcast),
@@ -151,12 +175,18 @@ static const cs_method allreduce_t[] = {
     E(CS_ALLREDUCE, "selftest.allreduce_last_rank_off", allreduce_last_rank_off),
 };
 
+static const cs_method alltoall_t[] = {
+    E(CS_ALLTOALL, "alltoall.native", alltoall_native),
+    E(CS_ALLTOALL, "selftest.alltoall_swapped", alltoall_swapped),
+};
+
 const cs_method *selftest_methods(enum cs_coll c, int *n)
 {
     switch (c) {
     case CS_BCAST: *n = 3; return bcast_t;
     case CS_REDUCE: *n = 2; return reduce_t;
     case CS_ALLREDUCE: *n = 3; return allreduce_t;
+    case CS_ALLTOALL: *n = 2; return alltoall_t;
     default: *n = 2; return barrier_t;
     }
 }

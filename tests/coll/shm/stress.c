@@ -4,7 +4,8 @@
  * a slow one still reads, nor take a flag of the previous call for this
  * one), and communicators split, duplicated, freed and made again (each
  * with its own segment).  Every result is checked against values computed
- * locally; a barrier is checked with a counter in shared memory (after
+ * locally (alltoall: the sizes are the p blocks' total, in place every
+ * other call); a barrier is checked with a counter in shared memory (after
  * barrier k every rank must see p (k + 1) arrivals).  Phases of small
  * messages from one root let the writers run as far ahead as they may.
  *   usage: stress [CALLS_PER_METHOD]   (default 10000) */
@@ -71,6 +72,28 @@ static void one(const cs_method *m, enum cs_coll coll, int it, MPI_Comm comm, in
         int seen = atomic_load(arrivals);
         if (rc != MPI_SUCCESS || seen < p * *nbar)
             fail(m, it, "barrier passed early", 0, seen, (long)p * *nbar);
+        return;
+    }
+    if (coll == CS_ALLTOALL) { /* block j to rank j: n / p elements each */
+        const int blk = n / p, inplace = it % 2;
+        for (int j = 0; j < p; j++)
+            for (int i = 0; i < blk; i++)
+                buf[j * blk + i] = rank * 1000003 + j * 7919 + i + it;
+        rc = cs_call_alltoall(&c, inplace ? MPI_IN_PLACE : buf, blk, MPI_INT,
+                              inplace ? buf : res, blk, MPI_INT, comm);
+        if (rc != MPI_SUCCESS || !cs_method_applies(m, &c) ||
+            (rc = cs_method_run(m, &c)) != MPI_SUCCESS) {
+            fail(m, it, "call failed or method does not apply", 0, rc, MPI_SUCCESS);
+            return;
+        }
+        const int *out = inplace ? buf : res;
+        for (int k = 0; k < blk * p; k++) {
+            long want = (long)(k / blk) * 1000003 + rank * 7919 + k % blk + it;
+            if (out[k] != want) {
+                fail(m, it, "wrong element", k, out[k], want);
+                break;
+            }
+        }
         return;
     }
     for (int i = 0; i < n; i++)
