@@ -1,4 +1,4 @@
-/* collsel-bench: every method of bcast / reduce / barrier against the MPI
+/* collsel-bench: every method of every collective against the MPI
  * library's own collective (native), in the same run, at a few message
  * sizes on MPI_COMM_WORLD; prints per point the methods sorted by the ratio
  * method / native (< 1: faster than native).  A benchmark, not a test:
@@ -8,7 +8,10 @@
  * Native is measured before and after the methods of a point; the ratio
  * uses the smaller of the two medians (conservative: a method must beat
  * native at its best) and both are printed (a noisy machine shows up as a
- * drift between them).
+ * drift between them).  Alltoall: the size is one block (p blocks each way);
+ * the point also times one memcpy of the bytes a rank receives (the floor
+ * of a single-copy method) and prints the best single-copy method against
+ * it.
  */
 #include <mpi.h>
 #include <sched.h>
@@ -45,6 +48,9 @@ static void usage(FILE *f)
             "per point, the methods sorted by the ratio median(method)/median(native).\n"
             "Segmented variants whose segment is >= the message are skipped (they are\n"
             "the unsegmented method).  (All)reduce sums doubles (sizes rounded to 8 B).\n"
+            "Alltoall: the size is one block; the point adds one memcpy of the (p-1)\n"
+            "blocks a rank receives (the single-copy floor) and the best single-copy\n"
+            "method against it.\n"
             "  --time-per-method S  bound of one measurement in seconds (default 0.2)\n"
             "  --top N              print only the N best methods of each point\n");
 }
@@ -125,6 +131,41 @@ static double floor_us(const cs_timing_opts *o, int rank)
     return us;
 }
 
+/* The single-copy floor of an alltoall: every rank copies the (p - 1) n
+ * bytes it receives once with memcpy (no peer involved), timed like a
+ * collective. */
+typedef struct copy_floor {
+    char *from, *to;
+    size_t n;
+} copy_floor;
+
+static int copy_run(void *arg, long i)
+{
+    (void)i;
+    copy_floor *f = arg;
+    memcpy(f->to, f->from, f->n);
+    __asm__ __volatile__("" ::"r"(f->to) : "memory"); /* the copy is not elided */
+    return MPI_SUCCESS;
+}
+
+static double memcpy_us(const cs_rop *op, const cs_timing_opts *o)
+{
+    copy_floor f = {NULL, NULL, op->call.bytes * (size_t)(op->call.size - 1)};
+    f.from = malloc(f.n ? f.n : 1);
+    f.to = malloc(f.n ? f.n : 1);
+    int ok = f.from && f.to, all;
+    if (ok)
+        memset(f.from, 1, f.n), memset(f.to, 2, f.n);
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, op->comm);
+    cs_timing t;
+    double us = all && cs_time_collective(op->comm, copy_run, &f, o, &t) == MPI_SUCCESS
+                    ? t.median_us
+                    : -1;
+    free(f.from);
+    free(f.to);
+    return us;
+}
+
 static int bench_point(enum cs_coll coll, uint64_t bytes, const cs_timing_opts *o, int top,
                        int rank, double floor)
 {
@@ -146,6 +187,7 @@ static int bench_point(enum cs_coll coll, uint64_t bytes, const cs_timing_opts *
     }
     if (rc == MPI_SUCCESS)
         rc = measure(&op, &tab[0], o, &nat1);
+    double copy = coll == CS_ALLTOALL && rc == MPI_SUCCESS ? memcpy_us(&op, o) : -1;
     if (rc == MPI_SUCCESS && rank == 0 && rows) {
         double nat = nat0.median_us < nat1.median_us ? nat0.median_us : nat1.median_us;
         for (int i = 0; i < nr; i++)
@@ -164,6 +206,14 @@ static int bench_point(enum cs_coll coll, uint64_t bytes, const cs_timing_opts *
                 printf("  %7.2f", rows[i].us / floor);
             printf("\n");
         }
+        for (int i = 0; i < nr && copy > 0; i++)
+            if (strstr(rows[i].name, ".cma")) { /* sorted: the best single-copy method */
+                printf("  single-copy floor: one memcpy of the %s a rank receives takes "
+                       "%.2f us; %s takes %.2f x that (native %.2f x)\n",
+                       cs_fmt_bytes(b, sizeof b, (double)op.call.bytes * (op.call.size - 1)),
+                       copy, rows[i].name, rows[i].us / copy, nat / copy);
+                break;
+            }
         fflush(stdout);
     }
     if (!rows)

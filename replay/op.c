@@ -13,6 +13,7 @@ uint64_t cs_rop_bytes(enum cs_coll coll, uint64_t bytes)
     case CS_BCAST: return bytes;
     case CS_REDUCE:
     case CS_ALLREDUCE: return bytes < 12 ? 8 : (bytes + 4) / 8 * 8;
+    case CS_ALLTOALL: return bytes;
     default: return 0;
     }
 }
@@ -26,18 +27,25 @@ int cs_rop_init(cs_rop *op, enum cs_coll coll, MPI_Comm comm, uint64_t bytes, in
     op->root_mode = root_mode;
     op->root = root < 0 ? 0 : root;
     op->decide_bytes = bytes;
-    uint64_t n = cs_rop_bytes(coll, bytes);
-    if (n > INT32_MAX)
+    uint64_t n = cs_rop_bytes(coll, bytes), all = n; /* all: one buffer's bytes */
+    int size = 1;
+    if (coll == CS_ALLTOALL) { /* p blocks of n bytes each way */
+        PMPI_Comm_size(comm, &size);
+        all = n * (uint64_t)size;
+    }
+    if (all > INT32_MAX)
         return MPI_ERR_COUNT;
     if (coll != CS_BARRIER) {
-        op->buf = malloc(n ? n : 1);
-        int reduces = coll == CS_REDUCE || coll == CS_ALLREDUCE;
-        op->sbuf = reduces ? malloc(n) : NULL;
-        if (!op->buf || (reduces && !op->sbuf)) {
+        op->buf = malloc(all ? all : 1);
+        int two = coll == CS_REDUCE || coll == CS_ALLREDUCE || coll == CS_ALLTOALL;
+        op->sbuf = two ? malloc(all ? all : 1) : NULL;
+        if (!op->buf || (two && !op->sbuf)) {
             cs_rop_free(op);
             return MPI_ERR_NO_MEM;
         }
-        memset(op->buf, 0x5a, n ? n : 1);
+        memset(op->buf, 0x5a, all ? all : 1);
+        if (op->sbuf)
+            memset(op->sbuf, 0x3c, all ? all : 1);
     }
     int rc;
     if (coll == CS_BCAST) {
@@ -50,6 +58,9 @@ int cs_rop_init(cs_rop *op, enum cs_coll coll, MPI_Comm comm, uint64_t bytes, in
                                                 MPI_DOUBLE, MPI_SUM, 0, comm)
                                : cs_call_allreduce(&op->call, op->sbuf, op->buf, (int)(n / 8),
                                                    MPI_DOUBLE, MPI_SUM, comm);
+    } else if (coll == CS_ALLTOALL) {
+        rc = cs_call_alltoall(&op->call, op->sbuf, (int)n, MPI_BYTE, op->buf, (int)n, MPI_BYTE,
+                              comm);
     } else {
         rc = cs_call_barrier(&op->call, comm);
     }

@@ -6,7 +6,9 @@
  * message size
  * is rounded to the nearest multiple of 8 bytes (at least 8: count >= 1);
  * cs_rop_bytes() gives the size really moved, which is what perf tables
- * record.  Barrier moves nothing (size 0).
+ * record.  Barrier moves nothing (size 0).  Alltoall moves p blocks of the
+ * message size (MPI_BYTE) each way: the size is one block's, as the
+ * profile records it.
  *
  * Roots (enum cs_root_mode of record/profile.h): ZERO -> 0, FIXED -> root
  * modulo the communicator size, VARYING -> call i uses root i mod size.
@@ -25,7 +27,7 @@ typedef struct cs_rop {
     enum cs_coll coll;
     MPI_Comm comm;
     int root_mode, root;   /* enum cs_root_mode; root for FIXED */
-    void *buf, *sbuf;      /* bcast buffer / reduce recv; reduce send */
+    void *buf, *sbuf;      /* bcast buffer / reduce, allreduce, alltoall recv; their send */
     cs_call call;          /* filled once; .root set per call */
     const cs_method *m;    /* cs_rop_run: the method to run */
     /* cs_rop_run_tree: the tree and the map tree-local id -> registry index */

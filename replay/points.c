@@ -13,6 +13,7 @@ int cs_coll_of_rcoll(int rcoll)
     case CS_R_REDUCE: return CS_REDUCE;
     case CS_R_BARRIER: return CS_BARRIER;
     case CS_R_ALLREDUCE: return CS_ALLREDUCE;
+    case CS_R_ALLTOALL: return CS_ALLTOALL;
     default: return -1;
     }
 }

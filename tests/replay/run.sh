@@ -147,7 +147,7 @@ args)
     expect2 "unknown clause 'xs'" "$replay" --grid xs=2 -o "$T/x.csv"
     expect2 "'bcast.nosuch' matches no method" "$replay" --methods bcast.nosuch -o "$T/x.csv"
     expect2 'bcast.native' "$replay" --methods bcast.nosuch -o "$T/x.csv"
-    expect2 "unknown collective 'alltoall'" "$replay" --colls alltoall -o "$T/x.csv"
+    expect2 "unknown collective 'gather'" "$replay" --colls gather -o "$T/x.csv"
     expect2 'needs --tree' "$replay" --mix "$T/app.prof"
     expect2 "unknown option '--frobnicate'" "$replay" --frobnicate -o "$T/x.csv"
     expect2 "time-per-point '-1'" "$replay" --time-per-point -1 -o "$T/x.csv"

@@ -23,14 +23,14 @@ check() { # check DESCRIPTION COMMAND...: the command must succeed
 }
 
 H=collective,comm_size,msg_bytes,method,median_us,min_us,max_us,reps
-printf '%s\nbcast,4,8,bcast.binomial,1.5,1,2,10\nalltoall,4,8,alltoall.pairwise,1,1,1,1\n' "$H" > coll.csv
+printf '%s\nbcast,4,8,bcast.binomial,1.5,1,2,10\ngather,4,8,gather.linear,1,1,1,1\n' "$H" > coll.csv
 printf '%s\nbcast,4,8,bcast.binomial,-1.5,1,2,10\n' "$H" > neg.csv
 printf '%s\n# comment\nbcast,4,8,bcast.binomial,fast,1,2,10\n' "$H" > nan.csv
 printf 'collective,comm_size,method,median_us\nbcast,4,bcast.binomial,1\n' > col.csv
 printf '%s\nbcast,4,8,reduce.binomial,1,1,2,10\n' "$H" > pfx.csv
 printf '%s\nbcast,4,8,bcast.binomial,1,1,2\n' "$H" > short.csv
 
-expect 2 "collsel tune: coll.csv:3: unknown collective 'alltoall' (accepted: bcast, reduce, barrier, allreduce)" -- \
+expect 2 "collsel tune: coll.csv:3: unknown collective 'gather' (accepted: bcast, reduce, barrier, allreduce, alltoall)" -- \
     "$collsel" tune --perf coll.csv -o t.tree
 expect 2 "collsel tune: neg.csv:2: median_us '-1.5' is not a non-negative number" -- \
     "$collsel" tune --perf neg.csv -o t.tree
