@@ -35,9 +35,9 @@ int cs_rop_init(cs_rop *op, enum cs_coll coll, MPI_Comm comm, uint64_t bytes, in
     }
     if (all > INT32_MAX)
         return MPI_ERR_COUNT;
-    if (coll != CS_BARRIER) {
+    int two = cs_coll_reduces(coll) || coll == CS_ALLTOALL; /* a send buffer too */
+    if (cs_coll_sized(coll)) {
         op->buf = malloc(all ? all : 1);
-        int two = coll == CS_REDUCE || coll == CS_ALLREDUCE || coll == CS_ALLTOALL;
         op->sbuf = two ? malloc(all ? all : 1) : NULL;
         if (!op->buf || (two && !op->sbuf)) {
             cs_rop_free(op);
@@ -50,7 +50,7 @@ int cs_rop_init(cs_rop *op, enum cs_coll coll, MPI_Comm comm, uint64_t bytes, in
     int rc;
     if (coll == CS_BCAST) {
         rc = cs_call_bcast(&op->call, op->buf, (int)n, MPI_BYTE, 0, comm);
-    } else if (coll == CS_REDUCE || coll == CS_ALLREDUCE) {
+    } else if (cs_coll_reduces(coll)) {
         double *s = op->sbuf;
         for (uint64_t k = 0; k < n / 8; k++)
             s[k] = 1.0 + (double)(k % 7);
