@@ -5,7 +5,8 @@
  * (--mca coll_tuned_use_dynamic_rules 1 --mca
  * coll_tuned_dynamic_rules_filename FILE).  Numbers separated by blanks,
  * '#' comments to the end of the line:
- *   NCOLL, then per collective: ID (allreduce 2, barrier 6, bcast 7, reduce 11),
+ *   NCOLL, then per collective: ID (allreduce 2, alltoall 3, barrier 6, bcast 7,
+ *   reduce 11),
  *   NCOMM, then per comm size: COMMSIZE NMSG, then per message size:
  *   MSGSIZE ALG FANINOUT SEGSIZE.
  * The rules of the largest listed comm size <= the communicator's size
@@ -47,9 +48,10 @@ typedef struct xalg {
     int coll;
     const char *algo;   /* our algorithm family */
     int ompi;           /* Open MPI 4.1 coll_tuned algorithm id (0 = its own choice) */
-    int ompi_exact;     /* 1 exact, 0 closest, 2 exact only for fan-out 4 (k-nomial radix) */
+    int ompi_exact;     /* 1 exact, 0 closest, 2 exact only for fan-out 4 (k-nomial radix),
+                           3 exact only for fan-out 2 (Bruck's radix) */
     const char *mpich;  /* MPICH 4.0 MPIR algorithm, NULL = MPICH's own choice */
-    int mpich_exact;
+    int mpich_exact;    /* as ompi_exact */
     const char *why;    /* why Open MPI's counterpart is not exact */
 } xalg;
 
@@ -108,6 +110,20 @@ static const xalg xalgs[] = {
     {CS_ALLREDUCE, "knomial", 3, 0, "MPIR_Allreduce_intra_recursive_doubling", 0,
      "Open MPI has no k-ary allreduce; recursive doubling is its k = 2 case"},
     {CS_ALLREDUCE, "linear", 1, 1, "MPIR_Allreduce_intra_recursive_doubling", 0, NULL},
+    /* Open MPI 4.1 alltoall: 1 basic linear, 2 pairwise (rank + i), 3 modified
+     * Bruck (radix 2), 4 linear with sync (its window is the MCA parameter
+     * coll_tuned_alltoall_max_requests), 5 two procs; MPICH 4.0 (MPIR,
+     * blocking): brucks (radix 2), scattered (batches), pairwise (XOR for a
+     * power of two), pairwise_sendrecv_replace (the only one in place) */
+    {CS_ALLTOALL, "native", 0, 1, NULL, 1, NULL},
+    {CS_ALLTOALL, "linear", 1, 1, "MPIR_Alltoall_intra_scattered", 0, NULL},
+    {CS_ALLTOALL, "linear_sync", 4, 0, "MPIR_Alltoall_intra_scattered", 0,
+     "Open MPI takes the window from coll_tuned_alltoall_max_requests"},
+    {CS_ALLTOALL, "pairwise", 2, 0, "MPIR_Alltoall_intra_pairwise", 1,
+     "Open MPI's pairwise exchanges with rank + i and rank - i (collsel's ring)"},
+    {CS_ALLTOALL, "ring", 2, 1, "MPIR_Alltoall_intra_pairwise", 0, NULL},
+    {CS_ALLTOALL, "bruck", 3, 3, "MPIR_Alltoall_intra_brucks", 3,
+     "Open MPI's modified Bruck has radix 2"},
     {CS_BCAST, "shm", 0, 0, NULL, 0, why_shm},
     {CS_REDUCE, "shm", 0, 0, NULL, 0, why_shm},
     {CS_BARRIER, "shm", 0, 0, NULL, 0, why_shm},
@@ -116,7 +132,16 @@ static const xalg xalgs[] = {
     {CS_REDUCE, "node", 0, 0, NULL, 0, why_shm},
     {CS_BARRIER, "node", 0, 0, NULL, 0, why_shm},
     {CS_ALLREDUCE, "node", 0, 0, "MPIR_Allreduce_intra_smp", 0, NULL},
+    {CS_ALLTOALL, "shm", 0, 0, NULL, 0, why_shm},
+    {CS_ALLTOALL, "node", 0, 0, NULL, 0, why_shm},
 };
+
+/* Is the mapping exact for a method of this fan-out (flag: ompi_exact or
+ * mpich_exact)? */
+static int exact_for(int flag, int fanout)
+{
+    return flag == 2 ? fanout == 4 : flag == 3 ? fanout == 2 : flag;
+}
 
 static const xalg *xalg_of(const char *name, cs_rmeth *m)
 {
@@ -178,7 +203,7 @@ static int translate(const cs_tree *t, const char *path, const cs_bands *bs, int
             xrule xr = {b->runs[r].ms_lo, x->ompi, m.fanout, m.segsize, x->mpich};
             if (bs->coll == CS_ALLREDUCE && x->ompi == 4 && m.segsize > 0)
                 xr.alg = 5; /* Open MPI's segmented ring */
-            int exact = ompi ? (x->ompi_exact == 2 ? m.fanout == 4 : x->ompi_exact) : x->mpich_exact;
+            int exact = exact_for(ompi ? x->ompi_exact : x->mpich_exact, m.fanout);
             if (ompi && x->ompi_exact == 0 && x->ompi != 2)
                 xr.fan = 0;
             if (!seen[b->runs[r].id]) {
@@ -216,7 +241,7 @@ static int translate(const cs_tree *t, const char *path, const cs_bands *bs, int
 
 /* Open MPI's collective ids (coll_base_functions.h order) */
 static const int ompi_coll_id[CS_NCOLL] = {
-    [CS_BCAST] = 7, [CS_REDUCE] = 11, [CS_BARRIER] = 6, [CS_ALLREDUCE] = 2};
+    [CS_BCAST] = 7, [CS_REDUCE] = 11, [CS_BARRIER] = 6, [CS_ALLREDUCE] = 2, [CS_ALLTOALL] = 3};
 
 static void emit_ompi(cs_buf *o, int coll, const xband *xb, int n)
 {
@@ -259,12 +284,20 @@ static const char *const mpich_native[CS_NCOLL] = {
     "\"avg_msg_size=any\": {\"is_op_built_in=no\": {\"algorithm=MPIR_Allreduce_intra_recursive_doubling\": {}}, "
     "\"is_op_built_in=yes\": {\"count<pow2\": {\"algorithm=MPIR_Allreduce_intra_recursive_doubling\": {}}, "
     "\"count=any\": {\"algorithm=MPIR_Allreduce_intra_reduce_scatter_allgather\": {}}}}}",
+    "{\"is_sendbuf_inplace=yes\": {\"algorithm=MPIR_Alltoall_intra_pairwise_sendrecv_replace\": {}}, "
+    "\"is_sendbuf_inplace=no\": {\"comm_size<8\": {\"avg_msg_size<=32768\": "
+    "{\"algorithm=MPIR_Alltoall_intra_scattered\": {}}, "
+    "\"avg_msg_size=any\": {\"algorithm=MPIR_Alltoall_intra_pairwise\": {}}}, "
+    "\"comm_size=any\": {\"avg_msg_size<=256\": {\"algorithm=MPIR_Alltoall_intra_brucks\": {}}, "
+    "\"avg_msg_size<=32768\": {\"algorithm=MPIR_Alltoall_intra_scattered\": {}}, "
+    "\"avg_msg_size=any\": {\"algorithm=MPIR_Alltoall_intra_pairwise\": {}}}}}",
 };
 static const char *const mpich_inter[CS_NCOLL] = {
     "{\"algorithm=MPIR_Bcast_inter_remote_send_local_bcast\": {}}",
     "{\"algorithm=MPIR_Reduce_inter_local_reduce_remote_send\": {}}",
     "{\"algorithm=MPIR_Barrier_inter_bcast\": {}}",
     "{\"algorithm=MPIR_Allreduce_inter_reduce_exchange_bcast\": {}}",
+    "{\"algorithm=MPIR_Alltoall_inter_pairwise_exchange\": {}}",
 };
 
 static void emit_mpich_leaf(cs_buf *o, int coll, const xrule *r)
@@ -282,6 +315,12 @@ static void emit_mpich_leaf(cs_buf *o, int coll, const xrule *r)
                          "\"count=any\": {\"algorithm=%s\": {}}}, "
                          "\"is_commutative=no\": {\"algorithm=%s\": {}}}",
                       safe, r->mpich, safe);
+    } else if (coll == CS_ALLTOALL) {
+        /* only pairwise_sendrecv_replace takes MPI_IN_PLACE */
+        cs_buf_printf(o, "{\"is_sendbuf_inplace=yes\": "
+                         "{\"algorithm=MPIR_Alltoall_intra_pairwise_sendrecv_replace\": {}}, "
+                         "\"is_sendbuf_inplace=no\": {\"algorithm=%s\": {}}}",
+                      r->mpich);
     } else {
         cs_buf_printf(o, "{\"algorithm=%s\": {}}", r->mpich);
     }

@@ -21,16 +21,16 @@ expect() {
 "$collsel" tune --perf perf.csv --max-depth 1 -o coarse.tree > /dev/null || exit 1
 
 # ---- pictures
-"$collsel" map exact.tree -o tree.png && "$check" png tree.png 2400 8 10 || fail "map TREE"
-"$collsel" map perf.csv -o perf.png && "$check" png perf.png 2400 8 18 || fail "map PERF"
+"$collsel" map exact.tree -o tree.png && "$check" png tree.png 3000 8 14 || fail "map TREE"
+"$collsel" map perf.csv -o perf.png && "$check" png perf.png 3000 8 22 || fail "map PERF"
 "$collsel" map exact.tree -o 'one-%s.png' > out.txt || fail "map -o %s"
 "$check" png one-bcast.png 600 3 3 && "$check" png one-reduce.png 600 3 3 &&
     "$check" png one-barrier.png 600 2 2 || fail "map -o %s: one PNG per collective"
-"$collsel" map coarse.tree --penalty --perf perf.csv -o pen.png && "$check" png pen.png 2400 1 5 ||
+"$collsel" map coarse.tree --penalty --perf perf.csv -o pen.png && "$check" png pen.png 3000 1 5 ||
     fail "map --penalty"
-"$collsel" map exact.tree --penalty --perf perf.csv -o pen0.png && "$check" png pen0.png 2400 0 0 ||
+"$collsel" map exact.tree --penalty --perf perf.csv -o pen0.png && "$check" png pen0.png 3000 0 0 ||
     fail "map --penalty (exact tree)"
-"$collsel" map exact.tree --profile app.prof -o prof.png && "$check" png prof.png 2400 8 10 ||
+"$collsel" map exact.tree --profile app.prof -o prof.png && "$check" png prof.png 3000 8 14 ||
     fail "map --profile"
 cmp -s prof.png tree.png && fail "the profile overlay changed nothing"
 "$collsel" map exact.tree -o again.png > /dev/null && cmp -s again.png tree.png ||
@@ -115,9 +115,9 @@ grep -q "rules of 1 other collective copied from fake-libmpich.so" out.txt ||
     fail "fake.json: not the tree plus the library's other collectives: $(cat fake.json)"
 "$collsel" export exact.tree --format mpich-json --no-mpich-defaults -o only.json > out.txt 2> err.txt ||
     fail "export --no-mpich-defaults"
-grep -q "warning: .*only.json has rules for bcast, reduce, barrier, allreduce only; MPICH aborts" err.txt ||
+grep -q "warning: .*only.json has rules for bcast, reduce, barrier, allreduce, alltoall only; MPICH aborts" err.txt ||
     fail "export --no-mpich-defaults: no warning: $(cat err.txt)"
-[ "$(grep -c '"collective=' only.json)" = 4 ] || fail "only.json: not the tree's collectives only"
+[ "$(grep -c '"collective=' only.json)" = 5 ] || fail "only.json: not the tree's collectives only"
 if command -v python3 > /dev/null; then
     for j in fake only; do
         python3 -c 'import json, sys; json.load(open(sys.argv[1]))' $j.json || fail "$j.json: not JSON"

@@ -1,4 +1,5 @@
-/* MPI program for the export tests: Bcast / Reduce / Barrier / Allreduce
+/* MPI program for the export tests: Bcast / Reduce / Barrier / Allreduce /
+ * Alltoall (also in place)
  * over message sizes 4 B .. 1 MiB, results checked.  Prints
  * "collectives ok" on rank 0 and exits 0 when every result was right. */
 #include <mpi.h>
@@ -33,6 +34,16 @@ int main(int argc, char **argv)
             MPI_Allreduce(MPI_IN_PLACE, b, cnt, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
             for (int i = 0; i < cnt; i++)
                 bad += b[i] != 3 * (n - 1) + i;
+            /* alltoall: cnt / n ints per block, send and in place */
+            int blk = cnt / n;
+            for (int i = 0; i < blk * n; i++)
+                b[i] = r * 1000 + (i / (blk ? blk : 1)) * 10 + i % (blk ? blk : 1);
+            MPI_Alltoall(b, blk, MPI_INT, o, blk, MPI_INT, MPI_COMM_WORLD);
+            for (int i = 0; i < blk * n; i++)
+                bad += o[i] != (i / blk) * 1000 + r * 10 + i % blk;
+            MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b, blk, MPI_INT, MPI_COMM_WORLD);
+            for (int i = 0; i < blk * n; i++)
+                bad += b[i] != (i / blk) * 1000 + r * 10 + i % blk;
         }
         MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         free(b);

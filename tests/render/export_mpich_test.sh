@@ -34,7 +34,7 @@ def walk(d, path):
     for k in keys:
         walk(d[k], path + "/" + k)
 d = json.load(open(sys.argv[1]), object_pairs_hook=lambda p: dict(p))
-for c in ("bcast", "reduce", "barrier", "allreduce"):
+for c in ("bcast", "reduce", "barrier", "allreduce", "alltoall"):
     assert "collective=" + c in d, c
 walk(d, "")
 PY
@@ -50,12 +50,16 @@ grep -q "reduce.rabenseifner  *-> MPIR_Reduce_intra_reduce_scatter_gather$" nati
     fail "rabenseifner not mapped to reduce_scatter_gather"
 grep -q "allreduce.rabenseifner  *-> MPIR_Allreduce_intra_reduce_scatter_allgather$" native.out ||
     fail "allreduce.rabenseifner not mapped to reduce_scatter_allgather"
+grep -q "alltoall.pairwise  *-> MPIR_Alltoall_intra_pairwise$" native.out ||
+    fail "alltoall.pairwise not mapped to MPIR_Alltoall_intra_pairwise"
+grep -q "MPIR_Alltoall_intra_pairwise_sendrecv_replace" native.json ||
+    fail "native.json: alltoall in place has no pairwise_sendrecv_replace rule"
 
 # run FILE: exit status of the test program at 2 ranks with that file
 run() {
     MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=$PWD/$1 MPIR_CVAR_BCAST_INTRA_ALGORITHM=auto \
     MPIR_CVAR_REDUCE_INTRA_ALGORITHM=auto MPIR_CVAR_BARRIER_INTRA_ALGORITHM=auto \
-    MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=auto \
+    MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=auto MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM=auto \
         timeout 120 mpirun.mpich -n 2 ./app > run.out 2>&1
     rc=$?
     [ $rc -eq 0 ] && grep -q "collectives ok" run.out && return 0
@@ -66,10 +70,12 @@ sed 's/MPIR_Bcast_intra_binomial/MPIR_Bcast_intra_nonexistent/' synth.json > unk
 sed 's/MPIR_Allreduce_intra_recursive_doubling/MPIR_Allreduce_intra_nonexistent/' synth.json \
     > unknown_allreduce.json
 cmp -s synth.json unknown_allreduce.json && fail "synth.json names no MPICH allreduce algorithm"
+sed 's/MPIR_Alltoall_intra_brucks/MPIR_Alltoall_intra_nonexistent/' synth.json > unknown_alltoall.json
+cmp -s synth.json unknown_alltoall.json && fail "synth.json names no MPICH alltoall brucks"
 for f in synth.json native.json; do
     run $f || fail "MPICH did not run with $f: $(head -3 run.out)"
 done
-for f in truncated.json unknown.json unknown_allreduce.json; do
+for f in truncated.json unknown.json unknown_allreduce.json unknown_alltoall.json; do
     run $f && fail "MPICH accepted the broken $f (negative control)"
 done
 [ $fails -eq 0 ] && echo "export mpich-json: all checks passed"

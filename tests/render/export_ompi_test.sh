@@ -23,9 +23,9 @@ validate() {
     function num() { if (++i > n) { print "truncated"; exit 1 } return v[i] }
     { v[++n] = $1 }
     END {
-        i = 0; ncoll = num(); if (ncoll < 1 || ncoll > 4) { print "ncoll " ncoll; exit 1 }
+        i = 0; ncoll = num(); if (ncoll < 1 || ncoll > 5) { print "ncoll " ncoll; exit 1 }
         for (c = 0; c < ncoll; c++) {
-            id = num(); if (id != 2 && id != 6 && id != 7 && id != 11) { print "coll id " id; exit 1 }
+            id = num(); if (id != 2 && id != 3 && id != 6 && id != 7 && id != 11) { print "coll id " id; exit 1 }
             ncs = num(); last = -1
             for (s = 0; s < ncs; s++) {
                 cs = num(); if (cs <= last || (s == 0 && cs != 0)) { print "comm size " cs; exit 1 }
@@ -70,6 +70,11 @@ grep -q "^2  *# collective id: allreduce" synth.conf || fail "synth.conf has no 
 grep -q " 5 0 65536$" synth.conf || fail "synth.conf lacks the segmented-ring allreduce rule"
 grep -q "allreduce.rabenseifner  *-> algorithm 6 " native.out ||
     fail "allreduce.rabenseifner does not map to Open MPI's algorithm 6"
+grep -q "^3  *# collective id: alltoall" synth.conf || fail "synth.conf has no alltoall rules"
+grep -q "alltoall.bruck  *-> algorithm 3 " synth.out ||
+    fail "alltoall.bruck does not map to Open MPI's modified Bruck (3)"
+grep -q "alltoall.pairwise  *-> algorithm 2 " native.out ||
+    fail "alltoall.pairwise does not map to Open MPI's pairwise (2)"
 # negative control: the same file cut after the first rule line
 head -n 9 synth.conf > broken.conf
 

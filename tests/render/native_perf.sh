@@ -27,6 +27,14 @@ allreduce,8,8,allreduce.native,2,2,2,10
 allreduce,8,8,allreduce.rabenseifner,9,9,9,10
 allreduce,8,65536,allreduce.native,60,60,60,10
 allreduce,8,65536,allreduce.rabenseifner,30,30,30,10
+alltoall,2,8,alltoall.native,2,2,2,10
+alltoall,2,8,alltoall.pairwise,9,9,9,10
+alltoall,2,65536,alltoall.native,60,60,60,10
+alltoall,2,65536,alltoall.pairwise,30,30,30,10
+alltoall,8,8,alltoall.native,2,2,2,10
+alltoall,8,8,alltoall.pairwise,9,9,9,10
+alltoall,8,65536,alltoall.native,60,60,60,10
+alltoall,8,65536,alltoall.pairwise,30,30,30,10
 barrier,2,0,barrier.native,1,1,1,10
 barrier,2,0,barrier.dissemination,2,2,2,10
 barrier,8,0,barrier.native,5,5,5,10

@@ -24,6 +24,10 @@ awk -v scale="$scale" 'BEGIN {
             row("allreduce", p, n, "allreduce.recursive_doubling", (2.5 * L + k * L * 1.2) * r)
             row("allreduce", p, n, "allreduce.rabenseifner", (5 * L + 2.2 * k) * r)
             row("allreduce", p, n, "allreduce.ring.seg64k", (2 * (p - 1) + 8 + k * 1.6 * scale) * r)
+            row("alltoall", p, n, "alltoall.native", (2 * L + k * p * 1.1 + 1) * r)
+            row("alltoall", p, n, "alltoall.bruck", (1.5 * L + k * p * L / 2) * r)
+            row("alltoall", p, n, "alltoall.ring", (1.2 * (p - 1) + k * p) * r)
+            row("alltoall", p, n, "alltoall.linear", (0.9 * (p - 1) + 2 + k * p * 1.3) * r)
         }
         r = 1 + 0.03 * sin(p * 3)
         row("barrier", p, 0, "barrier.native", (2.1 * L + 1) * r)
