@@ -1,4 +1,5 @@
-/* collsel-replay --mix: replay a profile's Bcast/Reduce/Barrier mix natively
+/* collsel-replay --mix: replay a profile's Bcast/Reduce/Barrier/Allreduce/Alltoall
+ * mix natively
  * (registry entry 0) and through a decision tree (what the shim does with
  * COLLSEL_TREE: cs_tree_decide, first applicable candidate, else native; the
  * decision is taken once per root, as the shim caches it), in the same run.

@@ -41,7 +41,8 @@ static void usage(FILE *f)
         "tune spreads it over the application's calls).  Built for SimGrid SMPI, a point\n"
         "whose native calls take exactly the same simulated time (simulated computation\n"
         "off) gets one warm-up call and one round per method: more would add nothing.\n"
-        "  --profile PROFILE   the Bcast/Reduce/Barrier cells of a recorded profile: each\n"
+        "  --profile PROFILE   the Bcast/Reduce/Barrier/Allreduce/Alltoall cells of a\n"
+        "                      recorded profile: each\n"
         "                      exact message size and communicator size, with the cell's\n"
         "                      root behaviour (root 0, a fixed root, or rotating roots)\n"
         "  --grid SPEC         comm sizes x message sizes, e.g. cs=2:4,ms=1:4M\n"
@@ -53,7 +54,7 @@ static void usage(FILE *f)
         "  --methods LIST      comma-separated method names, glob patterns ('bcast.knomial*')\n"
         "                      or collective names; native is always measured.  Without\n"
         "                      --colls, only the collectives named in LIST are replayed\n"
-        "  --colls LIST        bcast,reduce,barrier,allreduce (default: all)\n"
+        "  --colls LIST        bcast,reduce,barrier,allreduce,alltoall (default: all)\n"
         "  --time-per-point S  seconds for all methods of one point (default 2; --quick 0.3)\n"
         "  --budget S          total seconds: caps the time per point and the whole\n"
         "                      measurement (the points left when it is used up are\n"
@@ -80,9 +81,10 @@ static void usage(FILE *f)
         "time is the slowest group's (--alone: one group).  Segmented variants whose segment is\n"
         ">= the message are not measured (they behave exactly as the unsegmented method).\n"
         "Data: bcast moves bytes; (all)reduce sums doubles, its size rounded to the nearest\n"
-        "multiple of 8 (>= 8) - the perf table records the size really reduced.\n\n"
+        "multiple of 8 (>= 8) - the perf table records the size really reduced; alltoall\n"
+        "moves p blocks of the size (bytes) each way.\n\n"
         "Mix (--mix PROFILE --tree TREE): replays the profile's Bcast/Reduce/Barrier/\n"
-        "Allreduce cells "
+        "Allreduce/Alltoall cells "
         "natively and through the tree (first applicable candidate, as the preload\n"
         "library does), each cell in alternating rounds N T, T N, ... measured exactly\n"
         "as in measuring mode (same buffers, roots, round size), and prints per point the\n"
@@ -401,7 +403,7 @@ static int make_points(const cs_replay_opts *o, cs_points *pts)
     if (o->profile && (rc = load_profile(o, &prof)) == 0) {
         rc = cs_points_add_profile(pts, &prof, o->colls, &e);
         if (rc == 0 && pts->n == 0 && o->rank == 0)
-            fprintf(stderr, PROG ": %s: no Bcast/Reduce/Barrier calls of the selected "
+            fprintf(stderr, PROG ": %s: no calls of the selected "
                             "collectives recorded\n", o->profile);
         rc = rc ? rc : pts->n == 0 ? -1 : 0;
     }

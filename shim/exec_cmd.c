@@ -27,7 +27,7 @@ static const struct {
     const char *opt, *var, *arg, *doc;
 } opts[] = {
     {"--record", "COLLSEL_RECORD", "FILE", "record the collective distribution into FILE"},
-    {"--tree", "COLLSEL_TREE", "FILE", "select Bcast/Reduce/Barrier methods from this tree"},
+    {"--tree", "COLLSEL_TREE", "FILE", "select Bcast/Reduce/Barrier/Allreduce/Alltoall methods from this tree"},
     {"--force", "COLLSEL_FORCE", "SPEC", "force methods: bcast=NAME,reduce=NAME,barrier=NAME"},
     {"--verbose", "COLLSEL_VERBOSE", "N", "0 silent .. 3 debug (messages on stderr)"},
 };

@@ -38,6 +38,9 @@ static void fake_call(cs_call *c, int coll, unsigned cs, unsigned long long byte
         c->count = (int)(bytes / 8);
         c->op = MPI_SUM;
         c->commute = 1;
+    } else if (coll == CS_ALLTOALL) {
+        c->dt = c->rdt = MPI_BYTE;
+        c->count = c->rcount = (int)bytes;
     }
 }
 

@@ -24,7 +24,7 @@ case "$case_" in
 grid)
     run 2 "$replay" --grid cs=2,ms=8,64k --time-per-point 0.2 -o "$T/g2.csv" || fail "replay at 2 ranks"
     run 1 "$check" "$T/g2.csv" bcast:2:8 bcast:2:65536 reduce:2:8 reduce:2:65536 barrier:2:0 \
-        allreduce:2:8 allreduce:2:65536 ||
+        allreduce:2:8 allreduce:2:65536 alltoall:2:8 alltoall:2:65536 ||
         fail "perf table at 2 ranks"
     head -1 "$T/g2.csv" | grep -q '^# collsel perf' || fail "no perf magic line"
     # 3 ranks: comm size 2 is the first two ranks, the third waits
@@ -38,12 +38,13 @@ grid)
     ;;
 profile)
     "$mkprof" "$T/app.prof" Bcast:2:100:50:fixed:1 Bcast:2:40000:20 Reduce:2:800:30:varying \
-        Barrier:2:0:10 Allreduce:2:8:100 Bcast:8:64:5 || fail "mkprof"
+        Barrier:2:0:10 Allreduce:2:8:100 Alltoall:2:24576:40 Bcast:8:64:5 || fail "mkprof"
     run 2 "$replay" --profile "$T/app.prof" --time-per-point 0.2 -o "$T/p.csv" 2>"$T/err" ||
         { cat "$T/err" >&2; fail "replay of the profile"; }
     cat "$T/err" >&2
     grep -q 'need more than 2 ranks' "$T/err" || fail "the 8-rank cell was not reported as skipped"
-    run 1 "$check" "$T/p.csv" bcast:2:100 bcast:2:40000 reduce:2:800 barrier:2:0 allreduce:2:8 ||
+    run 1 "$check" "$T/p.csv" bcast:2:100 bcast:2:40000 reduce:2:800 barrier:2:0 allreduce:2:8 \
+        alltoall:2:24576 ||
         fail "perf table of the profile"
     "$collsel" tune --perf "$T/p.csv" --profile "$T/app.prof" -o "$T/app.tree" >"$T/tune.out" ||
         { cat "$T/tune.out"; fail "collsel tune"; }
@@ -52,14 +53,14 @@ profile)
     cat "$T/mix.txt"
     grep -Eq 'ratio tuned/native [0-9]+\.[0-9]+' "$T/mix.txt" || fail "--mix printed no ratio"
     for p in 'bcast +2 +100 B' 'bcast +2 +39.1 KiB' 'reduce +2 +800 B' 'barrier +2 +-' \
-             'allreduce +2 +8 B'; do
+             'allreduce +2 +8 B' 'alltoall +2 +24 KiB'; do
         grep -Eq "^$p " "$T/mix.txt" || fail "--mix: no row for '$p'"
     done
     run 2 "$replay" --mix "$T/app.prof" --tree "$T/app.tree" --budget 0.5 --rounds 2 --csv \
         >"$T/mix.csv" || fail "--mix --csv"
     [ "$(head -1 "$T/mix.csv" | cut -d, -f1-3)" = "collective,comm_size,msg_bytes" ] ||
         fail "--mix --csv header"
-    [ "$(grep -c '^[a-z]*,2,' "$T/mix.csv")" = 5 ] || fail "--mix --csv: not 5 points"
+    [ "$(grep -c '^[a-z]*,2,' "$T/mix.csv")" = 6 ] || fail "--mix --csv: not 6 points"
     grep -Eq '^total,.*,[0-9]+\.[0-9]+,[01]$' "$T/mix.csv" || fail "--mix --csv: no total ratio"
     # the tuned side ran the tree's choice: every chosen method is the first
     # candidate of some leaf of the tree (the tree's test points are all
@@ -74,7 +75,7 @@ profile)
     run 2 "$replay" --mix "$T/app.prof" --tree "$T/c45.tree" --budget 0.5 --rounds 2 --csv \
         >"$T/mix45.csv" || fail "--mix with a C4.5 tree"
     "$collsel" tree show "$T/c45.tree" >"$T/tree45.txt" || fail "collsel tree show (C4.5)"
-    [ "$(grep -c '^[a-z]*,2,' "$T/mix45.csv")" = 5 ] || fail "--mix (C4.5): not 5 points"
+    [ "$(grep -c '^[a-z]*,2,' "$T/mix45.csv")" = 6 ] || fail "--mix (C4.5): not 6 points"
     for m in $(grep '^[a-z]*,2,' "$T/mix45.csv" | cut -d, -f9 | cut -d' ' -f1); do
         grep -Eq "[0-9] +$m( \(then|\$)" "$T/tree45.txt" || { cat "$T/tree45.txt"; fail "--mix chose $m, not in the C4.5 tree"; }
     done
