@@ -1,6 +1,7 @@
 #!/bin/sh
-# tools/realapps.sh: real applications (Debian's LAMMPS, HPCC and an mpi4py
-# script) under collsel, their results compared with the native run's:
+# tools/realapps.sh: real applications (Debian's LAMMPS, HPCC, Quantum
+# ESPRESSO's pw.x and an mpi4py script) under collsel, their results
+# compared with the native run's:
 #   1. native (the reference), then recorded (collsel exec --record);
 #   2. every collective forced to a shared-memory method, round by round
 #      until every shared-memory method of every collective has run
@@ -11,8 +12,10 @@
 #      (the profiles' own times).
 # Results are compared on what each application prints of its science:
 # LAMMPS the thermo rows (every printed digit), HPCC its verdicts (residual
-# checks, error counts, validations), the mpi4py script everything.
-#   usage: tools/realapps.sh [--np N] [--apps lammps,hpcc,mpi4py] [--out DIR]
+# checks, error counts, validations), pw.x its energies (every line with
+# "total energy", "Fermi" or "highest", every printed digit), the mpi4py
+# script everything.
+#   usage: tools/realapps.sh [--np N] [--apps lammps,hpcc,qe,mpi4py] [--out DIR]
 #                            [--budget SECONDS of replay per application: 120]
 # Installs the applications from Debian's packages when missing.  Takes a
 # few minutes at 4 ranks (HPCC is the longest).  Exit status 1 if any
@@ -26,7 +29,7 @@ while [ $# -gt 0 ]; do
     --apps) APPS=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --budget) BUDGET=$2; shift 2 ;;
-    -h|--help) sed -n '2,20s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) echo "realapps.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -37,9 +40,12 @@ need=""
 for a in $(echo "$APPS" | tr , ' '); do
     case $a in
     lammps) p=lammps ;; hpcc) p=hpcc ;; mpi4py) p=python3-mpi4py ;;
-    *) echo "realapps.sh: unknown application '$a' (lammps, hpcc, mpi4py)" >&2; exit 2 ;;
+    qe) p="quantum-espresso quantum-espresso-data" ;; # -data: the Si pseudopotential
+    *) echo "realapps.sh: unknown application '$a' (lammps, hpcc, qe, mpi4py)" >&2; exit 2 ;;
     esac
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need="$need $p"
+    for q in $p; do
+        dpkg-query -W -f='${Status}' "$q" 2>/dev/null | grep -q "install ok installed" || need="$need $q"
+    done
 done
 if [ -n "$need" ]; then
     echo "realapps.sh: installing:$need"
@@ -55,9 +61,9 @@ run() { timeout 600 "$top/tests/mpiexec.sh" openmpi "$NP" "$@"; }
 # The shared-memory methods of each collective, from the registry.
 shm() { "$collsel" methods --csv | awk -F, -v c="$1" '$2 == c && $1 ~ /\.shm\./ { print $1 }'; }
 nth() { printf '%s\n' $1 | awk -v k="$2" '{ a[NR] = $0 } END { print a[(k % NR) + 1] }'; }
-BC=$(shm bcast) RE=$(shm reduce) AR=$(shm allreduce) BA=$(shm barrier)
+BC=$(shm bcast) RE=$(shm reduce) AR=$(shm allreduce) BA=$(shm barrier) AT=$(shm alltoall)
 rounds=$(printf '%s\n' "$(echo $BC | wc -w)" "$(echo $RE | wc -w)" "$(echo $AR | wc -w)" \
-         "$(echo $BA | wc -w)" | sort -n | tail -1)
+         "$(echo $BA | wc -w)" "$(echo $AT | wc -w)" | sort -n | tail -1)
 
 # app_run APP DIR [collsel exec options]: run APP in DIR (its own files
 # there), its science on stdout of the caller in DIR/result.
@@ -78,6 +84,13 @@ app_run() {
         grep -v '^CPU ' hpccoutf.txt > hpccoutf.txt.nocpu # CPU timer lines come and go
         grep -oE 'Found [0-9]+ errors|[0-9]+ tests completed and (passed|failed) residual checks|Solution Validates|Node\(s\) with error [0-9]+|PASSED|FAILED' \
             hpccoutf.txt.nocpu > result ;;
+    qe)
+        zcat /usr/share/doc/quantum-espresso/examples/EPW/sic/pp/Si.pz-vbc.UPF.gz > Si.pz-vbc.UPF
+        mkdir -p tmp
+        ESPRESSO_PSEUDO=$PWD ESPRESSO_TMPDIR=$PWD/tmp OMP_NUM_THREADS=1 \
+            run -x ESPRESSO_PSEUDO -x ESPRESSO_TMPDIR -x OMP_NUM_THREADS $pre pw.x -in "$real/si.scf.in" \
+            > out.txt 2>&1 || { cat out.txt; return 1; }
+        grep -E 'total energy|Fermi|highest|convergence has been achieved' out.txt > result ;;
     mpi4py)
         rm -f colls.*.out
         run $pre /usr/bin/python3 "$real/colls.py" > out.txt 2>&1 || { cat out.txt; return 1; }
@@ -97,11 +110,11 @@ check() {
     fi
 }
 
-# The collective time of a profile: Bcast, Reduce, Barrier, Allreduce.
+# The collective time of a profile: Bcast, Reduce, Barrier, Allreduce, Alltoall.
 ctime() {
     "$collsel" show "$1" --csv | awk -F, '
         /^#/ || $1 == "collective" { next }
-        $1 == "Bcast" || $1 == "Reduce" || $1 == "Barrier" || $1 == "Allreduce" { t += $8 }
+        $1 == "Bcast" || $1 == "Reduce" || $1 == "Barrier" || $1 == "Allreduce" || $1 == "Alltoall" { t += $8 }
         END { printf "%.6f", t }'
 }
 
@@ -114,7 +127,7 @@ for app in $(echo "$APPS" | tr , ' '); do
     check "$app" "$d/recorded" "recorded"
     k=0
     while [ $k -lt "$rounds" ]; do
-        f="bcast=$(nth "$BC" $k),reduce=$(nth "$RE" $k),allreduce=$(nth "$AR" $k),barrier=$(nth "$BA" $k)"
+        f="bcast=$(nth "$BC" $k),reduce=$(nth "$RE" $k),allreduce=$(nth "$AR" $k),barrier=$(nth "$BA" $k),alltoall=$(nth "$AT" $k)"
         app_run "$app" "$d/forced$k" --force "$f"
         check "$app" "$d/forced$k" "forced $f"
         k=$((k + 1))
@@ -124,7 +137,7 @@ for app in $(echo "$APPS" | tr , ' '); do
     app_run "$app" "$d/tuned" --tree "$d/app.tree" --record "$d/tuned.prof"
     check "$app" "$d/tuned" "with its tuned tree"
     nt=$(ctime "$d/native.prof") tt=$(ctime "$d/tuned.prof")
-    awk -v n="$nt" -v t="$tt" 'BEGIN { printf "  collective time (Bcast, Reduce, Barrier, Allreduce; the profiles): native %.4f s, tuned %.4f s, ratio %.2f\n", n, t, (n > 0 ? t / n : 0) }'
+    awk -v n="$nt" -v t="$tt" 'BEGIN { printf "  collective time (Bcast, Reduce, Barrier, Allreduce, Alltoall; the profiles): native %.4f s, tuned %.4f s, ratio %.2f\n", n, t, (n > 0 ? t / n : 0) }'
     "$collsel" show --compare "$d/native.prof" "$d/tuned.prof" --top 5 > "$d/compare.txt"
     sed -n '4,/^all /p' "$d/compare.txt" | sed 's/^/    /'
 done
