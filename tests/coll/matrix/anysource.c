@@ -10,7 +10,8 @@
  * Default: every method of the registry, run directly (cs_call +
  * cs_method_run) on MPI_COMM_WORLD, a 2-rank sub-communicator and
  * MPI_COMM_SELF.
- * --mpi: call MPI_Bcast / MPI_Reduce / MPI_Barrier instead (under
+ * --mpi: call MPI_Bcast / MPI_Reduce / MPI_Barrier / MPI_Allreduce /
+ * MPI_Alltoall instead (under
  * LD_PRELOAD=libcollsel.so with COLLSEL_FORCE, the forced methods run).
  * Both modes end with the three collectives on an intercommunicator, which
  * dispatch must leave to MPI.
@@ -64,6 +65,14 @@ static int collective(int coll, const cs_method *m, MPI_Comm comm, int *buf, int
             return MPI_Allreduce(buf, res, N, MPI_INT, MPI_SUM, comm);
         if ((rc = cs_call_allreduce(&c, buf, res, N, MPI_INT, MPI_SUM, comm)) != MPI_SUCCESS)
             return rc;
+    } else if (coll == CS_ALLTOALL) { /* blocks of N / size ints */
+        const int b = N / size;
+        for (int i = 0; i < N; i++)
+            buf[i] = rank * 100 + i, res[i] = -1;
+        if (!m)
+            return MPI_Alltoall(buf, b, MPI_INT, res, b, MPI_INT, comm);
+        if ((rc = cs_call_alltoall(&c, buf, b, MPI_INT, res, b, MPI_INT, comm)) != MPI_SUCCESS)
+            return rc;
     } else {
         if (!m)
             return MPI_Barrier(comm);
@@ -108,6 +117,12 @@ static void one(int coll, const cs_method *m, MPI_Comm comm)
         if ((coll == CS_ALLREDUCE || (coll == CS_REDUCE && rank == 0)) &&
             res[i] != 100 * size * (size - 1) / 2 + size * i) {
             fail("wrong reduce result", name, size);
+            break;
+        }
+        const int b = N / size; /* alltoall: block i / b came from rank i / b */
+        if (coll == CS_ALLTOALL && i < b * size &&
+            res[i] != (i / b) * 100 + rank * b + i % b) {
+            fail("wrong alltoall result", name, size);
             break;
         }
     }
@@ -162,6 +177,18 @@ static void intercomm(void)
         fail("wrong intercommunicator reduce result", "native", wsize);
     if (MPI_Barrier(inter) != MPI_SUCCESS)
         fail("intercommunicator barrier returned an error", "native", wsize);
+    /* alltoall between the groups: one int to every remote rank */
+    int rsize;
+    MPI_Comm_remote_size(inter, &rsize);
+    for (int j = 0; j < rsize && j < N; j++)
+        v[j] = wrank * 100 + j, r[j] = -1;
+    if (rsize <= N && MPI_Alltoall(v, 1, MPI_INT, r, 1, MPI_INT, inter) != MPI_SUCCESS)
+        fail("intercommunicator alltoall returned an error", "native", wsize);
+    for (int i = 0; i < rsize && i < N; i++)
+        if (r[i] != ((low ? half : 0) + i) * 100 + lrank) {
+            fail("wrong intercommunicator alltoall result", "native", wsize);
+            break;
+        }
     MPI_Comm_free(&inter);
     MPI_Comm_free(&local);
 }

@@ -93,8 +93,8 @@ fi
 
 # 3. Unknown collective, an item that is not COLL=NAME, blanks: the valid
 #    item still counts.
-run badcoll COLLSEL_VERBOSE=2 "COLLSEL_FORCE=alltoall=linear, junk , reduce = binary"
-expect badcoll "unknown collective 'alltoall' (accepted: bcast, reduce, barrier, allreduce)"
+run badcoll COLLSEL_VERBOSE=2 "COLLSEL_FORCE=gather=linear, junk , reduce = binary"
+expect badcoll "unknown collective 'gather' (accepted: bcast, reduce, barrier, allreduce, alltoall)"
 expect badcoll "'junk' is not COLL=METHOD"
 expect badcoll "reduce [0-9]* B -> reduce.binary (forced)"
 
@@ -187,7 +187,7 @@ if [ "$flavour" = openmpi ]; then
 fi
 
 # 7. The application's ANY_SOURCE receives while forced collectives run.
-force=COLLSEL_FORCE=bcast=knomial.k3,reduce=binary.seg1k,barrier=linear
+force=COLLSEL_FORCE=bcast=knomial.k3,reduce=binary.seg1k,barrier=linear,alltoall=linear_sync.k2
 env "$force" MPIEXEC_EXTRA="$(preload_env "$force")" \
     "$mpiexec" "$flavour" "$np" "$anysource" --mpi > "$tmp/any.out" 2>&1 ||
     { cat "$tmp/any.out" >&2; fail "anysource --mpi under preload"; }
