@@ -254,6 +254,10 @@ int cs_method_applies(const cs_method *m, const cs_call *c);
  * bytes); others are asked of MPI. */
 int cs_dt_plain(MPI_Datatype dt);
 
+/* memcpy without the processor's slow path for a destination just ahead
+ * of the source (copy.c). */
+void cs_copy(void *dst, const void *src, size_t n);
+
 static inline int cs_method_run(const cs_method *m, const cs_call *c)
 {
     return m->fn(c, m);

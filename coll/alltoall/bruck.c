@@ -37,7 +37,7 @@ int cs_alltoall_bruck(const cs_call *c, const cs_method *m)
     }
     char *sb = tmp + (size_t)p * n, *rb = sb + (size_t)p * n;
     for (int j = 0; j < p; j++)
-        memcpy(tmp + (size_t)j * n, b.s + (size_t)((r + j) % p) * n, n);
+        cs_copy(tmp + (size_t)j * n, b.s + (size_t)((r + j) % p) * n, n);
     for (long w = 1; w < p; w *= k) {
         int nreq = 0;
         off[0] = off[1] = 0;
@@ -45,7 +45,7 @@ int cs_alltoall_bruck(const cs_call *c, const cs_method *m)
             off[v + 1] = off[v];
             for (int j = 0; j < p; j++)
                 if ((j / w) % k == v)
-                    memcpy(sb + (size_t)off[v + 1]++ * n, tmp + (size_t)j * n, n);
+                    cs_copy(sb + (size_t)off[v + 1]++ * n, tmp + (size_t)j * n, n);
             const int cnt = (off[v + 1] - off[v]) * (int)n;
             if (cnt == 0)
                 continue;
@@ -59,10 +59,10 @@ int cs_alltoall_bruck(const cs_call *c, const cs_method *m)
         for (int v = 1, at = 0; v < k; v++)
             for (int j = 0; j < p; j++)
                 if ((j / w) % k == v)
-                    memcpy(tmp + (size_t)j * n, rb + (size_t)at++ * n, n);
+                    cs_copy(tmp + (size_t)j * n, rb + (size_t)at++ * n, n);
     }
     for (int j = 0; j < p; j++)
-        memcpy(b.r + (size_t)((r - j + p) % p) * n, tmp + (size_t)j * n, n);
+        cs_copy(b.r + (size_t)((r - j + p) % p) * n, tmp + (size_t)j * n, n);
 out:
     free(tmp);
     free(req);

@@ -29,7 +29,7 @@ int cs_alltoall_bytes_get(const cs_call *c, cs_alltoall_bytes *b)
         if (inplace) {
             if (!(b->stmp = malloc(total)))
                 return MPI_ERR_NO_MEM;
-            memcpy(b->stmp, b->s, total);
+            cs_copy(b->stmp, b->s, total);
             b->s = b->stmp;
         }
     } else {
@@ -81,7 +81,7 @@ void cs_alltoall_self(const cs_call *c, const cs_alltoall_bytes *b)
 {
     const size_t at = c->bytes * (size_t)c->rank;
     if (b->r != b->s)
-        memcpy(b->r + at, b->s + at, c->bytes);
+        cs_copy(b->r + at, b->s + at, c->bytes);
 }
 
 int cs_alltoall_alone(const cs_call *c)

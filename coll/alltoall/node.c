@@ -89,7 +89,7 @@ int cs_alltoall_node(const cs_call *c, const cs_method *m)
     for (int r = 0; r < p; r++)
         cnt[of[2 * r]]++;
     /* (1) gather */
-    memcpy(g, b.s, row);
+    cs_copy(g, b.s, row);
     for (int i = 1; i < ns; i++)
         CS_TRY(PMPI_Irecv(g + (size_t)i * row, (int)row, MPI_BYTE, i, CS_TAG_ALLTOALL, node,
                           &req[i - 1]));
@@ -105,11 +105,11 @@ int cs_alltoall_node(const cs_call *c, const cs_method *m)
         for (int i = 0; i < ns; i++)
             for (int r = 0; r < p; r++)
                 if (of[2 * r] == q) {
-                    memcpy(d, g + (size_t)i * row + (size_t)r * n, n);
+                    cs_copy(d, g + (size_t)i * row + (size_t)r * n, n);
                     d += n;
                 }
     }
-    memcpy(rb + at[me], sb + at[me], len[me]);
+    cs_copy(rb + at[me], sb + at[me], len[me]);
     CS_TRY(exchange(c, m, nd, sb, rb, at, len));
     /* (3) rows: for node rank j, the block of every source rank r, found in
      * the aggregate of r's node at (r's node rank, j) */
@@ -117,7 +117,7 @@ int cs_alltoall_node(const cs_call *c, const cs_method *m)
         char *d = j ? sb + (size_t)(j - 1) * row : b.r; /* sb is free again */
         for (int r = 0; r < p; r++) {
             const int q = of[2 * r], i = of[2 * r + 1];
-            memcpy(d + (size_t)r * n, rb + at[q] + ((size_t)i * (size_t)ns + (size_t)j) * n, n);
+            cs_copy(d + (size_t)r * n, rb + at[q] + ((size_t)i * (size_t)ns + (size_t)j) * n, n);
         }
         if (j)
             CS_TRY(PMPI_Isend(d, (int)row, MPI_BYTE, j, CS_TAG_ALLTOALL, node, &req[j - 1]));

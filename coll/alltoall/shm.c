@@ -31,13 +31,13 @@ static void step_once(cs_shm *s, const cs_call *c, const cs_alltoall_bytes *b, s
     cs_shm_data_free(s, step, tot);
     unsigned char *mine = cs_shm_data(s, me, step, tot);
     for (int i = 1; i < p; i++) /* region i - 1: the piece for rank me + i */
-        memcpy(mine + (size_t)(i - 1) * len, b->s + (size_t)((me + i) % p) * c->bytes + off,
+        cs_copy(mine + (size_t)(i - 1) * len, b->s + (size_t)((me + i) % p) * c->bytes + off,
                len);
     cs_shm_set(cs_shm_posted(s, me, step, tot), step);
     for (int i = 1; i < p; i++) { /* rank me - i put mine in its region i - 1 */
         const int src = (me - i + p) % p;
         cs_shm_wait(s, cs_shm_posted(s, src, step, tot), step);
-        memcpy(b->r + (size_t)src * c->bytes + off,
+        cs_copy(b->r + (size_t)src * c->bytes + off,
                cs_shm_data(s, src, step, tot) + (size_t)(i - 1) * len, len);
     }
     cs_shm_set(&s->r[me]->done, step);
