@@ -45,7 +45,7 @@
 #include <mpi.h>
 #include <stddef.h>
 
-#include "../common/colls.h"
+#include "common/colls.h"
 
 /* The error idiom of every algorithm: `int rc = MPI_SUCCESS;` ...
  * CS_TRY(PMPI_Send(...)); ... `out:` clean-up; `return rc;`.  Resources

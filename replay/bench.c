@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../coll/coll.h"
+#include "coll/coll.h"
 #include "op.h"
 #include "spec.h"
 #include "timing.h"

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/colls.h"
+#include "common/colls.h"
 
 static int cmp_u32(const void *a, const void *b)
 {

@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "../common/colls.h"
-#include "../record/profile.h"
+#include "common/colls.h"
+#include "record/profile.h"
 #include "shim.h"
 
 #if defined(__x86_64__) || defined(__i386__)

@@ -12,7 +12,7 @@
  * datatype elements.
  * Cost: T_shm_reduce(n) + T_M(nodes, n) + T_shm_bcast(n).
  */
-#include "../shm/shm.h"
+#include "coll/shm/shm.h"
 #include "allreduce.h"
 
 int cs_allreduce_node(const cs_call *c, const cs_method *m)

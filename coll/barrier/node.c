@@ -6,7 +6,7 @@
  * Restrictions: the communicator spans two or more (virtual) nodes.
  * Cost: 2 T_shm(node size) + T_M(nodes).
  */
-#include "../shm/shm.h"
+#include "coll/shm/shm.h"
 #include "barrier.h"
 
 int cs_barrier_node(const cs_call *c, const cs_method *m)

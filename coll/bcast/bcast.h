@@ -18,8 +18,8 @@
 
 #include <stddef.h>
 
-#include "../coll.h"
-#include "../topo.h"
+#include "coll/coll.h"
+#include "coll/topo.h"
 
 extern const cs_method cs_bcast_methods[];
 extern const int cs_bcast_nmethods;

@@ -10,7 +10,7 @@
  * Restrictions: the communicator spans two or more (virtual) nodes.
  * Cost: T_shm(n) + T_M(nodes, n) + T_shm(n).
  */
-#include "../shm/shm.h"
+#include "coll/shm/shm.h"
 #include "bcast.h"
 
 int cs_bcast_node(const cs_call *c, const cs_method *m)

@@ -24,7 +24,7 @@
  */
 #include <string.h>
 
-#include "../shm/shm.h"
+#include "coll/shm/shm.h"
 #include "bcast.h"
 
 /* One chunk through a k-ary tree of slots (k = 0: OTA, everyone reads

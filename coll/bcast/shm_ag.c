@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../shm/shm.h"
+#include "coll/shm/shm.h"
 #include "bcast.h"
 
 /* Piece j (0 .. q - 1) of len bytes cut in q: offset and length. */

@@ -17,7 +17,7 @@
  */
 #include <unistd.h>
 
-#include "../shm/shm.h"
+#include "coll/shm/shm.h"
 #include "bcast.h"
 
 int cs_bcast_shm_cma(const cs_call *c, const cs_method *m)

@@ -8,7 +8,7 @@
  * regroup the ranks) and dense datatype elements (the node step).
  * Cost: T_shm(n) + T_M(nodes, n) (+ alpha + n beta to a non-leader root).
  */
-#include "../shm/shm.h"
+#include "coll/shm/shm.h"
 #include "reduce.h"
 
 int cs_reduce_node(const cs_call *c, const cs_method *m)

@@ -23,7 +23,7 @@
  */
 #include <string.h>
 
-#include "../shm/shm.h"
+#include "coll/shm/shm.h"
 #include "reduce.h"
 
 int cs_reduce_shm_direct(const cs_call *c, const cs_method *m)

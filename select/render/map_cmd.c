@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../map.h"
+#include "select/map.h"
 #include "map_png.h"
 #include "render.h"
 
