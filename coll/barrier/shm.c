@@ -58,7 +58,7 @@ int cs_barrier_shm_counter(const cs_call *c, const cs_method *m)
         return cs_shm_native(c);
     (void)seq; /* the counter counts this method's calls only: */
     uint64_t n = ++s->nsig;
-    atomic_fetch_add_explicit(&s->r[0]->count.v, 1, memory_order_acq_rel);
+    __atomic_fetch_add(&s->r[0]->count.v, 1, __ATOMIC_ACQ_REL);
     cs_shm_wait(s, &s->r[0]->count, n * (uint64_t)s->p);
     return MPI_SUCCESS;
 }
