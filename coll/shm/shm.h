@@ -46,7 +46,7 @@
  * node has more ranks than processors (see cs_shm_wait).  Flags are plain
  * uint64_t read and written with the GCC __atomic built-ins, the one kind
  * of atomics in collsel (the recorder's seqlock, shim/rec.h, stores into
- * plain fields of tables that are also copied whole, which C11 _Atomic
+ * plain fields of tables that are also copied whole, which C11 atomic
  * objects would not allow).
  */
 #ifndef COLLSEL_SHM_H
