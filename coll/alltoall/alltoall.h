@@ -20,7 +20,7 @@
 
 #include <stddef.h>
 
-#include "../coll.h"
+#include "coll/coll.h"
 
 extern const cs_method cs_alltoall_methods[];
 extern const int cs_alltoall_nmethods;

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../bcast/bcast.h"
+#include "coll/bcast/bcast.h"
 #include "alltoall.h"
 
 int cs_alltoall_bytes_get(const cs_call *c, cs_alltoall_bytes *b)
@@ -89,11 +89,12 @@ int cs_alltoall_alone(const cs_call *c)
     if (c->bytes == 0)
         return MPI_SUCCESS;
     cs_alltoall_bytes b;
-    int rc = cs_alltoall_bytes_get(c, &b);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    int rc;
+    CS_TRY(cs_alltoall_bytes_get(c, &b));
     cs_alltoall_self(c, &b);
-    return cs_alltoall_bytes_put(c, &b, rc);
+    rc = cs_alltoall_bytes_put(c, &b, rc);
+out:
+    return rc;
 }
 
 int cs_alltoall_begin(const cs_call *c, cs_alltoall_bytes *b, int *rc)

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../shm/shm.h"
+#include "coll/shm/shm.h"
 #include "alltoall.h"
 
 /* The leaders' exchange (step 2): to leader q len[q] bytes at sb + at[q],

@@ -2,7 +2,7 @@
  * names (see ../coll.h for the naming rule).  Entry 0 is native. */
 #include <limits.h>
 
-#include "../shm/shm.h"
+#include "coll/shm/shm.h"
 #include "alltoall.h"
 
 int cs_alltoall_native(const cs_call *c, const cs_method *m)

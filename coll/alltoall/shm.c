@@ -18,7 +18,7 @@
  */
 #include <string.h>
 
-#include "../shm/shm.h"
+#include "coll/shm/shm.h"
 #include "alltoall.h"
 
 /* Step of len bytes per block at offset off of every block. */

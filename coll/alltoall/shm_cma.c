@@ -19,7 +19,7 @@
  */
 #include <unistd.h>
 
-#include "../shm/shm.h"
+#include "coll/shm/shm.h"
 #include "alltoall.h"
 
 int cs_alltoall_shm_cma(const cs_call *c, const cs_method *m)
