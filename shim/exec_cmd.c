@@ -28,7 +28,7 @@ static const struct {
 } opts[] = {
     {"--record", "COLLSEL_RECORD", "FILE", "record the collective distribution into FILE"},
     {"--tree", "COLLSEL_TREE", "FILE", "select Bcast/Reduce/Barrier/Allreduce/Alltoall methods from this tree"},
-    {"--force", "COLLSEL_FORCE", "SPEC", "force methods: bcast=NAME,reduce=NAME,barrier=NAME"},
+    {"--force", "COLLSEL_FORCE", "SPEC", "force methods: bcast=NAME,reduce=NAME,barrier=NAME,allreduce=NAME,alltoall=NAME"},
     {"--verbose", "COLLSEL_VERBOSE", "N", "0 silent .. 3 debug (messages on stderr)"},
 };
 #define NOPTS (sizeof opts / sizeof opts[0])

@@ -61,6 +61,7 @@ static void usage(FILE *f)
                 commands[i].usage);
     fprintf(f, "\nenvironment of the preload library (libcollsel.so): COLLSEL_RECORD=FILE,\n"
                "COLLSEL_TREE=FILE, COLLSEL_FORCE=bcast=NAME,reduce=NAME,barrier=NAME,\n"
+               "allreduce=NAME,alltoall=NAME, "
                "COLLSEL_VERBOSE=0..3\n");
 }
 
