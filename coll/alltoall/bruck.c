@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll/bcast/bcast.h" /* cs_bcast_waitall */
 #include "alltoall.h"
 
 int cs_alltoall_bruck(const cs_call *c, const cs_method *m)
@@ -55,7 +56,7 @@ int cs_alltoall_bruck(const cs_call *c, const cs_method *m)
             CS_TRY(PMPI_Isend(sb + (size_t)off[v] * n, cnt, MPI_BYTE, dst, CS_TAG_ALLTOALL,
                               c->pcomm, &req[nreq++]));
         }
-        CS_TRY(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
+        CS_TRY(cs_bcast_waitall(nreq, req));
         for (int v = 1, at = 0; v < k; v++)
             for (int j = 0; j < p; j++)
                 if ((j / w) % k == v)

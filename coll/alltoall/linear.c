@@ -10,6 +10,7 @@
  */
 #include <stdlib.h>
 
+#include "coll/bcast/bcast.h" /* cs_bcast_waitall */
 #include "alltoall.h"
 
 int cs_alltoall_linear(const cs_call *c, const cs_method *m)
@@ -36,7 +37,7 @@ int cs_alltoall_linear(const cs_call *c, const cs_method *m)
                           c->pcomm, &req[p - 1 + i - 1]));
     }
     cs_alltoall_self(c, &b);
-    CS_TRY(PMPI_Waitall(2 * (p - 1), req, MPI_STATUSES_IGNORE));
+    CS_TRY(cs_bcast_waitall(2 * (p - 1), req));
 out:
     free(req);
     return cs_alltoall_bytes_put(c, &b, rc);

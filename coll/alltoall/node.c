@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "coll/shm/shm.h"
+#include "coll/bcast/bcast.h" /* cs_bcast_waitall */
 #include "alltoall.h"
 
 /* The leaders' exchange (step 2): to leader q len[q] bytes at sb + at[q],
@@ -45,7 +46,7 @@ static int exchange(const cs_call *c, const cs_method *m, const cs_node *nd, con
                               nd->leaders, &req[nreq++]));
         }
     }
-    CS_TRY(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
+    CS_TRY(cs_bcast_waitall(nreq, req));
 out:
     free(req);
     return rc;
@@ -93,7 +94,7 @@ int cs_alltoall_node(const cs_call *c, const cs_method *m)
     for (int i = 1; i < ns; i++)
         CS_TRY(PMPI_Irecv(g + (size_t)i * row, (int)row, MPI_BYTE, i, CS_TAG_ALLTOALL, node,
                           &req[i - 1]));
-    CS_TRY(PMPI_Waitall(ns - 1, req, MPI_STATUSES_IGNORE));
+    CS_TRY(cs_bcast_waitall(ns - 1, req));
     /* (2) aggregates: to node q, ns x cnt[q] blocks (source node rank, then
      * destination in rank order); from node q, cnt[q] x ns blocks */
     for (int q = 0, o = 0; q < nn; o += (int)cnt[q], q++) {
@@ -122,7 +123,7 @@ int cs_alltoall_node(const cs_call *c, const cs_method *m)
         if (j)
             CS_TRY(PMPI_Isend(d, (int)row, MPI_BYTE, j, CS_TAG_ALLTOALL, node, &req[j - 1]));
     }
-    CS_TRY(PMPI_Waitall(ns - 1, req, MPI_STATUSES_IGNORE));
+    CS_TRY(cs_bcast_waitall(ns - 1, req));
 out:
     free(g);
     free(sb);
