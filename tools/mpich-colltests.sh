@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 B=${COLLSEL_BUILD:-$top/build}
-collsel=$B/tools/collsel lib=$B/shim/libcollsel.so
+collsel=$B/cli/collsel lib=$B/shim/libcollsel.so
 [ -x "$collsel" ] && [ -f "$lib" ] ||
     { echo "mpich-colltests.sh: no build in $B (meson setup build && ninja -C build)" >&2; exit 2; }
 mkdir -p "$SRC/lists/partial"

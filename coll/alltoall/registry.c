@@ -1,41 +1,7 @@
 /* The MPI_Alltoall method table: the single source of alltoall method
- * names (see ../coll.h for the naming rule).  Entry 0 is native. */
-#include <limits.h>
-
-#include "coll/shm/shm.h"
+ * names (see coll/coll.h for the naming rule).  Entry 0 is native; the
+ * applies() functions are in applies.c, native in native.c. */
 #include "alltoall.h"
-
-int cs_alltoall_native(const cs_call *c, const cs_method *m)
-{
-    (void)m;
-    return PMPI_Alltoall(c->sendbuf, c->count, c->dt, c->buf, c->rcount, c->rdt, c->comm);
-}
-
-int cs_alltoall_applies(const cs_call *c, const cs_method *m)
-{
-    (void)m;
-    return c->bytes <= (size_t)INT_MAX / (size_t)(c->size > 0 ? c->size : 1);
-}
-
-int cs_alltoall_applies_pow2(const cs_call *c, const cs_method *m)
-{
-    return (c->size & (c->size - 1)) == 0 && cs_alltoall_applies(c, m);
-}
-
-int cs_alltoall_applies_shm(const cs_call *c, const cs_method *m)
-{
-    return cs_shm_applies(c, m) && cs_alltoall_applies(c, m);
-}
-
-int cs_alltoall_applies_cma(const cs_call *c, const cs_method *m)
-{
-    return cs_shm_applies_cma(c, m) && cs_alltoall_applies(c, m);
-}
-
-int cs_alltoall_applies_node(const cs_call *c, const cs_method *m)
-{
-    return cs_node_applies(c, m) && cs_alltoall_applies(c, m);
-}
 
 #define M(name, algo, seg, fan, desc, applies, fn) \
     CS_METHOD(CS_ALLTOALL, "alltoall." name, algo, seg, fan, desc, applies, fn)
