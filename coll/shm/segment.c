@@ -37,7 +37,7 @@ void cs_shm_set_limit(size_t bytes)
  * does: its peer may be waiting for the processor (measured on the demo at
  * 4 ranks: its 2-rank communicators' small bcasts and reduces took 3.8x
  * native when they spun first). */
-static int node_ranks(int p)
+int cs_shm_node_ranks(int p)
 {
     static const char *vars[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
@@ -259,7 +259,7 @@ static cs_shm *shm_make(const cs_call *c)
         s->p = c->size;
         s->rank = c->rank;
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-        s->spin = ncpu > 0 && node_ranks(c->size) > ncpu ? CS_SHM_SPIN_SHARED : CS_SHM_SPIN_ALONE;
+        s->spin = ncpu > 0 && cs_shm_node_ranks(c->size) > ncpu ? CS_SHM_SPIN_SHARED : CS_SHM_SPIN_ALONE;
         s->r = calloc((size_t)c->size, sizeof *s->r);
         s->seen = calloc((size_t)c->size, sizeof *s->seen);
         ok = s->r != NULL && s->seen != NULL;

@@ -112,6 +112,11 @@ void cs_shm_set_node_size(int n);
  * is not made (the call runs natively, the methods stop applying there). */
 void cs_shm_set_limit(size_t bytes);
 
+/* How many processes of the job share this node: the launcher's count
+ * (OMPI_COMM_WORLD_LOCAL_SIZE, MPI_LOCALNRANKS), at least p.  More than the
+ * node's processors: a waiting rank yields (segment.c, replay/arrivals.c). */
+int cs_shm_node_ranks(int p);
+
 /* Called by commstate.c right after the private duplicate is created
  * (collective over it): fills st->node_local and st->nodecomm.  Returns an
  * MPI error code (then the node is unknown: node_local 0). */
