@@ -10,7 +10,7 @@
  * native at its best) and both are printed (a noisy machine shows up as a
  * drift between them).
  *
- * --arrivals PATTERN (replay/arrivals.h): every call under that arrival
+ * --arrivals PATTERN (replay/pattern.h): every call under that arrival
  * pattern; the times are then COMPLETION (last exit - last arrival, the
  * part a method can change), and the exit span (last exit - first
  * arrival) is printed beside them.
@@ -24,7 +24,7 @@
 
 #include "../coll/coll.h"
 #include "../record/profile.h"
-#include "arrivals.h"
+#include "pattern.h"
 #include "op.h"
 #include "spec.h"
 #include "timing.h"
@@ -231,7 +231,7 @@ int main(int argc, char **argv)
 {
     int colls[CS_NCOLL], rank, size, bad = 0;
     bench_cfg b = {.pattern = "none"};
-    cs_arrivals pat;
+    cs_pattern pat;
     const char *pattern = NULL;
     long root = 0;
     for (int c = 0; c < CS_NCOLL; c++)
@@ -279,9 +279,9 @@ int main(int argc, char **argv)
             b.top = atoi(v);
             i++;
         } else if (!strcmp(a, "--arrivals") && v) {
-            if (cs_arrivals_parse(v, &pat, &e) < 0 || pat.kind == CS_ARR_RECORDED) {
+            if (cs_pattern_parse(v, &pat, &e) < 0 || pat.kind == CS_PAT_RECORDED) {
                 fprintf(stderr, "collsel-bench: --arrivals: %s\n",
-                        pat.kind == CS_ARR_RECORDED ? "'recorded' needs a profile (collsel-replay "
+                        pat.kind == CS_PAT_RECORDED ? "'recorded' needs a profile (collsel-replay "
                                                       "--arrivals recorded)" : e.msg);
                 bad = 1;
             }
@@ -322,7 +322,7 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    char pname[CS_ARR_NAME_MAX];
+    char pname[CS_PAT_NAME_MAX];
     if (rank == 0 && !b.csv)
         printf("collsel-bench: %d ranks, <= %.2f s per measurement; ratio = method / native "
                "(< 1: faster); * = CI target not reached\n", size, o->max_seconds);
@@ -332,10 +332,10 @@ int main(int argc, char **argv)
     if (rank == 0 && b.floor > 0)
         printf("floor: a flag round trip between ranks 0 and 1 through shared memory takes "
                "%.3f us (x floor below: the method's time in round trips)\n", b.floor);
-    cs_arr_run run;
+    cs_pat_run run;
     if (pattern) {
-        b.pattern = cs_arrivals_name(&pat, pname, sizeof pname);
-        rc = cs_arr_run_init(&run, &pat, MPI_COMM_WORLD, rank, size);
+        b.pattern = cs_pattern_name(&pat, pname, sizeof pname);
+        rc = cs_pat_run_init(&run, &pat, MPI_COMM_WORLD, rank, size);
         o->arrivals = &run;
         if (rank == 0 && !b.csv)
             printf("arrivals %s: times are completion (last exit - last arrival), span = last "

@@ -3,7 +3,7 @@
 
 #include <math.h>
 
-#include "arrivals.h"
+#include "pattern.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,12 +54,12 @@ void cs_median_ci(const double *sorted, int n, double *lo, double *hi)
 /* One round of r calls starting at call index *i; the allreduced (MAX)
  * values: [0] seconds per call, [1] seconds since t_start, [2] error flag,
  * [3] exit span per call (= [0] without arrivals).  Under an arrival
- * pattern (arr), cs_arr_round: [0] is the mean completion per call. */
+ * pattern (arr), cs_pat_round: [0] is the mean completion per call. */
 static int one_round(MPI_Comm comm, cs_timed_fn fn, void *arg, long *i, int r, double t_start,
-                     struct cs_arr_run *arr, double out[4])
+                     struct cs_pat_run *arr, double out[4])
 {
     if (arr) /* each call is timed on its own: a round need not be long */
-        return cs_arr_round(comm, arr, fn, arg, i, r < CS_ARR_ROUND_CALLS ? r : CS_ARR_ROUND_CALLS,
+        return cs_pat_round(comm, arr, fn, arg, i, r < CS_PAT_ROUND_CALLS ? r : CS_PAT_ROUND_CALLS,
                             t_start, out);
     int rc = PMPI_Barrier(comm), err = MPI_SUCCESS;
     if (rc != MPI_SUCCESS)

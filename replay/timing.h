@@ -23,7 +23,7 @@
 
 #include <mpi.h>
 
-struct cs_arr_run;
+struct cs_pat_run;
 
 /* Runs one collective call; returns an MPI error code. */
 typedef int (*cs_timed_fn)(void *arg, long i);
@@ -38,8 +38,8 @@ typedef struct cs_timing_opts {
     int max_round_calls;   /* upper bound of calls per round (default 1000) */
     int calls_per_round;   /* > 0: rounds of exactly this many calls (no sizing
                               rounds); 0: sized after the warm-up (default) */
-    struct cs_arr_run *arrivals; /* non-NULL: every call under this arrival pattern and a
-                                    round's time is the mean COMPLETION per call (arrivals.h);
+    struct cs_pat_run *arrivals; /* non-NULL: every call under this arrival pattern and a
+                                    round's time is the mean COMPLETION per call (pattern.h);
                                     NULL: back-to-back calls (default) */
 } cs_timing_opts;
 

@@ -12,13 +12,13 @@
  *   completion = max_r x_r - max_r a_r     (the injected delay never counts)
  *   exit span  = max_r x_r - min_r a_r     (what the earliest rank sees)
  *
- * Patterns (cs_arrivals_parse):
+ * Patterns (cs_pattern_parse):
  *   none             every rank at once (lateness 0; still timed per call)
  *   one-late:D[@R]   one rank D late: rank R, or (no @R) a rank drawn per
  *                    call, uniformly
  *   random:D         every rank late by an independent uniform [0, D]
  *   recorded         a lateness vector drawn per call from the cell's
- *                    recorded ones (cs_arrivals_set_samples)
+ *                    recorded ones (cs_pattern_set_samples)
  * A call where some rank could not reach the collective at its time (the
  * previous call's bookkeeping ran late on a loaded machine) is not under
  * the pattern: it counts only in a round without any call on time.  The
@@ -34,8 +34,8 @@
  * on the clock (no sleep granularity); where the node runs more ranks than
  * processors the spin yields the processor between polls.
  */
-#ifndef COLLSEL_REPLAY_ARRIVALS_H
-#define COLLSEL_REPLAY_ARRIVALS_H
+#ifndef COLLSEL_REPLAY_PATTERN_H
+#define COLLSEL_REPLAY_PATTERN_H
 
 #include <mpi.h>
 #include <stddef.h>
@@ -43,12 +43,12 @@
 
 #include "../common/util.h"
 
-enum cs_arr_kind { CS_ARR_NONE, CS_ARR_ONE_LATE, CS_ARR_RANDOM, CS_ARR_RECORDED };
+enum cs_pat_kind { CS_PAT_NONE, CS_PAT_ONE_LATE, CS_PAT_RANDOM, CS_PAT_RECORDED };
 
-#define CS_ARR_NAME_MAX 32 /* "one-late:999.999ms@99999999" fits */
+#define CS_PAT_NAME_MAX 32 /* "one-late:999.999ms@99999999" fits */
 
-typedef struct cs_arrivals {
-    int kind;         /* enum cs_arr_kind */
+typedef struct cs_pattern {
+    int kind;         /* enum cs_pat_kind */
     double delay;     /* seconds: one-late's D, random's bound */
     int late_rank;    /* one-late: the late rank, -1: drawn per call */
     uint64_t seed;
@@ -57,26 +57,26 @@ typedef struct cs_arrivals {
     const double *vec;
     size_t nvec;
     int vranks;
-} cs_arrivals;
+} cs_pattern;
 
 /* Parse a pattern (syntax above).  Returns 0, or -1 with e naming it. */
-int cs_arrivals_parse(const char *s, cs_arrivals *a, cs_err *e);
+int cs_pattern_parse(const char *s, cs_pattern *a, cs_err *e);
 /* Canonical name ("none", "one-late:20us", "one-late:20us@1", "random:5us",
  * "recorded"): what perf tables carry in their arrivals column. */
-const char *cs_arrivals_name(const cs_arrivals *a, char *buf, size_t len);
+const char *cs_pattern_name(const cs_pattern *a, char *buf, size_t len);
 /* Parse a comma-separated list of patterns into a[0..*n) (at most max).
  * Returns 0 or -1 with e. */
-int cs_arrivals_parse_list(const char *s, cs_arrivals *a, int max, int *n, cs_err *e);
+int cs_pattern_parse_list(const char *s, cs_pattern *a, int max, int *n, cs_err *e);
 /* Recorded pattern: the vectors to draw from (not copied). */
-void cs_arrivals_set_samples(cs_arrivals *a, const double *vec, size_t nvec, int vranks);
+void cs_pattern_set_samples(cs_pattern *a, const double *vec, size_t nvec, int vranks);
 
 /* Lateness in seconds of group rank `rank` of `size` at call `call`:
  * the same on every rank (a hash, no message). */
-double cs_arrivals_lateness(const cs_arrivals *a, long call, int rank, int size);
+double cs_pattern_lateness(const cs_pattern *a, long call, int rank, int size);
 
 /* The state of a timing under a pattern (one per measurement set-up). */
-typedef struct cs_arr_run {
-    const cs_arrivals *pat;
+typedef struct cs_pat_run {
+    const cs_pattern *pat;
     int grank, gsize;  /* whose lateness this rank takes: its rank in its group, the group size */
     double offset;     /* seconds added to the local clock: rank 0 of the timing
                           communicator's clock (0 within a node) */
@@ -85,28 +85,28 @@ typedef struct cs_arr_run {
     long calls, misses; /* timed calls; calls where a rank reached its start late
                            (not counted in a round that has calls on time) */
     int streak;         /* calls on time since the slack last changed */
-} cs_arr_run;
+} cs_pat_run;
 
 /* Set up r for pattern pat on the timing communicator sync (every group
  * of a point), this rank being grank of a group of gsize.  Collective over
  * sync (it checks whether sync lies within one node, and estimates clock
  * offsets when not).  Returns an MPI error code. */
-int cs_arr_run_init(cs_arr_run *r, const cs_arrivals *pat, MPI_Comm sync, int grank, int gsize);
+int cs_pat_run_init(cs_pat_run *r, const cs_pattern *pat, MPI_Comm sync, int grank, int gsize);
 
 /* The clock all ranks of the run compare, in seconds. */
-double cs_arr_now(const cs_arr_run *r);
+double cs_pat_now(const cs_pat_run *r);
 
 /* Calls of a round under a pattern at most (timing.c): every call is
  * timed on its own (and costs an allreduce and a slack more), so rounds
  * sized for back-to-back calls would take far longer for no gain. */
-#define CS_ARR_ROUND_CALLS 16
+#define CS_PAT_ROUND_CALLS 16
 
 /* One round of n calls of fn under the pattern (timing.c's round): the
  * closure's call index *i advances by n.  out[0]: mean completion per call
  * (s), out[1]: seconds since t_start (max over ranks), out[2]: error flag
  * (any rank), out[3]: mean exit span per call (s).  Identical on every
  * rank.  Collective over sync.  Returns an MPI error code. */
-int cs_arr_round(MPI_Comm sync, cs_arr_run *r, int (*fn)(void *, long), void *arg, long *i,
+int cs_pat_round(MPI_Comm sync, cs_pat_run *r, int (*fn)(void *, long), void *arg, long *i,
                  int n, double t_start, double out[4]);
 
 #endif

@@ -1,5 +1,5 @@
-/* Arrival patterns and the completion timing: see arrivals.h. */
-#include "arrivals.h"
+/* Arrival patterns and the completion timing: see pattern.h. */
+#include "pattern.h"
 
 #include <math.h>
 #include <sched.h>
@@ -11,10 +11,10 @@
 
 #include "../coll/shm/shm.h"
 
-#define ARR_SEED 0x636f6c6c73656c41ULL /* the same on every rank: the draws need no message */
-#define ARR_SLACK0 20e-6               /* first slack between two calls */
-#define ARR_SLACK_MAX 10e-3
-#define ARR_LATE_OK 1e-6 /* an arrival this much after its time is still on time */
+#define PAT_SEED 0x636f6c6c73656c41ULL /* the same on every rank: the draws need no message */
+#define PAT_SLACK0 20e-6               /* first slack between two calls */
+#define PAT_SLACK_MAX 10e-3
+#define PAT_LATE_OK 1e-6 /* an arrival this much after its time is still on time */
 
 static int parse_delay(const char *s, double *sec, cs_err *e, const char *pat)
 {
@@ -33,23 +33,23 @@ static int parse_delay(const char *s, double *sec, cs_err *e, const char *pat)
                       "(e.g. 20us, 1.5ms, 500ns)", pat, s);
 }
 
-int cs_arrivals_parse(const char *s, cs_arrivals *a, cs_err *e)
+int cs_pattern_parse(const char *s, cs_pattern *a, cs_err *e)
 {
     memset(a, 0, sizeof *a);
     a->late_rank = -1;
-    a->seed = ARR_SEED;
+    a->seed = PAT_SEED;
     const char *accepted = "none, one-late:DELAY[@RANK], random:DELAY, recorded";
     if (!strcmp(s, "none"))
         return 0;
     if (!strcmp(s, "recorded")) {
-        a->kind = CS_ARR_RECORDED;
+        a->kind = CS_PAT_RECORDED;
         return 0;
     }
     const char *arg = NULL;
     if (!strncmp(s, "one-late:", 9))
-        a->kind = CS_ARR_ONE_LATE, arg = s + 9;
+        a->kind = CS_PAT_ONE_LATE, arg = s + 9;
     else if (!strncmp(s, "random:", 7))
-        a->kind = CS_ARR_RANDOM, arg = s + 7;
+        a->kind = CS_PAT_RANDOM, arg = s + 7;
     else
         return cs_fail(e, "unknown arrival pattern '%s' (accepted: %s)", s, accepted);
     char d[64];
@@ -58,7 +58,7 @@ int cs_arrivals_parse(const char *s, cs_arrivals *a, cs_err *e)
     if (at) {
         char *end;
         long r = strtol(at + 1, &end, 10);
-        if (a->kind != CS_ARR_ONE_LATE || at[1] < '0' || at[1] > '9' || *end || r > 1 << 24)
+        if (a->kind != CS_PAT_ONE_LATE || at[1] < '0' || at[1] > '9' || *end || r > 1 << 24)
             return cs_fail(e, "arrival pattern '%s': '@%s' is not a rank (one-late:DELAY@RANK)", s,
                            at + 1);
         a->late_rank = (int)r;
@@ -67,24 +67,24 @@ int cs_arrivals_parse(const char *s, cs_arrivals *a, cs_err *e)
     return parse_delay(d, &a->delay, e, s);
 }
 
-int cs_arrivals_parse_list(const char *s, cs_arrivals *a, int max, int *n, cs_err *e)
+int cs_pattern_parse_list(const char *s, cs_pattern *a, int max, int *n, cs_err *e)
 {
     char *d = strdup(s), *save = NULL;
     int rc = d ? 0 : cs_fail(e, "out of memory");
     *n = 0;
     for (char *t = d ? strtok_r(d, ",", &save) : NULL; t && rc == 0; t = strtok_r(NULL, ",", &save))
         rc = *n >= max ? cs_fail(e, "more than %d arrival patterns in '%s'", max, s)
-                       : cs_arrivals_parse(t, &a[(*n)++], e);
+                       : cs_pattern_parse(t, &a[(*n)++], e);
     if (rc == 0 && *n == 0)
         rc = cs_fail(e, "no arrival pattern in '%s'", s);
     free(d);
     return rc;
 }
 
-const char *cs_arrivals_name(const cs_arrivals *a, char *buf, size_t len)
+const char *cs_pattern_name(const cs_pattern *a, char *buf, size_t len)
 {
     static const char *kinds[] = {"none", "one-late", "random", "recorded"};
-    if (a->kind == CS_ARR_NONE || a->kind == CS_ARR_RECORDED)
+    if (a->kind == CS_PAT_NONE || a->kind == CS_PAT_RECORDED)
         snprintf(buf, len, "%s", kinds[a->kind]);
     else if (a->late_rank >= 0)
         snprintf(buf, len, "%s:%.6gus@%d", kinds[a->kind], a->delay * 1e6, a->late_rank);
@@ -93,7 +93,7 @@ const char *cs_arrivals_name(const cs_arrivals *a, char *buf, size_t len)
     return buf;
 }
 
-void cs_arrivals_set_samples(cs_arrivals *a, const double *vec, size_t nvec, int vranks)
+void cs_pattern_set_samples(cs_pattern *a, const double *vec, size_t nvec, int vranks)
 {
     a->vec = vec;
     a->nvec = vranks > 0 ? nvec : 0;
@@ -109,17 +109,17 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
-double cs_arrivals_lateness(const cs_arrivals *a, long call, int rank, int size)
+double cs_pattern_lateness(const cs_pattern *a, long call, int rank, int size)
 {
     uint64_t h = mix(a->seed ^ mix((uint64_t)call));
     switch (a->kind) {
-    case CS_ARR_ONE_LATE: {
+    case CS_PAT_ONE_LATE: {
         int late = a->late_rank >= 0 ? a->late_rank % size : (int)(h % (uint64_t)size);
         return rank == late ? a->delay : 0;
     }
-    case CS_ARR_RANDOM:
+    case CS_PAT_RANDOM:
         return (double)(mix(h ^ (uint64_t)rank) >> 11) * 0x1.0p-53 * a->delay;
-    case CS_ARR_RECORDED:
+    case CS_PAT_RECORDED:
         return a->nvec ? a->vec[(h % a->nvec) * (size_t)a->vranks + (size_t)(rank % a->vranks)]
                        : 0;
     default:
@@ -134,7 +134,7 @@ static double mono(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-double cs_arr_now(const cs_arr_run *r)
+double cs_pat_now(const cs_pat_run *r)
 {
     return mono() + r->offset;
 }
@@ -167,13 +167,13 @@ static int clock_offset(MPI_Comm comm, int rank, int size, double *off)
     return rc;
 }
 
-int cs_arr_run_init(cs_arr_run *r, const cs_arrivals *pat, MPI_Comm sync, int grank, int gsize)
+int cs_pat_run_init(cs_pat_run *r, const cs_pattern *pat, MPI_Comm sync, int grank, int gsize)
 {
     memset(r, 0, sizeof *r);
     r->pat = pat;
     r->grank = grank;
     r->gsize = gsize;
-    r->slack = ARR_SLACK0;
+    r->slack = PAT_SLACK0;
     int rank, size, local = 1, one = 0;
     MPI_Comm node;
     PMPI_Comm_rank(sync, &rank);
@@ -193,10 +193,10 @@ int cs_arr_run_init(cs_arr_run *r, const cs_arrivals *pat, MPI_Comm sync, int gr
 }
 
 /* Spin until the clock reads t; the arrival stamp. */
-static double spin_until(const cs_arr_run *r, double t)
+static double spin_until(const cs_pat_run *r, double t)
 {
     double now;
-    while ((now = cs_arr_now(r)) < t) {
+    while ((now = cs_pat_now(r)) < t) {
         if (r->yield)
             sched_yield();
 #if defined(__x86_64__) || defined(__i386__)
@@ -207,21 +207,21 @@ static double spin_until(const cs_arr_run *r, double t)
     return now;
 }
 
-int cs_arr_round(MPI_Comm sync, cs_arr_run *r, int (*fn)(void *, long), void *arg, long *i,
+int cs_pat_round(MPI_Comm sync, cs_pat_run *r, int (*fn)(void *, long), void *arg, long *i,
                  int n, double t_start, double out[4])
 {
-    double now = cs_arr_now(r), start = 0, all[5] = {0, 0, 0, 0, 0};
+    double now = cs_pat_now(r), start = 0, all[5] = {0, 0, 0, 0, 0};
     double comp[2] = {0, 0}, span[2] = {0, 0}; /* [0]: calls on time, [1]: every call */
     int rc = PMPI_Barrier(sync), err = MPI_SUCCESS, ontime = 0, done = 0;
     if (rc == MPI_SUCCESS) /* the first start: everybody's clock has passed it */
         rc = PMPI_Allreduce(&now, &start, 1, MPI_DOUBLE, MPI_MAX, sync);
     for (int k = 0; k < n && rc == MPI_SUCCESS && all[4] == 0; k++) {
-        double target = start + r->slack + cs_arrivals_lateness(r->pat, *i, r->grank, r->gsize);
+        double target = start + r->slack + cs_pattern_lateness(r->pat, *i, r->grank, r->gsize);
         double mine[5];
         double a = spin_until(r, target);
-        mine[3] = a > target + ARR_LATE_OK; /* not on time: started late, or preempted */
+        mine[3] = a > target + PAT_LATE_OK; /* not on time: started late, or preempted */
         err = fn(arg, (*i)++);
-        double x = cs_arr_now(r);
+        double x = cs_pat_now(r);
         mine[0] = x, mine[1] = -a, mine[2] = a, mine[4] = err != MPI_SUCCESS;
         rc = PMPI_Allreduce(mine, all, 5, MPI_DOUBLE, MPI_MAX, sync);
         if (rc != MPI_SUCCESS)
@@ -235,10 +235,10 @@ int cs_arr_round(MPI_Comm sync, cs_arr_run *r, int (*fn)(void *, long), void *ar
         r->calls++;
         if (miss) { /* the slack was too short for a rank: longer (the same everywhere) */
             r->misses++;
-            r->slack = fmin(2 * r->slack, ARR_SLACK_MAX);
+            r->slack = fmin(2 * r->slack, PAT_SLACK_MAX);
             r->streak = 0;
-        } else if (++r->streak >= 64 && r->slack > ARR_SLACK0) { /* a passing load: back */
-            r->slack = fmax(0.5 * r->slack, ARR_SLACK0);
+        } else if (++r->streak >= 64 && r->slack > PAT_SLACK0) { /* a passing load: back */
+            r->slack = fmax(0.5 * r->slack, PAT_SLACK0);
             r->streak = 0;
         }
         start = all[0];
