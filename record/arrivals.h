@@ -127,6 +127,7 @@ typedef struct cs_arr {
     size_t nsites, cap_sites;
     cs_arr_cell *cells;   /* sorted by (coll, comm_size, bin) */
     size_t ncells, cap_cells;
+    uint32_t fold;        /* the profile's folding level (not serialised) */
 } cs_arr;
 
 /* ---- reader API (replay, tune, show) ------------------------------------ */
