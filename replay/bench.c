@@ -179,7 +179,7 @@ static void print_point(const bench_cfg *b, const cs_rop *op, row *rows, int nr,
     int arr = b->o.arrivals != NULL;
     printf("\n%s %s, %d ranks%s%s: native %.2f us (before %.2f, after %.2f)%s%.2f us, %d methods\n",
            cs_coll_name(coll),
-           coll == CS_BARRIER ? "-" : cs_fmt_bytes(bb, sizeof bb, (double)op->call.bytes),
+           !cs_coll_sized(coll) ? "-" : cs_fmt_bytes(bb, sizeof bb, (double)op->call.bytes),
            op->call.size, arr ? ", arrivals " : "", arr ? b->pattern : "", nat, nat0->median_us,
            nat1->median_us, arr ? ", exit span " : "", arr ? nt->span_us : 0, nr);
     printf("  %-34s %12s %7s %6s%s%s\n", "method", arr ? "completion" : "median_us", "ratio",
@@ -342,8 +342,8 @@ int main(int argc, char **argv)
                    "exit - first arrival, per call\n", b.pattern);
     }
     for (int c = 0; c < CS_NCOLL && rc == MPI_SUCCESS; c++)
-        for (int s = 0; colls[c] && s < (c == CS_BARRIER ? 1 : nsizes) && rc == MPI_SUCCESS; s++)
-            rc = bench_point((enum cs_coll)c, c == CS_BARRIER ? 0 : sizes[s], &b);
+        for (int s = 0; colls[c] && s < (cs_coll_sized(c) ? nsizes : 1) && rc == MPI_SUCCESS; s++)
+            rc = bench_point((enum cs_coll)c, cs_coll_sized(c) ? sizes[s] : 0, &b);
     if (pattern && rank == 0 && run.misses)
         fprintf(stderr, "collsel-bench: %ld of %ld calls had a rank later than its pattern "
                         "(the slack after a call grew to %.0f us)\n", run.misses, run.calls,
