@@ -127,6 +127,14 @@ double cs_pattern_lateness(const cs_pattern *a, long call, int rank, int size)
     }
 }
 
+double cs_pattern_max(const cs_pattern *a)
+{
+    double m = a->kind == CS_PAT_NONE ? 0 : a->delay;
+    for (size_t i = 0; a->kind == CS_PAT_RECORDED && i < a->nvec * (size_t)a->vranks; i++)
+        m = a->vec[i] > m ? a->vec[i] : m;
+    return m;
+}
+
 static double mono(void)
 {
     struct timespec ts;

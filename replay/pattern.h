@@ -70,6 +70,9 @@ int cs_pattern_parse_list(const char *s, cs_pattern *a, int max, int *n, cs_err 
 /* Recorded pattern: the vectors to draw from (not copied). */
 void cs_pattern_set_samples(cs_pattern *a, const double *vec, size_t nvec, int vranks);
 
+/* The largest lateness the pattern can draw (seconds). */
+double cs_pattern_max(const cs_pattern *a);
+
 /* Lateness in seconds of group rank `rank` of `size` at call `call`:
  * the same on every rank (a hash, no message). */
 double cs_pattern_lateness(const cs_pattern *a, long call, int rank, int size);

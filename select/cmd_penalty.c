@@ -215,6 +215,7 @@ int cs_cmd_penalty(int argc, char **argv)
     cs_profile *prof;
     if (cs_sel_load("penalty", perf_path, prof_path, &perf, &prof) < 0)
         return CS_EXIT_USAGE;
+    cs_perf_select_arrivals(&perf, NULL, NULL); /* the rows tune takes by default */
     int rc = table ? penalty_table(perf_path, &perf, prof, thr, margin)
                    : penalty_tree(argv[optind], perf_path, &perf, prof, csv);
     cs_perf_free(&perf);

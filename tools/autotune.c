@@ -460,6 +460,7 @@ static void report(at_opts *o, const cs_profile *prof)
     cs_perf_init(&perf);
     if (cs_perf_read(&perf, o->perf, &e) < 0)
         printf("(%s)\n", e.msg);
+    cs_perf_select_arrivals(&perf, NULL, NULL); /* the rows tune took */
     printf("\n== what the tree changes (per recorded point: native time per call, the "
            "tree's method, tuned/native with its 95 %% CI)\n");
     int unmeasured = 0;
