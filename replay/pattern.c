@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../coll/shm/shm.h"
+#include "coll/shm/shm.h"
 
 #define PAT_SEED 0x636f6c6c73656c41ULL /* the same on every rank: the draws need no message */
 #define PAT_SLACK0 20e-6               /* first slack between two calls */

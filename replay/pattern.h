@@ -44,7 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/util.h"
+#include "common/util.h"
 
 enum cs_pat_kind { CS_PAT_NONE, CS_PAT_ONE_LATE, CS_PAT_RANDOM, CS_PAT_RECORDED };
 

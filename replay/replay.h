@@ -5,8 +5,8 @@
 
 #include <mpi.h>
 
-#include "../common/colls.h"
-#include "pattern.h"
+#include "common/colls.h"
+#include "replay/pattern.h"
 #include "points.h"
 
 struct cs_tree;

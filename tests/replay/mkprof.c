@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../record/profile.h"
+#include "record/profile.h"
 
 /* The arrival records of cell c's first operations (see --late). */
 static int add_arrivals(cs_profile *p, const cs_cell *c, uint64_t key, unsigned late, double us)
