@@ -277,8 +277,8 @@ static int reduce_op(cs_arr *a, const cs_arr_rec *g, uint32_t n)
         c->compl += w * compl;
         site_add(c, g[i].site < a->nsites ? a->sites[g[i].site] : NULL, w * wait);
     }
-    if (local && !one_node)
-        return 0; /* arrivals across nodes cannot be compared */
+    if ((local && !one_node) || n < 2)
+        return 0; /* arrivals across nodes cannot be compared; one rank: no arrival pattern */
     uint32_t lastr = 0, firstr = 0;
     for (uint32_t i = 1; i < n; i++) {
         if (g[i].entry > g[lastr].entry)
@@ -544,6 +544,8 @@ double cs_arr_spread_q(const cs_arr_cell *a, double q)
     for (int b = 0; b < CS_NBINS; b++) {
         double h = a->spread_hist[b];
         if (h > 0 && at + h >= q * total) { /* linear within the bin */
+            if (b == 0)
+                return 0;
             double lo = (double)cs_bin_lo(b), hi = (double)cs_bin_hi(b) + 1;
             double f = (q * total - at) / h;
             return 1e-9 * (lo + (hi - lo) * (f < 0 ? 0 : f > 1 ? 1 : f));
