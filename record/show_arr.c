@@ -71,7 +71,8 @@ void cs_show_arr_headline(FILE *f, const cs_profile *p)
     fprintf(f, "any method could remove at most %.1f %% of the collective time (its completion); "
                "the rest is waiting%s\n", pct(s.compl, s.covered),
             p->arr.clock == CS_ARR_CLOCK_NODE ? " (within nodes: the clocks of the nodes "
-                                                 "could not be compared)" : "");
+                                                 "could not be compared, so waiting across "
+                                                 "nodes counts as completion)" : "");
     if (s.covered < s.total * 0.9995)
         fprintf(f, "(split measured for the cells holding %.1f %% of the time; the rest has no "
                    "matched call)\n", pct(s.covered, s.total));
@@ -106,8 +107,8 @@ void cs_show_arr_quality(FILE *f, const cs_profile *p)
     if (a->clock == CS_ARR_CLOCK_NODE)
         fprintf(f, "            clocks of the nodes not comparable: wait and completion within "
                    "nodes only\n");
-    else if (p->meta.nnodes > 1)
-        fprintf(f, "            across nodes: offsets estimated, error up to %s\n",
+    else if (p->meta.nnodes > 1 || a->clock_err > 0)
+        fprintf(f, "            across nodes: clock offsets estimated, error up to %s\n",
                 fmt_t(t, sizeof t, a->clock_err));
     if (p->fold || a->vec_dropped)
         fprintf(f, "            %s%llu sampled arrival patterns dropped to fit the file's "
