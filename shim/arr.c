@@ -394,6 +394,8 @@ int cs_arr_build(cs_profile *p, int snapshot)
                             e->coll, e->bin, 0, e->seq < CS_ARR_FIRST ? 0 : level};
             if (r.exit < r.entry)
                 r.exit = r.entry;
+            if (r.entry < -((int64_t)1 << 62) || r.exit > ((int64_t)1 << 62))
+                continue; /* a clock shifted beyond the format's range (testing) */
             rc = cs_arr_add_rec(arr, &r, where);
         }
     }

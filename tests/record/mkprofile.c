@@ -9,7 +9,8 @@
  *                           and Barrier operations matched from per-rank
  *                           records (rank 7 late by 100 us in 3 of 4
  *                           Allreduces, rank 3 by 60 us in the others; the
- *                           Barrier's arrivals 0..35 us apart, rank 0 last)
+ *                           Barrier's arrivals 0..35 us apart, rank 0 last;
+ *                           3 records of an operation that lack the others')
  *   mkprofile odd FILE      the golden profile with strings that are not
  *                           valid UTF-8 (bytes 0xf5..0xff, cut sequences)
  *                           and control characters, for the JSON output
@@ -123,6 +124,12 @@ static void arrivals(cs_profile *p)
             if (cs_arr_add_rec(&p->arr, &x, "example_app+0x2400 main+0x1b8") < 0)
                 die("arrival record", NULL);
         }
+    for (uint32_t r = 0; r < 3; r++) { /* an operation whose other ranks' records are lost */
+        cs_arr_rec x = {11, 48, 48000000, 48010000, 8, r, r, 0, CS_R_ALLREDUCE,
+                        (uint32_t)cs_bin_of(16), 0, 3};
+        if (cs_arr_add_rec(&p->arr, &x, NULL) < 0)
+            die("arrival record", NULL);
+    }
     if (cs_arr_match(&p->arr) < 0)
         die("match", NULL);
     p->arr.clock_err = 1.5e-6;
