@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/colls.h"
+#include "common/colls.h"
 
 #define PERF_MAGIC "# collsel perf v"
 #define PERF_VERSION 1

@@ -19,7 +19,7 @@
  * Restrictions: the communicator lies within one node (cs_shm_applies).
  * A transfer is one cache line moving between cores: ~0.08 us here.
  */
-#include "../shm/shm.h"
+#include "coll/shm/shm.h"
 #include "barrier.h"
 
 /* The segment and this call's number; NULL: run natively. */

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../c45.h"
-#include "../cmd_util.h"
+#include "select/c45.h"
+#include "select/cmd_util.h"
 #include "render.h"
 
 int cs_cmd_compare(int argc, char **argv);

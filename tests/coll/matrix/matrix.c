@@ -38,8 +38,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../../coll/coll.h"
-#include "../../../coll/shm/shm.h"
+#include "coll/coll.h"
+#include "coll/shm/shm.h"
 #include "mtypes.h"
 #include "selftest.h"
 

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../../coll/coll.h"
+#include "coll/coll.h"
 
 static const int sizes[] = {1, 3, 8, 14, 15, 100, 1000, 8191, 8192, 8193, 16385, 40000};
 #define NSIZES ((int)(sizeof sizes / sizeof sizes[0]))
