@@ -220,7 +220,7 @@ int cs_profile_deserialize_v(cs_profile *p, const void *data, size_t n, uint32_t
         goto out;
     }
     if (version >= 3 && cs_arr_deserialize(&p->arr, &r, e) < 0)
-        goto fail; /* version 1 and 2: arrivals not recorded (arr zeroed) */
+        goto out; /* version 1 and 2: arrivals not recorded (arr zeroed) */
     p->arr.fold = p->fold;
     if (r.off != r.n) {
         cs_fail(e, "%zu unexpected bytes after the data", r.n - r.off);

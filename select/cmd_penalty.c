@@ -220,9 +220,9 @@ int cs_cmd_penalty(int argc, char **argv)
     if (cs_sel_load("penalty", perf_path, prof_path, &perf, &prof) < 0)
         return CS_EXIT_USAGE;
     cs_perf_select_arrivals(&perf, arrivals, NULL); /* by default the rows tune takes */
-    if (perf.n == 0) {
+    if (perf.n == 0 && arrivals) {
         fprintf(stderr, "collsel penalty: %s: no rows under arrivals '%s'\n", perf_path,
-                arrivals ? arrivals : "");
+                arrivals);
         cs_perf_free(&perf);
         cs_sel_free_profile(prof);
         return CS_EXIT_USAGE;
