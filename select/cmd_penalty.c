@@ -220,7 +220,10 @@ int cs_cmd_penalty(int argc, char **argv)
     if (cs_sel_load("penalty", perf_path, prof_path, &perf, &prof) < 0)
         return CS_EXIT_USAGE;
     cs_perf_select_arrivals(&perf, arrivals, NULL); /* by default the rows tune takes */
-    if (perf.n == 0 && arrivals) {
+    size_t methods = 0; /* segment rows are kept whatever the pattern */
+    for (size_t r = 0; r < perf.n; r++)
+        methods += !cs_perf_is_segment(&perf.rows[r]);
+    if (methods == 0 && arrivals) {
         fprintf(stderr, "collsel penalty: %s: no rows under arrivals '%s'\n", perf_path,
                 arrivals);
         cs_perf_free(&perf);

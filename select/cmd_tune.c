@@ -606,9 +606,15 @@ int cs_cmd_tune(int argc, char **argv)
             return CS_EXIT_FAIL;
         }
     int npat = cs_perf_select_arrivals(&perf, a.arrivals, pat);
-    if (a.arrivals && perf.n == 0)
+    size_t methods = 0; /* rows of methods (segment rows are kept whatever the pattern) */
+    for (size_t r = 0; r < perf.n; r++)
+        methods += !cs_perf_is_segment(&perf.rows[r]);
+    if (a.arrivals && methods == 0) {
         fprintf(stderr, "collsel tune: %s has no rows measured under arrivals '%s'\n", a.perf,
                 a.arrivals);
+        cs_perf_free(&all), cs_perf_free(&perf), cs_sel_free_profile(prof);
+        return CS_EXIT_USAGE;
+    }
     if (!a.json && (npat > 1 || *pat))
         printf("arrivals: built on the rows measured under %s%s (%d pattern(s) in the table)\n",
                *pat ? pat : "back-to-back calls",
