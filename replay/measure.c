@@ -209,7 +209,7 @@ static void log_point(const point_work *pw, int tty)
     fprintf(stderr, "%scollsel-replay: final %s,%u,%llu%s%s calls=%d methods=%d cycles=%d "
                     "stage1=%.3fs stage2=%.3fs scale=%.4f%s",
             tty ? "\r\033[K" : "", cs_coll_name(p->coll), p->comm_size,
-            (unsigned long long)pw->op.call.bytes, pw->arr ? " arrivals=" : "", pw->arrname,
+            (unsigned long long)pw->op.call.bytes, pw->arrname[0] ? " arrivals=" : "", pw->arrname,
             pw->r, pw->n, pw->nf ? pw->t2[0].rounds : 0, pw->s1, pw->s2, pw->scale,
             pw->det ? " (deterministic clock)" : "");
     for (int j = 0; j < pw->nf; j++) {
@@ -399,8 +399,8 @@ static int measure_point(const cs_replay_opts *o, const cs_point *p, cs_replay_g
     }
     if (rc != MPI_SUCCESS)
         cs_fail(e, "%s at %u ranks, %llu bytes%s%s: %s: MPI error %d", cs_coll_name(p->coll),
-                p->comm_size, (unsigned long long)pw.op.call.bytes, pw.arr ? ", arrivals " : "",
-                pw.arrname, pw.failed ? pw.failed : "round size", rc);
+                p->comm_size, (unsigned long long)pw.op.call.bytes,
+                pw.arrname[0] ? ", arrivals " : "", pw.arrname, pw.failed ? pw.failed : "round size", rc);
     if (rc == MPI_SUCCESS) { /* collective: before anything only rank 0 does */
         rc = segment_row(&pw, perf, e);
         if (rc != MPI_SUCCESS && pw.failed)
