@@ -507,22 +507,28 @@ static size_t fastest(const cs_perf *t, const char *pat, best_at *b)
     return n;
 }
 
-/* The time of method m at a point under pattern pat (-1: not measured). */
-static double time_of(const cs_perf *t, const char *pat, const best_at *at, const char *m)
+/* The row of method m at point at in t under pattern pat, or NULL. */
+static cs_perf_row *row_of(cs_perf *t, const char *pat, const best_at *at, const char *m)
 {
     for (size_t r = 0; r < t->n; r++) {
-        const cs_perf_row *x = &t->rows[r];
+        cs_perf_row *x = &t->rows[r];
         if (x->coll == at->coll && x->comm_size == at->cs && x->msg_bytes == at->bytes &&
             !strcmp(x->arrivals, pat) && !strcmp(x->method, m))
-            return x->median_us;
+            return x;
     }
-    return -1;
+    return NULL;
 }
 
-/* Tree under pattern pat, PERF (all) with balanced rows too: the points
- * where the fastest method under pat is not the fastest under balanced
- * arrival (none, else back-to-back). */
-static void report_arrivals(const cs_perf *all, const char *pat, int json)
+/* A tree under pattern pat when PERF (all) has balanced rows too (none,
+ * else back-to-back): the points where the fastest method under pat is not
+ * the fastest under balanced arrival.  Where the balanced one is within
+ * the margin of the pattern's fastest under pat, the point keeps it (its
+ * time in perf, the rows the tree is built on, is set just below the
+ * fastest): a method replaces the balanced choice only where the pattern
+ * makes it at least margin % faster, as a method replaces native - a near
+ * tie between two runs is noise, not the pattern. */
+static void compare_balanced(const cs_perf *all, cs_perf *perf, const char *pat, double margin,
+                             int json)
 {
     const char *bal = NULL;
     for (size_t r = 0; r < all->n && !bal; r++)
@@ -538,10 +544,11 @@ static void report_arrivals(const cs_perf *all, const char *pat, int json)
         free(bp), free(bb);
         return;
     }
-    size_t np = fastest(all, pat, bp), nb = fastest(all, bal, bb), both = 0, differ = 0;
+    size_t np = fastest(all, pat, bp), nb = fastest(all, bal, bb), both = 0, differ = 0, kept = 0;
     if (!json)
-        printf("arrivals: the fastest method under %s against balanced arrival (%s):\n", pat,
-               *bal ? bal : "back-to-back rows");
+        printf("arrivals: the fastest method under %s against balanced arrival (%s; a point "
+               "keeps the balanced one unless the pattern's is %g %% faster):\n",
+               pat, *bal ? bal : "back-to-back rows", margin);
     for (size_t i = 0; i < np; i++)
         for (size_t j = 0; j < nb; j++) {
             if (bp[i].coll != bb[j].coll || bp[i].cs != bb[j].cs || bp[i].bytes != bb[j].bytes)
@@ -551,18 +558,25 @@ static void report_arrivals(const cs_perf *all, const char *pat, int json)
             if (!strcmp(xp->method, xb->method))
                 continue;
             differ++;
-            double tb = time_of(all, pat, &bp[i], xb->method); /* balanced best, under pat */
+            cs_perf_row *keep = row_of(perf, pat, &bp[i], xb->method);
+            double tb = keep ? keep->median_us : -1; /* balanced best, under pat */
+            int within = tb >= 0 && tb <= xp->median_us * (1 + margin / 100);
+            if (within) {
+                keep->median_us = xp->median_us * (1 - 1e-9);
+                kept++;
+            }
             char sz[32];
             if (!json)
                 printf("  %-9s %4u ranks %9s: %s %.2f us under %s; balanced: %s (%.2f us under "
-                       "%s%s)\n",
+                       "%s%s)%s\n",
                        cs_coll_name(xp->coll), xp->comm_size, cs_sel_size(sz, sizeof sz, xp->msg_bytes),
                        xp->method, xp->median_us, pat, xb->method, tb, pat,
-                       tb > 0 ? "" : ": not measured");
+                       tb >= 0 ? "" : ": not measured", within ? ": kept, within the margin" : "");
         }
     if (!json)
-        printf("  %zu of %zu point(s) measured under both differ%s\n", differ, both,
-               differ ? "" : ": the pattern changes no best method here");
+        printf("  %zu of %zu point(s) measured under both differ%s; %zu keep the balanced "
+               "method (within the margin)\n",
+               differ, both, differ ? "" : ": the pattern changes no best method here", kept);
     free(bp), free(bb);
 }
 
@@ -624,7 +638,7 @@ int cs_cmd_tune(int argc, char **argv)
                "(collsel-replay --arrivals recorded measures under them)\n",
                *pat ? pat : "back-to-back");
     if (*pat && strcmp(pat, "none"))
-        report_arrivals(&all, pat, a.json);
+        compare_balanced(&all, &perf, pat, a.margin, a.json);
     cs_perf_free(&all);
     if ((a.nprofiles > 1 || a.nweights) && site_profile(&a, prof) < 0) {
         cs_sel_free_profile(prof);
