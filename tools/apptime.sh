@@ -11,19 +11,22 @@
 # time (recorded wait + tuned completion) and for the completion alone; the
 # end prints both next to the medians measured over the pairs (completion
 # from profiles with arrival data).
-#   tools/apptime.sh [-n NP] [-r RUNS] [--tree TREE] [--dir DIR] -- APP [ARGS]
+#   tools/apptime.sh [-n NP] [-r RUNS] [--tree TREE] [--budget S] [--dir DIR] -- APP [ARGS]
+# --budget: seconds for the replay that measures the methods (default: 1 s
+# per point, no cap).
 # COLLSEL_BUILD: the build to use (default build/), e.g. an older one to
 # compare builds on the same application.
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${COLLSEL_BUILD:-$top/build}
-np=4 runs=5 tree= dir=
-usage() { sed -n '2,16s/^# \{0,1\}//p' "$0"; }
+np=4 runs=5 tree= dir= budget=
+usage() { sed -n '2,18s/^# \{0,1\}//p' "$0"; }
 while [ $# -gt 0 ]; do
     case "$1" in
     -n) np=$2; shift 2 ;;
     -r) runs=$2; shift 2 ;;
     --tree) tree=$2; shift 2 ;;
+    --budget) budget=$2; shift 2 ;;
     --dir) dir=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     --) shift; break ;;
@@ -42,7 +45,7 @@ run "$c" exec --record "$dir/app.prof" -- "$@" > /dev/null 2> "$dir/record.err" 
     { cat "$dir/record.err" >&2; echo "apptime.sh: the application failed" >&2; exit 1; }
 if [ -z "$tree" ]; then
     run "$B/replay/collsel-replay" --profile "$dir/app.prof" --time-per-point 1 --no-progress \
-        -o "$dir/perf.csv"
+        ${budget:+--budget "$budget"} -o "$dir/perf.csv"
     "$c" tune --perf "$dir/perf.csv" --profile "$dir/app.prof" -o "$dir/app.tree" > "$dir/tune.txt"
     tree=$dir/app.tree
 fi
