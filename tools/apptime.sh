@@ -74,7 +74,10 @@ while [ "$i" -le "$runs" ]; do
         echo "   (pair $i: the outputs differ, if only in the timings an application prints: diff $dir/nat-$i.out $dir/tun-$i.out)"
     "$c" show --compare "$dir/nat-$i.prof" "$dir/tun-$i.prof" > "$dir/compare-$i.txt"
     coll=$(awk '$1 == "all" { print $8; exit }' "$dir/compare-$i.txt")
-    compl=$(awk '$1 == "all" { print ($14 == "" || $14 == "-") ? "-" : $14; exit }' "$dir/compare-$i.txt")
+    # completion: the cells with arrival data in both runs (show --compare --csv)
+    "$c" show --compare "$dir/nat-$i.prof" "$dir/tun-$i.prof" --csv > "$dir/compare-$i.csv"
+    compl=$(awk -F, '$1 == "cell" && $12 != "" && $13 != "" { a += $12; b += $13 }
+        END { if (a > 0) printf "%.3f", b / a; else print "-" }' "$dir/compare-$i.csv")
     wall=$(awk '{ w[FILENAME] = $1 } END { printf "%.3f", w[ARGV[2]] / w[ARGV[1]] }' \
         "$dir/nat-$i.wall" "$dir/tun-$i.wall")
     printf '%-5s %12s %12s %12s\n' "$i" "$coll" "$compl" "$wall"
