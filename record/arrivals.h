@@ -12,8 +12,8 @@
  * sequence number (the communicator's call count on this rank, the same
  * operation on every member) and, for calls kept, (seq, entry, exit) in a
  * bounded ring per communicator.  Kept: the communicator's first
- * CS_ARR_FIRST calls, then the calls whose level (cs_arr_level: trailing
- * zero bits of a hash of (communicator key, seq)) is at least the ring's
+ * CS_ARR_FIRST calls, then the calls whose level (cs_arr_level: a
+ * function of (communicator key, seq)) is at least the ring's
  * level, at least CS_ARR_LEVEL0 (1 call in 8); a full ring raises its level
  * by one and drops the calls below it (half of them).  Every member of a
  * communicator keeps the same calls, chosen by sequence number only.  Each
@@ -154,14 +154,22 @@ static inline const uint32_t *cs_arr_vec(const cs_arr_cell *a, uint32_t i)
 
 /* ---- building and merging (record/, shim/) ----------------------------- */
 
-/* The level of a call: trailing zero bits of a hash of (comm, seq). */
+/* The level of a call: leading zero bits of (seq + comm) x 2^64 / golden
+ * ratio (mod 2^64), i.e. of the fraction of (seq + comm) x 0.618...: a
+ * Weyl sequence, so calls of level >= L are 1 in 2^L of any long run of
+ * calls, spread evenly (no aliasing with periodic call patterns: the
+ * multiplier is irrational), and a level >= L + 1 call has level >= L.
+ * One multiplication: the shim computes it on every call.  comm (the
+ * communicator key, a random 64-bit value) shifts the sequence, so
+ * communicators sample different calls. */
+static inline uint64_t cs_arr_hash(uint64_t comm, uint64_t seq)
+{
+    return (seq + comm) * 0x9E3779B97F4A7C15ull;
+}
 static inline uint32_t cs_arr_level(uint64_t comm, uint64_t seq)
 {
-    uint64_t z = comm ^ (seq * 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return z ? (uint32_t)__builtin_ctzll(z) : 64;
+    uint64_t h = cs_arr_hash(comm, seq);
+    return h ? (uint32_t)__builtin_clzll(h) : 64;
 }
 
 void cs_arr_free(cs_arr *a);
