@@ -469,7 +469,7 @@ int cs_arr_shrink(cs_arr *a)
     for (size_t i = 0; i < a->ncells; i++)
         if (a->cells[i].nvec > most)
             most = a->cells[i].nvec;
-    if (most > 1) {
+    if (most > 0) { /* halved; the last one of each cell goes too */
         for (size_t i = 0; i < a->ncells; i++)
             drop_vecs(a, &a->cells[i], most / 2);
         return 0;
@@ -478,8 +478,13 @@ int cs_arr_shrink(cs_arr *a)
     for (size_t i = 0; i < a->nrecs; i++)
         if (a->recs[i].wexp > lv)
             lv = a->recs[i].wexp;
-    if (a->nrecs == 0 || lv >= 63)
-        return most ? (drop_vecs(a, &a->cells[0], 0), 0) : 1;
+    if (a->nrecs == 0)
+        return 1;
+    if (lv >= 63) { /* every record at the last level: they all go */
+        a->dropped += a->nrecs;
+        a->nrecs = 0;
+        return 0;
+    }
     lv = lv < CS_ARR_LEVEL0 ? CS_ARR_LEVEL0 + 1 : lv + 1;
     size_t k = 0;
     for (size_t i = 0; i < a->nrecs; i++) {

@@ -185,9 +185,10 @@ void cs_arr_finish(cs_arr *a);
 /* Fold the arrival cells to a profile folding level (bound.c): vectors of
  * cells whose communicator size changes are dropped (vec_dropped). */
 int cs_arr_fold(cs_arr *a, uint32_t level);
-/* Make the arrival data smaller for a bound: halve the vectors kept, then
- * thin the pending records by one level.  0 if something was dropped,
- * 1 if nothing is left to drop. */
+/* Make the arrival data smaller for a bound: halve the vectors kept (the
+ * last one of each cell goes when none has more), then thin the pending
+ * records by one level (the first calls go last).  0 if something was
+ * dropped, 1 if nothing is left to drop (the cells' sums always stay). */
 int cs_arr_shrink(cs_arr *a);
 
 /* Serialisation (format version 3, after the version 2 fields). */

@@ -222,6 +222,20 @@ static void test_merge_orders(void)
         T_CHECK(r[1].arr.recs[i].wexp == 0 ||
                     cs_arr_level(r[1].arr.recs[i].comm, r[1].arr.recs[i].seq) >=
                         r[1].arr.recs[i].wexp, "a record kept below its level");
+    /* shrinking ends, with every vector and pending record gone, the sums kept */
+    cs_profile_merge(&lin, &r[0]);
+    double wl = 0;
+    for (size_t i = 0; i < lin.arr.ncells; i++)
+        wl += lin.arr.cells[i].wait;
+    int steps = 0;
+    while (steps < 200 && cs_arr_shrink(&lin.arr) == 0)
+        steps++;
+    uint64_t left = lin.arr.nrecs;
+    double wl2 = 0;
+    for (size_t i = 0; i < lin.arr.ncells; i++)
+        left += lin.arr.cells[i].nvec, wl2 += lin.arr.cells[i].wait;
+    T_CHECK(steps < 200 && left == 0 && near(wl, wl2), "shrink: %d steps, %llu left", steps,
+            (unsigned long long)left);
     for (int k = 0; k < 4; k++)
         cs_profile_free(&r[k]);
     cs_profile_free(&lin);
