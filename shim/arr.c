@@ -19,7 +19,8 @@
  * Between the two the offset moves linearly (drift).  The remaining error
  * is at most half the fastest round trip (the asymmetry of the two
  * directions) plus any non-linear drift, and clock_err reports the first
- * part (max over nodes).  A partial file (a job killed before
+ * part (max over nodes).  A drift counts only beyond what the two
+ * estimates' errors explain.  A partial file (a job killed before
  * MPI_Finalize) has the MPI_Init offsets only: the drift since then adds
  * to its error (typically some us per second of run on NTP-disciplined
  * clocks).  Clocks that cannot be compared (a clock that went backwards
@@ -28,6 +29,7 @@
  * and wait and completion are taken within nodes (CS_ARR_CLOCK_NODE).
  */
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,10 +38,10 @@
 #include "rec.h"
 
 #define CS_ACOMMS 256                     /* communicator states per process */
-#define PP_ROUNDS 16
+#define PP_ROUNDS 32
 #define PP_TAG 7302
 #define CLOCK_HUGE_NS ((int64_t)1 << 56)  /* about 2.3 years */
-#define CLOCK_RTT_MAX_NS 2000000          /* 2 ms */
+#define CLOCK_RTT_MAX_NS 20000000         /* 20 ms: an error bound of 10 ms */
 #define DRIFT_MAX 1e-3                    /* 1000 ppm */
 
 static cs_acomm *slots[CS_ACOMMS]; /* append-only, published with release */
@@ -155,6 +157,7 @@ static int64_t shift;    /* COLLSEL_CLOCK_SHIFT x the node's index (testing) */
 static uint32_t node_id; /* world rank of the node's leader */
 static uint32_t mode = CS_ARR_CLOCK_GLOBAL;
 static int64_t off_i, off_f, t_i, t_f; /* offsets to rank 0 and when (local ns) */
+static int64_t rtt_i;                  /* this node's fastest round trip at MPI_Init */
 static int have_f;
 static int64_t rtt_max; /* fastest round trip, max over nodes (ns) */
 
@@ -190,7 +193,7 @@ static const char *why_text(int why)
     switch (why) {
     case 1: return "a clock went backwards during the measurement";
     case 2: return "offset beyond 2^56 ns";
-    case 3: return "round trips above 2 ms";
+    case 3: return "round trips above 20 ms";
     case 4: return "drift above 1000 ppm between MPI_Init and MPI_Finalize";
     default: return "?";
     }
@@ -301,6 +304,7 @@ void cs_arr_init(MPI_Comm pcomm)
     int why;
     calibrate(&tick_a, &mono_a);
     measure(pcomm, 1, &off_i, &rtt, &why);
+    rtt_i = rtt;
     t_i = local_now();
     agree(pcomm, why, rtt, "MPI_Init");
 }
@@ -311,9 +315,9 @@ void cs_arr_finalize(MPI_Comm pcomm)
     int why;
     measure(pcomm, 0, &off_f, &rtt, &why);
     t_f = local_now();
-    if (!why && t_f > t_i) {
-        double d = (double)(off_f - off_i) / (double)(t_f - t_i);
-        if (d > DRIFT_MAX || d < -DRIFT_MAX)
+    if (!why && t_f > t_i) { /* the drift beyond what the two estimates' errors explain */
+        double d = fabs((double)(off_f - off_i)) - 0.5 * (double)(rtt_i + rtt);
+        if (d > DRIFT_MAX * (double)(t_f - t_i))
             why = 4;
     }
     have_f = !why;
