@@ -1,4 +1,4 @@
-/* Per-communicator state and the call descriptor (owner: dispatch).
+/* Per-communicator state and the call descriptor.
  *
  * The state of a user communicator is created on first use and cached on
  * it with an attribute (one keyval, created once per process).  Creating it
@@ -23,7 +23,6 @@
  * with is_inter set and no private communicator (never used by us).
  */
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "coll.h"
@@ -58,7 +57,7 @@ static state_node live = {.prev = &live, .next = &live};
 #define CS_TLS _Thread_local /* SMPI dlopens one copy per simulated rank:
         initial-exec would exhaust the static TLS block */
 #endif
-static atomic_ulong state_gen = 1;
+static unsigned long state_gen = 1;
 static CS_TLS struct {
     MPI_Comm comm;
     cs_comm_state *st;
@@ -72,13 +71,13 @@ void cs_comm_freeing_begin(cs_comm_freeing *f, MPI_Comm comm)
     f->comm = comm;
     f->up = freeing;
     freeing = f;
-    atomic_fetch_add_explicit(&state_gen, 1, memory_order_acq_rel);
+    __atomic_fetch_add(&state_gen, 1, __ATOMIC_ACQ_REL);
 }
 
 void cs_comm_freeing_end(cs_comm_freeing *f)
 {
     freeing = f->up;
-    atomic_fetch_add_explicit(&state_gen, 1, memory_order_acq_rel);
+    __atomic_fetch_add(&state_gen, 1, __ATOMIC_ACQ_REL);
 }
 
 static void live_unlink(state_node *n)
@@ -96,7 +95,7 @@ static int state_delete(MPI_Comm comm, int key, void *attr, void *extra)
 {
     (void)comm, (void)key, (void)extra;
     state_node *n = attr;
-    atomic_fetch_add_explicit(&state_gen, 1, memory_order_acq_rel);
+    __atomic_fetch_add(&state_gen, 1, __ATOMIC_ACQ_REL);
     live_unlink(n);
     int rc = MPI_SUCCESS;
     cs_shm_state_free(&n->st); /* collective, as the free of the user's communicator */
@@ -156,7 +155,7 @@ static int remember(MPI_Comm comm, cs_comm_state *st, unsigned long gen)
  * while this thread is freeing comm (its state may be gone already). */
 static int state_peek(MPI_Comm comm, cs_comm_state **st)
 {
-    unsigned long gen = atomic_load_explicit(&state_gen, memory_order_acquire);
+    unsigned long gen = __atomic_load_n(&state_gen, __ATOMIC_ACQUIRE);
     for (int i = 0; i < CS_TCACHE; i++)
         if (tcache[i].comm == comm && tcache[i].gen == gen && tcache[i].st) {
             *st = tcache[i].st;
@@ -353,4 +352,12 @@ int cs_call_allreduce(cs_call *c, const void *sendbuf, void *recvbuf, int count,
                       MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     return attached(c, cs_call_allreduce_local(c, sendbuf, recvbuf, count, dt, op, comm));
+}
+
+int cs_dt_plain(MPI_Datatype dt)
+{
+    return dt == MPI_BYTE || dt == MPI_CHAR || dt == MPI_INT || dt == MPI_DOUBLE ||
+           dt == MPI_UNSIGNED_CHAR || dt == MPI_SIGNED_CHAR || dt == MPI_UNSIGNED ||
+           dt == MPI_LONG || dt == MPI_UNSIGNED_LONG || dt == MPI_LONG_LONG || dt == MPI_FLOAT ||
+           dt == MPI_SHORT || dt == MPI_INT32_T || dt == MPI_INT64_T || dt == MPI_UINT64_T;
 }

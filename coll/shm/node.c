@@ -158,11 +158,12 @@ void cs_node_calls(const cs_node *nd, const cs_call *c, cs_call *in, cs_call *ou
 #define CS_NODE_CACHE 512
 const cs_method *cs_node_outer(const cs_method *m)
 {
-    static _Atomic(const cs_method *) cache[CS_NCOLL][CS_NODE_CACHE];
+    static const cs_method *cache[CS_NCOLL][CS_NODE_CACHE];
     int n;
     const cs_method *t = cs_methods(m->coll, &n);
     long i = m - t;
-    const cs_method *o = i >= 0 && i < CS_NODE_CACHE ? atomic_load(&cache[m->coll][i]) : NULL;
+    const cs_method *o =
+        i >= 0 && i < CS_NODE_CACHE ? __atomic_load_n(&cache[m->coll][i], __ATOMIC_SEQ_CST) : NULL;
     if (o)
         return o;
     const char *dot = strstr(m->name, ".node.");
@@ -173,7 +174,7 @@ const cs_method *cs_node_outer(const cs_method *m)
     int k = cs_method_index(m->coll, name);
     o = k >= 0 ? &t[k] : NULL;
     if (o && i >= 0 && i < CS_NODE_CACHE)
-        atomic_store(&cache[m->coll][i], o);
+        __atomic_store_n(&cache[m->coll][i], o, __ATOMIC_SEQ_CST);
     return o;
 }
 
@@ -183,12 +184,12 @@ const cs_method *cs_node_inner(enum cs_coll coll)
     static const char *const names[CS_NCOLL] = {
         [CS_BCAST] = "bcast.shm.ota", [CS_REDUCE] = "reduce.shm.direct",
         [CS_BARRIER] = "barrier.shm.dissemination", [CS_ALLREDUCE] = "allreduce.shm.direct"};
-    static _Atomic(const cs_method *) cache[CS_NCOLL];
-    const cs_method *m = atomic_load(&cache[coll]);
+    static const cs_method *cache[CS_NCOLL];
+    const cs_method *m = __atomic_load_n(&cache[coll], __ATOMIC_SEQ_CST);
     if (!m) {
         enum cs_coll cc;
         m = cs_method_find(names[coll], &cc, NULL);
-        atomic_store(&cache[coll], m);
+        __atomic_store_n(&cache[coll], m, __ATOMIC_SEQ_CST);
     }
     return m;
 }
