@@ -39,12 +39,8 @@ static const char *fmt_t(char *buf, size_t len, double s)
         snprintf(buf, len, "-");
     else if (s < 1e-6)
         snprintf(buf, len, "%.0f ns", s * 1e9);
-    else if (s < 1e-3)
-        snprintf(buf, len, "%.1f us", s * 1e6);
-    else if (s < 1)
-        snprintf(buf, len, "%.2f ms", s * 1e3);
     else
-        snprintf(buf, len, "%.3f s", s);
+        cs_show_fmt_time(buf, len, s);
     return buf;
 }
 
