@@ -217,16 +217,23 @@ static MPI_Comm node_comm(MPI_Comm pcomm, int rank)
     return node;
 }
 
+/* The node and the nodes' leaders, made at MPI_Init, freed after the
+ * measurement at MPI_Finalize (no communicator is made there). */
+static MPI_Comm node = MPI_COMM_NULL, leaders = MPI_COMM_NULL;
+
 /* Measure this node's offset to world rank 0's: off (ns, add to a local
  * time), the fastest round trip, and why it cannot be used (0: it can).
- * Collective over pcomm.  first: also set node_id and shift. */
+ * Collective over pcomm.  first: also make the communicators, set node_id
+ * and shift. */
 static void measure(MPI_Comm pcomm, int first, int64_t *off, int64_t *rtt, int *why)
 {
     int rank = 0, nrank = 0, lrank = 0, lsize = 1;
     PMPI_Comm_rank(pcomm, &rank);
-    MPI_Comm node = node_comm(pcomm, rank), leaders = MPI_COMM_NULL;
-    PMPI_Comm_rank(node, &nrank);
-    PMPI_Comm_split(pcomm, nrank == 0 ? 0 : MPI_UNDEFINED, rank, &leaders);
+    if (first) {
+        node = node_comm(pcomm, rank);
+        PMPI_Comm_rank(node, &nrank);
+        PMPI_Comm_split(pcomm, nrank == 0 ? 0 : MPI_UNDEFINED, rank, &leaders);
+    }
     if (leaders != MPI_COMM_NULL) {
         PMPI_Comm_rank(leaders, &lrank);
         PMPI_Comm_size(leaders, &lsize);
@@ -272,9 +279,6 @@ static void measure(MPI_Comm pcomm, int first, int64_t *off, int64_t *rtt, int *
     *off = res[0];
     *rtt = res[1];
     *why = (int)res[2];
-    if (leaders != MPI_COMM_NULL)
-        PMPI_Comm_free(&leaders);
-    PMPI_Comm_free(&node);
 }
 
 /* Agree on the clocks: the worst node's reason (one line from rank 0). */
@@ -322,6 +326,10 @@ void cs_arr_finalize(MPI_Comm pcomm)
     }
     have_f = !why;
     agree(pcomm, why, rtt, "MPI_Finalize");
+    if (leaders != MPI_COMM_NULL)
+        PMPI_Comm_free(&leaders);
+    if (node != MPI_COMM_NULL)
+        PMPI_Comm_free(&node);
 }
 
 /* Ticks to the job clock (ns). */
