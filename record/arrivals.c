@@ -344,16 +344,19 @@ int cs_arr_match(cs_arr *a)
         i = j;
     }
     a->nrecs = k;
+    a->matched_at = k;
     return rc;
 }
 
-void cs_arr_finish(cs_arr *a)
+int cs_arr_finish(cs_arr *a)
 {
+    int rc = cs_arr_match(a);
     a->unmatched += a->nrecs;
     a->nrecs = 0;
     for (size_t i = 0; i < a->nsites; i++)
         free(a->sites[i]);
     a->nsites = 0;
+    return rc;
 }
 
 /* ---- merging ------------------------------------------------------------- */
@@ -413,7 +416,7 @@ int cs_arr_merge(cs_arr *dst, const cs_arr *src)
         if (!d || cell_merge(d, s) < 0)
             return -1;
     }
-    return cs_arr_match(dst);
+    return dst->nrecs >= 2 * dst->matched_at + 4096 ? cs_arr_match(dst) : 0;
 }
 
 /* ---- folding and bounds ------------------------------------------------------ */

@@ -128,6 +128,7 @@ typedef struct cs_arr {
     cs_arr_cell *cells;   /* sorted by (coll, comm_size, bin) */
     size_t ncells, cap_cells;
     uint32_t fold;        /* the profile's folding level (not serialised) */
+    size_t matched_at;    /* nrecs after the last cs_arr_match (not serialised) */
 } cs_arr;
 
 /* ---- reader API (replay, tune, show) ------------------------------------ */
@@ -175,13 +176,16 @@ static inline uint32_t cs_arr_level(uint64_t comm, uint64_t seq)
 void cs_arr_free(cs_arr *a);
 /* Add a pending record (site: a name or NULL); -1 out of memory. */
 int cs_arr_add_rec(cs_arr *a, const cs_arr_rec *r, const char *site);
-/* dst += src: pending records merged, complete operations reduced into
- * cells; cells merged.  -1 out of memory. */
+/* dst += src: pending records merged, cells merged; the complete
+ * operations are reduced into cells once the pending records have doubled
+ * since the last time (merging n files costs O(n log n), not O(n^2)), and
+ * always by cs_arr_match / cs_arr_finish.  -1 out of memory. */
 int cs_arr_merge(cs_arr *dst, const cs_arr *src);
 /* Reduce the operations that are complete (after adding records). */
 int cs_arr_match(cs_arr *a);
-/* The profile is final: pending records counted as unmatched, dropped. */
-void cs_arr_finish(cs_arr *a);
+/* The profile is final: complete operations reduced, the other pending
+ * records counted as unmatched and dropped.  -1 out of memory. */
+int cs_arr_finish(cs_arr *a);
 /* Fold the arrival cells to a profile folding level (bound.c): vectors of
  * cells whose communicator size changes are dropped (vec_dropped). */
 int cs_arr_fold(cs_arr *a, uint32_t level);
