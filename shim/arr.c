@@ -100,15 +100,37 @@ static uint64_t comm_key(MPI_Comm comm, int size)
     return mix64(h ^ mix64(n + 1));
 }
 
+/* Per thread, the last states found (valid while no handle was freed,
+ * rec.h's generation: a freed handle may name a new communicator). */
+#define TL_AC 8 /* power of two */
+static __thread struct {
+    uintptr_t h;
+    unsigned gen;
+    cs_acomm *a;
+} tl_ac[TL_AC] __attribute__((tls_model("initial-exec")));
+
+static cs_acomm *remember(uintptr_t h, unsigned gen, cs_acomm *a)
+{
+    __typeof__(tl_ac[0]) *e = &tl_ac[((h >> 4) ^ (h >> 11)) & (TL_AC - 1)];
+    e->h = h;
+    e->gen = gen;
+    e->a = a;
+    return a;
+}
+
 cs_acomm *cs_arr_comm(MPI_Comm comm)
 {
     uintptr_t h = (uintptr_t)comm;
+    unsigned gen = __atomic_load_n(&cs_handle_gen, __ATOMIC_RELAXED);
+    __typeof__(tl_ac[0]) *e = &tl_ac[((h >> 4) ^ (h >> 11)) & (TL_AC - 1)];
+    if (e->a && e->h == h && e->gen == gen)
+        return e->a;
     cs_acomm *a = find(h);
     if (a)
-        return a;
+        return remember(h, gen, a);
     int inter = 0, size = 0, rank = 0;
     if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
-        return &off_state; /* arrivals of two groups: not tracked */
+        return remember(h, gen, &off_state); /* arrivals of two groups: not tracked */
     PMPI_Comm_size(comm, &size);
     PMPI_Comm_rank(comm, &rank);
     pthread_mutex_lock(&mu);
@@ -121,7 +143,7 @@ cs_acomm *cs_arr_comm(MPI_Comm comm)
         __atomic_store_n(&slots[nslots++], a, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&mu);
-    return a ? a : &off_state;
+    return remember(h, gen, a ? a : &off_state);
 }
 
 void cs_arr_thin(cs_acomm *a)
