@@ -32,10 +32,11 @@ void at_report(at_opts *o, const cs_profile *prof)
                ours ? "" : "  (not replaced by collsel)");
         per[best] = 0;
     }
-    cs_mix_row rows[256], total;
+    cs_mix_row rows[256], total, pred[2];
     cs_err e;
     memset(&total, 0, sizeof total);
-    int n = cs_mix_read(o->mix, rows, 256, &total, &e);
+    memset(pred, 0, sizeof pred);
+    int n = cs_mix_read(o->mix, rows, 256, &total, pred, &e);
     if (n <= 0) {
         printf("(no mix to report: %s)\n", n < 0 ? e.msg : o->mix);
         return;
@@ -44,6 +45,7 @@ void at_report(at_opts *o, const cs_profile *prof)
     cs_perf_init(&perf);
     if (cs_perf_read(&perf, o->perf, &e) < 0)
         printf("(%s)\n", e.msg);
+    cs_perf_select_arrivals(&perf, NULL, NULL); /* the rows tune took */
     printf("\n== what the tree changes (per recorded point: native time per call, the "
            "tree's method, tuned/native with its 95 %% CI)\n");
     int unmeasured = 0;
@@ -83,6 +85,19 @@ void at_report(at_opts *o, const cs_profile *prof)
         printf("  all       %.3f [%.3f, %.3f]  (the recorded calls: native %.3f ms, tuned %.3f ms "
                "per rank)\n",
                total.ratio, total.lo, total.hi, total.native * 1e-3, total.tuned * 1e-3);
+    if (pred[0].native > 0 && pred[1].native > 0) {
+        double wait = pred[1].native - pred[0].native; /* recorded wait of the replayed calls,
+                                                          plus the collectives not replayed */
+        printf("\n== expected gain under the application's arrivals (%s; the times above are "
+               "completion: last exit - last arrival)\n"
+               "  on completion time (what the tree changes):         %.3f [%.3f, %.3f]\n"
+               "  on the application's collective time (recorded wait + tuned completion): "
+               "%.3f [%.3f, %.3f]\n"
+               "  (of %.3f s in collectives summed over ranks, %.3f s is wait or not replayed: "
+               "no method removes it)\n",
+               pred[0].method, pred[0].ratio, pred[0].lo, pred[0].hi, pred[1].ratio, pred[1].lo,
+               pred[1].hi, pred[1].native * 1e-6, wait * 1e-6);
+    }
     char *words[] = {o->self, "exec", "--tree", (char *)o->tree, "--", NULL};
     char *argv[2 * MAX_ARGS];
     at_build_argv(o, argv, words, 1);

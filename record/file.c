@@ -264,6 +264,12 @@ int cs_profile_load(cs_profile *p, const char *path, cs_err *e)
         cs_fail(e, "%s: no such profile (and no %s.partial.* files next to it)", path, base);
         goto out;
     }
+    /* operations still missing a rank's record (a partial file that is
+     * missing, or older than the others) are counted, not kept */
+    if (cs_arr_finish(&p->arr) < 0) {
+        cs_fail(e, "%s: out of memory matching the arrivals", path);
+        goto out;
+    }
     if (nranks > 0)
         p->complete = 0;
     p->npartial = (uint32_t)nranks;

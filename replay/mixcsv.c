@@ -28,7 +28,8 @@ static int fields(char *line, char **f)
     return k;
 }
 
-int cs_mix_read(const char *path, cs_mix_row *rows, int max, cs_mix_row *total, cs_err *e)
+int cs_mix_read(const char *path, cs_mix_row *rows, int max, cs_mix_row *total, cs_mix_row *pred,
+                cs_err *e)
 {
     FILE *f = fopen(path, "r");
     if (!f)
@@ -68,7 +69,10 @@ int cs_mix_read(const char *path, cs_mix_row *rows, int max, cs_mix_row *total, 
         r.lo = atof(fld[col[C_LO]]), r.hi = atof(fld[col[C_HI]]), r.ratio = atof(fld[col[C_RATIO]]);
         if (!strcmp(r.coll, "total"))
             *total = r;
-        else if (n < max)
+        else if (!strcmp(r.coll, "completion") || !strcmp(r.coll, "application")) {
+            if (pred)
+                pred[r.coll[0] == 'a'] = r;
+        } else if (n < max)
             rows[n++] = r;
     }
     fclose(f);

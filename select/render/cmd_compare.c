@@ -335,6 +335,7 @@ int cs_cmd_compare(int argc, char **argv)
     cs_profile *prof;
     if (cs_sel_load("compare", perf_path, prof_path, &perf, &prof) < 0)
         return CS_EXIT_USAGE;
+    cs_perf_select_arrivals(&perf, NULL, NULL); /* the rows tune takes by default */
     int rc = CS_EXIT_USAGE, np = 0, any = 0;
     cs_err e;
     crow *rows = calloc(64, sizeof *rows);

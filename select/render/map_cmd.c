@@ -242,6 +242,7 @@ int cs_cmd_map(int argc, char **argv)
     const char *perfpath = kind == CS_RIN_PERF ? o.in : o.perf;
     if (perfpath && cs_perf_read(&perf, perfpath, &e) < 0)
         goto out;
+    cs_perf_select_arrivals(&perf, NULL, NULL); /* the rows tune takes by default */
     if (o.profile && cs_profile_read(&prof, o.profile, &e) < 0)
         goto out;
     rc = 1;

@@ -1,6 +1,7 @@
 #!/bin/sh
 # show_cli.sh COLLSEL MKPROFILE GOLDEN_DIR [golden|errors]
-# golden: `collsel show` text/CSV/JSON of a known profile equal the golden files;
+# golden: `collsel show` text/CSV/JSON of a known profile equal the golden files
+#         (one without arrivals: "not recorded"; one with);
 #         partial files are merged and flagged INCOMPLETE.
 # errors: every damaged file, a missing file and bad usage exit 2 with one
 #         line on stderr naming the file; --help exits 0.
@@ -22,6 +23,20 @@ if [ "$what" = golden ]; then
         [ -s err.$fmt ] && bad "show $opt wrote to stderr: $(cat err.$fmt)"
         diff -u "$golden/show.$fmt" out.$fmt >&2 || bad "show $opt differs from $golden/show.$fmt"
     done
+    # the same run with arrivals: wait and completion, spread, late ranks
+    "$mkprofile" arrivals a.prof || exit 1
+    for fmt in text csv json; do
+        opt=; [ $fmt = text ] || opt=--$fmt
+        "$collsel" show a.prof $opt > arr.$fmt 2> err.$fmt || bad "show a.prof $opt exit $?"
+        diff -u "$golden/show.arr.$fmt" arr.$fmt >&2 || bad "show $opt differs from $golden/show.arr.$fmt"
+    done
+    # --compare: the completion of both runs, the same figure show gives
+    compl=$(grep '^Allreduce,' arr.csv | cut -d, -f14)
+    "$collsel" show --compare a.prof a.prof --csv |
+        grep -q "^collective,Allreduce,0,0,0,3200,3200,0.098,0.098,1.0000,1.0000,$compl,$compl,1.0000$" ||
+        bad "compare: Allreduce completion $compl not in $("$collsel" show --compare a.prof a.prof --csv | grep Allreduce)"
+    "$collsel" show --compare g.prof a.prof | grep -q "^(completion: run A recorded no arrivals)$" ||
+        bad "compare: a run without arrivals not named"
     if command -v python3 > /dev/null; then
         python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["meta"]["complete"] is True; assert sum(c["rank_calls"] for c in d["cells"]) == 4488' out.json \
             || bad "JSON does not parse or has wrong content"
@@ -63,7 +78,7 @@ else
         echo "$f: $(cat err)"
     done
     [ $n -ge 16 ] || bad "only $n damaged files"
-    grep -q "written by a newer collsel (format v7, this reads up to v2)" \
+    grep -q "written by a newer collsel (format v7, this reads up to v3)" \
         <<EOF || bad "newer-version message"
 $("$collsel" show bad/newer.prof 2>&1)
 EOF
