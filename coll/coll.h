@@ -154,6 +154,9 @@ typedef struct cs_call {
     cs_comm_state *st; /* state of comm (topology cache) */
     int rank, size;  /* in comm */
     size_t bytes;    /* count * type size: identical on every rank */
+    int reorder_fp;  /* reduce, allreduce: 1 if floating-point operands may be combined
+                        in another order than rank order (the shim's COLLSEL_REORDER_FP;
+                        0 unless the caller sets it: identical on every rank) */
 } cs_call;
 
 struct cs_method;

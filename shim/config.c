@@ -49,6 +49,10 @@ static const struct cs_var {
     {"COLLSEL_NODE_SIZE", CS_V_INT, "0", 0, 1 << 20, offsetof(cs_config, node_size),
      "cut every node into virtual nodes of N ranks (testing node-aware methods on one "
      "machine); 0: real nodes"},
+    {"COLLSEL_REORDER_FP", CS_V_INT, "0", 0, 1, offsetof(cs_config, reorder_fp),
+     "1: the dynamic reductions (reduce.shm.dynamic, allreduce.shm.dynamic) may combine "
+     "floating-point sums and products in the order ranks arrive (the last bits then vary "
+     "from run to run, every rank of an allreduce still gets the same bits); 0: rank order"},
     {"COLLSEL_VERBOSE", CS_V_INT, "0", 0, 3, offsetof(cs_config, verbose),
      "0 silent; 1 summary at init/finalize; 2 per-communicator decisions; 3 debug"},
     /* variables of the tools, not read here (but not unknown either) */

@@ -81,6 +81,7 @@ int cs_reduce_shm_direct(const cs_call *c, const cs_method *m);
 int cs_reduce_shm_ag(const cs_call *c, const cs_method *m);
 int cs_reduce_shm_tree(const cs_call *c, const cs_method *m);
 int cs_reduce_shm_tree_applies(const cs_call *c, const cs_method *m);
+int cs_reduce_shm_dynamic(const cs_call *c, const cs_method *m);
 int cs_reduce_node(const cs_call *c, const cs_method *m);
 
 #endif

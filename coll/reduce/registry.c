@@ -62,6 +62,10 @@ const cs_method cs_reduce_methods[] = {
       "shared memory: partial results combined up a " #k "-ary tree (commutative ops)",    \
       cs_reduce_shm_tree_applies, cs_reduce_shm_tree)
     SHM_TREE(2), SHM_TREE(3), SHM_TREE(4),
+    M("shm.dynamic", "shm.dynamic", 0, 0,
+      "shared memory: contributions combined as ranks arrive, pieces in parallel (arrival "
+      "order for exact ops or COLLSEL_REORDER_FP, else rank order; any op)",
+      cs_shm_dynamic_applies, cs_reduce_shm_dynamic),
     M("node.binomial", "node", 0, 2,
       "node-aware: shared memory to each node's leader, binomial among them (commutative ops)",
       cs_node_applies_reduction, cs_reduce_node),

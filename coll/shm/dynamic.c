@@ -1,0 +1,310 @@
+/* The engine of the dynamic reductions (reduce.shm.dynamic,
+ * allreduce.shm.dynamic: their files carry the description and the cost).
+ *
+ * Per chunk of at most half a slot (a step), the vector is cut into np
+ * pieces (one below 4 KiB, else up to one per rank, at least 1 KiB each).
+ * Piece j has an accumulator (in the line of its state when the chunk has
+ * at most CS_SHM_DYN_INLINE bytes, else in the second half of the slot of
+ * rank (root + j) % p) and a state line (cs_shm_dyn in that rank's part):
+ * the step, how many contributions are folded in, which ones (mask), and a
+ * lock bit taken with a CAS.  A rank that takes a piece's lock folds in
+ * every contribution it may: its own (straight from its buffer) and every
+ * one posted (copied into its owner's slot or ring line) that is not in
+ * yet; the first one is copied, the others combined with
+ * PMPI_Reduce_local (x op acc).  Which ones it may:
+ *   reorder  any, in the order found (its own first);
+ *   fixed    only the next one of the order p-1, p-2, ..., 0 (acc = x_k op
+ *            acc: x_0 op (x_1 op (... op x_(p-1))), the bits of
+ *            reduce.shm.direct, non-commutative ops included), as long as
+ *            it is there: the arrived prefix of the order is combined
+ *            before the late rank comes.
+ * A rank loops over the pieces until its own contribution is in all of
+ * them and, if it wants the result (the root, or everyone), until every
+ * piece holds all p and it has copied them out; it posts its vector (one
+ * copy) when the pieces are more than one (so the early ranks share the
+ * folding of every piece) or when its first pass could not fold it (a lock
+ * held, or not its turn).  The last rank to arrive so finds the others'
+ * contributions combined already: it folds its own and releases everyone.
+ * A rank that waits folds what it finds; nobody waits on anyone in
+ * particular, so a rank stopped for a while (a signal, the scheduler)
+ * delays the call and breaks nothing.
+ *
+ * Synchronisation (shm.h): a rank starts step s when every rank is done
+ * with step s - 2 (its slot, its ring line and the state lines of step s
+ * are free then); it raises `done` when it leaves the step.  The state word
+ * only changes under its lock, except the CAS that takes it; the mask is
+ * reset by the first holder of the step before the word shows the step,
+ * so a reader that sees the step in the word sees that step's mask.
+ */
+#include <sched.h>
+#include <string.h>
+
+#include "shm.h"
+
+#define W_STEP(w) ((w) >> 8)
+#define W_COUNT(w) ((int)(((w) >> 1) & 0x7f))
+#define W_LOCK 1u
+#define DYN_SPLIT 4096 /* bytes of a chunk from which it is cut into pieces */
+#define DYN_PIECE 1024 /* the smallest piece */
+
+typedef struct {
+    const cs_call *c;
+    cs_shm *s;
+    uint64_t step;
+    int n, np, me, p, reorder;
+    size_t esz, bytes;
+    const char *own; /* this rank's elements of the chunk */
+} dyn_step;
+
+static inline uint64_t bit(int i)
+{
+    return (uint64_t)1 << i;
+}
+
+static void piece_range(const dyn_step *d, int j, int *first, int *len)
+{
+    const int q = d->n / d->np, extra = d->n % d->np;
+    *first = j * q + (j < extra ? j : extra);
+    *len = q + (j < extra);
+}
+
+static cs_shm_dyn *line_of(const dyn_step *d, int j)
+{
+    return &d->s->r[(d->c->root + j) % d->p]->dyn[d->step % 2];
+}
+
+static unsigned char *acc_of(const dyn_step *d, int j, int first)
+{
+    if (d->bytes <= CS_SHM_DYN_INLINE)
+        return line_of(d, j)->data;
+    return cs_shm_result(d->s, (d->c->root + j) % d->p, d->step) + (size_t)first * d->esz;
+}
+
+/* The ranks whose chunk is posted in their slot (or ring line). */
+static uint64_t posted_set(const dyn_step *d)
+{
+    uint64_t set = 0;
+    for (int i = 0; i < d->p; i++)
+        if (atomic_load_explicit(&cs_shm_posted(d->s, i, d->step, d->bytes)->v,
+                                 memory_order_acquire) >= d->step)
+            set |= bit(i);
+    return set;
+}
+
+/* The contribution the holder of a piece may fold next (in: the ones in
+ * it, their count; have: the ones it can read), or -1. */
+static int next_fold(const dyn_step *d, uint64_t in, int count, uint64_t have)
+{
+    if (!d->reorder) {
+        const int k = d->p - 1 - count;
+        return k >= 0 && (have & bit(k)) ? k : -1;
+    }
+    uint64_t can = have & ~in;
+    if (can & bit(d->me))
+        return d->me; /* its own first: straight from its buffer */
+    return can ? __builtin_ctzll(can) : -1;
+}
+
+/* With piece j's lock held (w: the word when it was taken): fold in every
+ * contribution this rank may, then release with the new count. */
+static int fold_piece(const dyn_step *d, int j, uint64_t w, uint64_t *in_out)
+{
+    cs_shm_dyn *line = line_of(d, j);
+    const int cur = W_STEP(w) == d->step;
+    uint64_t in = cur ? atomic_load_explicit(&line->mask, memory_order_relaxed) : 0;
+    int count = cur ? W_COUNT(w) : 0, first, len, rc = MPI_SUCCESS;
+    if (!cur) /* the first holder of the step: before the word shows it */
+        atomic_store_explicit(&line->mask, 0, memory_order_relaxed);
+    piece_range(d, j, &first, &len);
+    unsigned char *acc = acc_of(d, j, first);
+    const size_t at = (size_t)first * d->esz;
+    const uint64_t have = posted_set(d) | bit(d->me);
+    for (int who; rc == MPI_SUCCESS && (who = next_fold(d, in, count, have)) >= 0;) {
+        const unsigned char *x = who == d->me
+                                     ? (const unsigned char *)d->own + at
+                                     : cs_shm_data(d->s, who, d->step, d->bytes) + at;
+        if (count == 0)
+            memcpy(acc, x, (size_t)len * d->esz);
+        else
+            rc = PMPI_Reduce_local(x, acc, len, d->c->dt, d->c->op);
+        in |= bit(who);
+        count++;
+        atomic_store_explicit(&line->mask, in, memory_order_relaxed);
+    }
+    atomic_store_explicit(&line->w, d->step << 8 | (uint64_t)count << 1, memory_order_release);
+    *in_out = in;
+    return rc;
+}
+
+/* Copy this rank's chunk into its slot (ring line) and say so. */
+static void post(const dyn_step *d)
+{
+    memcpy(cs_shm_data(d->s, d->me, d->step, d->bytes), d->own, d->bytes);
+    cs_shm_set(cs_shm_posted(d->s, d->me, d->step, d->bytes), d->step);
+    atomic_thread_fence(memory_order_seq_cst);
+}
+
+/* One poll that found nothing to do: spin, then yield (as cs_shm_wait). */
+static void idle(const cs_shm *s, int *polls)
+{
+    if (++*polls > s->spin) {
+        sched_yield();
+        *polls = s->spin;
+    }
+#if defined(__x86_64__) || defined(__i386__)
+    else
+        __builtin_ia32_pause();
+#endif
+}
+
+/* One step: this rank's contribution into every piece; the result copied
+ * to out when wants. */
+static int run_step(dyn_step *d, int wants, char *out)
+{
+    const int np = d->np, p = d->p;
+    uint64_t todo = np == 64 ? ~0ull : bit(np) - 1, need = wants ? todo : 0;
+    int posted = 0, polls = 0, rc = MPI_SUCCESS;
+    cs_shm_slot_free(d->s, d->step);
+    if (np > 1) {
+        post(d);
+        posted = 1;
+    }
+    while (todo | need) {
+        int progress = 0;
+        const uint64_t have = posted_set(d) | bit(d->me);
+        for (int t = 0; t < np; t++) {
+            const int j = (t + d->me) % np;
+            if (!((todo | need) & bit(j)))
+                continue;
+            cs_shm_dyn *line = line_of(d, j);
+            uint64_t w = atomic_load_explicit(&line->w, memory_order_acquire), in = 0;
+            const int cur = W_STEP(w) == d->step, count = cur ? W_COUNT(w) : 0;
+            if (cur)
+                in = atomic_load_explicit(&line->mask, memory_order_acquire);
+            if (count == p) {
+                todo &= ~bit(j);
+                if (need & bit(j)) {
+                    int first, len;
+                    piece_range(d, j, &first, &len);
+                    memcpy(out + (size_t)first * d->esz, acc_of(d, j, first),
+                           (size_t)len * d->esz);
+                    need &= ~bit(j);
+                    progress = 1;
+                }
+                continue;
+            }
+            if (in & bit(d->me))
+                todo &= ~bit(j);
+            if ((w & W_LOCK) || next_fold(d, in, count, have) < 0 ||
+                !atomic_compare_exchange_strong(&line->w, &w, w | W_LOCK))
+                continue;
+            int r = fold_piece(d, j, w, &in);
+            if (r != MPI_SUCCESS && rc == MPI_SUCCESS)
+                rc = r;
+            if (in & bit(d->me))
+                todo &= ~bit(j);
+            progress = 1;
+        }
+        if (todo && !posted) { /* its own could not go in at once: let others fold it */
+            post(d);
+            posted = progress = 1;
+        }
+        if (!progress)
+            idle(d->s, &polls);
+        else
+            polls = 0;
+    }
+    cs_shm_set(&d->s->r[d->me]->done, d->step);
+    return rc;
+}
+
+int cs_shm_dynamic(const cs_call *c, int everyone)
+{
+    int esz, rc;
+    cs_shm *s = cs_shm_reduction_start(c, &esz, &rc);
+    if (!s)
+        return rc;
+    const int chunk = cs_shm_chunk((size_t)esz);
+    const int wants = everyone || s->rank == c->root;
+    const char *own = c->sendbuf == MPI_IN_PLACE ? c->buf : c->sendbuf;
+    dyn_step d = {.c = c, .s = s, .me = s->rank, .p = s->p, .esz = (size_t)esz,
+                  .reorder = cs_shm_dynamic_reorders(c)};
+    for (int off = 0; off < c->count; off += chunk) {
+        d.n = c->count - off < chunk ? c->count - off : chunk;
+        d.bytes = (size_t)d.n * d.esz;
+        d.np = 1;
+        if (d.bytes >= DYN_SPLIT) {
+            size_t k = d.bytes / DYN_PIECE;
+            d.np = k < (size_t)d.p ? (int)k : d.p;
+        }
+        d.step = ++s->step;
+        d.own = own + (size_t)off * d.esz;
+        int r = run_step(&d, wants, (char *)c->buf + (size_t)off * d.esz);
+        if (r != MPI_SUCCESS && rc == MPI_SUCCESS)
+            rc = r;
+    }
+    return rc;
+}
+
+int cs_shm_dynamic_applies(const cs_call *c, const cs_method *m)
+{
+    return c->size <= CS_SHM_DYN_MAX && cs_shm_applies_dense(c, m);
+}
+
+int cs_shm_dynamic_reorders(const cs_call *c)
+{
+    return c->commute && (c->reorder_fp || cs_shm_op_exact(c->op, c->dt));
+}
+
+/* The one element type of dt (a predefined type, or a derived type built
+ * of one), or MPI_DATATYPE_NULL. */
+static MPI_Datatype base_type(MPI_Datatype dt, int depth)
+{
+    int ni, na, nd, comb;
+    if (depth > 8 || PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) != MPI_SUCCESS)
+        return MPI_DATATYPE_NULL;
+    if (comb == MPI_COMBINER_NAMED)
+        return dt;
+    if (nd != 1 || ni > 64 || na > 64 || comb == MPI_COMBINER_STRUCT)
+        return MPI_DATATYPE_NULL;
+    int ints[64];
+    MPI_Aint addrs[64];
+    MPI_Datatype inner;
+    if (PMPI_Type_get_contents(dt, ni, na, nd, ints, addrs, &inner) != MPI_SUCCESS)
+        return MPI_DATATYPE_NULL;
+    MPI_Datatype b = base_type(inner, depth + 1);
+    int ci, ca, cd, cc;
+    if (PMPI_Type_get_envelope(inner, &ci, &ca, &cd, &cc) == MPI_SUCCESS &&
+        cc != MPI_COMBINER_NAMED)
+        PMPI_Type_free(&inner);
+    return b;
+}
+
+int cs_shm_op_exact(MPI_Op op, MPI_Datatype dt)
+{
+    static const MPI_Op any[] = {MPI_MAX, MPI_MIN, MPI_LAND, MPI_LOR, MPI_LXOR,
+                                 MPI_BAND, MPI_BOR, MPI_BXOR};
+    int known = op == MPI_SUM || op == MPI_PROD;
+    for (size_t i = 0; i < sizeof any / sizeof any[0] && !known; i++)
+        known = op == any[i];
+    if (!known)
+        return 0;
+    MPI_Datatype b = base_type(dt, 0);
+    if (b == MPI_DATATYPE_NULL)
+        return 0;
+    static const MPI_Datatype ints[] = {
+        MPI_BYTE, MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_INT8_T, MPI_UINT8_T,
+        MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_INT16_T, MPI_UINT16_T, MPI_C_BOOL, MPI_WCHAR,
+        MPI_INT, MPI_UNSIGNED, MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_LONG,
+        MPI_UNSIGNED_LONG_LONG, MPI_INT32_T, MPI_UINT32_T, MPI_INT64_T, MPI_UINT64_T,
+        MPI_AINT, MPI_OFFSET, MPI_COUNT};
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        if (ints[i] != b)
+            continue;
+        int size = 0;
+        if (op != MPI_SUM && op != MPI_PROD)
+            return 1;
+        return PMPI_Type_size(b, &size) == MPI_SUCCESS && size >= 4;
+    }
+    return 0;
+}
