@@ -18,9 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <mpi.h>
-
 #include "../../../coll/coll.h"
+#include "../arrival.h"
 
 static const int sizes[] = {1, 3, 8, 14, 15, 100, 1000, 8191, 8192, 8193, 16385, 40000};
 #define NSIZES ((int)(sizeof sizes / sizeof sizes[0]))
@@ -51,22 +50,6 @@ static MPI_Comm comm_for(int it, MPI_Comm *cur)
         }
     }
     return *cur;
-}
-
-/* A random delay of this rank before a call of a dynamic method: none
- * half the time, else a spin of up to 40 us, now and then a sleep. */
-static void arrival_delay(unsigned *seed)
-{
-    unsigned r = (unsigned)rand_r(seed);
-    if (r % 2)
-        return;
-    if (r % 64 == 0) {
-        usleep(200);
-        return;
-    }
-    const double until = MPI_Wtime() + (double)(r / 2 % 40) * 1e-6;
-    while (MPI_Wtime() < until)
-        ;
 }
 
 /* A dynamic reduction on integer-valued doubles (sum: exact in any order),
@@ -110,7 +93,7 @@ static void one(const cs_method *m, enum cs_coll coll, int it, MPI_Comm comm, in
     }
     const int dynamic = strstr(m->name, ".dynamic") != NULL;
     if (dynamic)
-        arrival_delay(&seed);
+        test_arrival_delay(&seed);
     /* calls 0..199 of every 500: a small message from root 0 while the
      * ranks that only read pause now and then, so that the writers run
      * ahead until the ring of small payloads is full (its guard holds) */
