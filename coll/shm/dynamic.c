@@ -39,7 +39,7 @@
 #include <sched.h>
 #include <string.h>
 
-#include "shm.h"
+#include "coll/shm/shm.h"
 
 #define W_STEP(w) ((w) >> 8)
 #define W_COUNT(w) ((int)(((w) >> 1) & 0x7f))
