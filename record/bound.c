@@ -93,6 +93,8 @@ int cs_profile_fold(cs_profile *p, uint32_t level)
     p->folded_cells += p->ncells - k;
     p->ncells = k;
     p->fold = level;
+    if (cs_arr_fold(&p->arr, level) < 0)
+        return -1;
     if (level >= 9)
         cs_profile_trim_sites(p, 8);
     return 0;
@@ -107,7 +109,13 @@ int cs_profile_bound(cs_profile *p, size_t max_bytes, cs_err *e)
             return -1;
         size_t n = b.n;
         cs_buf_free(&b);
-        if (n <= max_bytes || p->fold >= CS_FOLD_MAX)
+        if (n <= max_bytes)
+            return 0;
+        /* arrivals first: their vectors and pending records are samples,
+         * smaller ones keep every total */
+        if (cs_arr_shrink(&p->arr) == 0)
+            continue;
+        if (p->fold >= CS_FOLD_MAX)
             return 0;
         if (cs_profile_fold(p, p->fold + 1) < 0)
             return cs_fail(e, "out of memory folding a profile of %zu cells", p->ncells);

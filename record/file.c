@@ -264,6 +264,9 @@ int cs_profile_load(cs_profile *p, const char *path, cs_err *e)
         cs_fail(e, "%s: no such profile (and no %s.partial.* files next to it)", path, base);
         goto fail;
     }
+    /* operations still missing a rank's record (a partial file that is
+     * missing, or older than the others) are counted, not kept */
+    cs_arr_finish(&p->arr);
     if (nranks > 0)
         p->complete = 0;
     p->npartial = (uint32_t)nranks;

@@ -12,7 +12,18 @@
  *   u64 nsites, then per site: u32 coll, str where, u64 rank_calls, f64 t_total
  *   str selection (version 2: the tree or forced methods of the run),
  *   u32 fold (version 2: 0..CS_FOLD_MAX), u64 folded_cells (bound.c)
- * (A version 1 payload ends after the sites.)
+ *   arrivals (version 3, arrivals.c): u32 recorded, and if 1: u32 clock,
+ *          f64 clock_err, u32 level, u64 dropped, untracked, unmatched,
+ *          vec_dropped; u64 nsites, str each; u64 nrecs, per record u64
+ *          comm, seq, entry, exit, u32 comm_size, comm_rank, world_rank,
+ *          node, coll, bin, site, wexp; u64 ncells, per cell (sorted like
+ *          the cells) u32 coll, comm_size, bin, u64 entries, f64 n, wait,
+ *          compl, u64 nops, f64 ops, spread, u32 nh + nh x (u32 bin, f64),
+ *          u32 nlate + (u32 rank, f64 ops) each, f64 late_other, u32
+ *          nsites + (str, f64 wait) each, f64 site_other_wait, u32 nvec,
+ *          nvec x f64 priority, nvec x comm_size x u32 lateness (ns)
+ * (A version 1 payload ends after the sites, a version 2 one after
+ * folded_cells.)
  * Nothing may follow.  Every count is checked against the bytes left, so a
  * corrupted count cannot make the reader allocate or loop absurdly.
  */
@@ -70,6 +81,7 @@ int cs_profile_serialize(const cs_profile *p, cs_buf *out)
     cs_buf_str(out, m->selection ? m->selection : "");
     cs_buf_u32(out, p->fold);
     cs_buf_u64(out, p->folded_cells);
+    cs_arr_serialize(&p->arr, out);
     return out->oom ? -1 : 0;
 }
 
@@ -207,6 +219,9 @@ int cs_profile_deserialize_v(cs_profile *p, const void *data, size_t n, uint32_t
         cs_fail(e, "folding level %u (0..%d)", p->fold, CS_FOLD_MAX);
         goto fail;
     }
+    if (version >= 3 && cs_arr_deserialize(&p->arr, &r, e) < 0)
+        goto fail; /* version 1 and 2: arrivals not recorded (arr zeroed) */
+    p->arr.fold = p->fold;
     if (r.off != r.n) {
         cs_fail(e, "%zu unexpected bytes after the data", r.n - r.off);
         goto fail;

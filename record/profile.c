@@ -138,6 +138,7 @@ void cs_profile_free(cs_profile *p)
     free(p->sites);
     free(p->cells);
     free(p->partials);
+    cs_arr_free(&p->arr);
     cs_profile_init(p);
 }
 
@@ -298,7 +299,7 @@ int cs_profile_merge(cs_profile *dst, const cs_profile *src)
         if (cs_profile_add_site(dst, t->coll, t->where, t->rank_calls, t->t_total) < 0)
             return -1;
     }
-    return 0;
+    return cs_arr_merge(&dst->arr, &src->arr);
 }
 
 static int site_cmp(const void *a, const void *b)

@@ -25,6 +25,7 @@
 
 #include "../common/colls.h"
 #include "../common/util.h"
+#include "arrivals.h"
 
 /* Every collective we record.  Order is part of the file format: append
  * only (the neighborhood collectives came later: profiles without them
@@ -164,6 +165,7 @@ typedef struct cs_profile {
     struct cs_partial_info *partials; /* npartial entries, by rank (idem) */
     uint32_t fold;         /* folding level (cs_profile_bound), 0: none */
     uint64_t folded_cells; /* cells merged into coarser ones by folding */
+    cs_arr arr;            /* arrivals (arrivals.h); arr.recorded 0: none */
 } cs_profile;
 
 /* A partial file merged by cs_profile_load: whose, and how recent. */
@@ -250,7 +252,8 @@ int cs_profile_deserialize_v(cs_profile *p, const void *data, size_t n, uint32_t
  * Reading rejects empty, truncated, corrupted, foreign and newer-version
  * files with a message naming the file. */
 #define CS_PROFILE_MAGIC "COLLSELP"
-#define CS_PROFILE_VERSION 2u /* 2: meta.selection, folding level and count (version 1 files still read) */
+#define CS_PROFILE_VERSION 3u /* 2: meta.selection, folding level and count; 3: arrivals
+                                 (versions 1 and 2 still read: arrivals "not recorded") */
 #define CS_PROFILE_HEADER 24
 int cs_profile_write(const cs_profile *p, const char *path, cs_err *e);
 int cs_profile_read(cs_profile *p, const char *path, cs_err *e);

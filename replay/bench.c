@@ -9,6 +9,11 @@
  * uses the smaller of the two medians (conservative: a method must beat
  * native at its best) and both are printed (a noisy machine shows up as a
  * drift between them).
+ *
+ * --arrivals PATTERN (replay/pattern.h): every call under that arrival
+ * pattern; the times are then COMPLETION (last exit - last arrival, the
+ * part a method can change), and the exit span (last exit - first
+ * arrival) is printed beside them.
  */
 #include <mpi.h>
 #include <sched.h>
@@ -18,15 +23,25 @@
 #include <string.h>
 
 #include "../coll/coll.h"
+#include "../record/profile.h"
+#include "pattern.h"
 #include "op.h"
 #include "spec.h"
 #include "timing.h"
 
 typedef struct row {
     const char *name;
-    double us, ratio;
+    double us, ratio, span_us;
     int rounds, converged;
 } row;
+
+/* What every point shares: the options and the output. */
+typedef struct bench_cfg {
+    cs_timing_opts o;
+    int top, rank, csv, root;
+    double floor;
+    const char *pattern; /* canonical arrival pattern name */
+} bench_cfg;
 
 static int cmp_row(const void *a, const void *b)
 {
@@ -38,7 +53,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: mpirun -n P collsel-bench [--coll C[,C...]] [--sizes LIST]\n"
-            "                                 [--time-per-method S] [--top N]\n\n"
+            "                                 [--time-per-method S] [--top N]\n"
+            "                                 [--arrivals PATTERN] [--root R] [--csv]\n\n"
             "Times every method of the chosen collectives (default: all of them)\n"
             "against native on MPI_COMM_WORLD at each size of LIST (default\n"
             "8,65536,4194304; suffixes k, M accepted; barrier has no size) and prints,\n"
@@ -46,7 +62,21 @@ static void usage(FILE *f)
             "Segmented variants whose segment is >= the message are skipped (they are\n"
             "the unsegmented method).  (All)reduce sums doubles (sizes rounded to 8 B).\n"
             "  --time-per-method S  bound of one measurement in seconds (default 0.2)\n"
-            "  --top N              print only the N best methods of each point\n");
+            "  --top N              print only the N best methods of each point\n"
+            "  --arrivals PATTERN   every call under an arrival pattern, timed on its own:\n"
+            "                       the time is then the COMPLETION (last exit - last\n"
+            "                       arrival; the injected delay never counts) and the exit\n"
+            "                       span (last exit - first arrival) is printed too.\n"
+            "                         none             all at once (per-call timing)\n"
+            "                         one-late:D[@R]   rank R (default: one drawn per call)\n"
+            "                                          arrives D late (20us, 1.5ms, 500ns)\n"
+            "                         random:D         each rank late by uniform [0, D]\n"
+            "                       the same draw on every rank; arrivals compared on\n"
+            "                       CLOCK_MONOTONIC (a node's shared clock; offsets estimated\n"
+            "                       across nodes); a delay is a spin on that clock\n"
+            "  --root R             root of bcast and reduce (default 0)\n"
+            "  --csv                rows coll,comm_size,msg_bytes,arrivals,method,median_us,\n"
+            "                       ratio,span_us,native_us,rounds instead of the text\n");
 }
 
 /* Time op through method m; returns median us (collective). */
@@ -125,11 +155,53 @@ static double floor_us(const cs_timing_opts *o, int rank)
     return us;
 }
 
-static int bench_point(enum cs_coll coll, uint64_t bytes, const cs_timing_opts *o, int top,
-                       int rank, double floor)
+static void print_point(const bench_cfg *b, const cs_rop *op, row *rows, int nr,
+                        const cs_timing *nat0, const cs_timing *nat1)
+{
+    enum cs_coll coll = op->coll;
+    const cs_timing *nt = nat0->median_us < nat1->median_us ? nat0 : nat1;
+    double nat = nt->median_us;
+    for (int i = 0; i < nr; i++)
+        rows[i].ratio = nat > 0 ? rows[i].us / nat : 0;
+    qsort(rows, (size_t)nr, sizeof *rows, cmp_row);
+    if (b->csv) {
+        printf("%s,%d,%llu,%s,%s.native,%.4f,1,%.4f,%.4f,%d\n", cs_coll_name(coll), op->call.size,
+               (unsigned long long)op->call.bytes, b->pattern, cs_coll_name(coll), nat,
+               nt->span_us, nat, nt->rounds);
+        for (int i = 0; i < nr && (b->top <= 0 || i < b->top); i++)
+            printf("%s,%d,%llu,%s,%s,%.4f,%.4f,%.4f,%.4f,%d\n", cs_coll_name(coll),
+                   op->call.size, (unsigned long long)op->call.bytes, b->pattern, rows[i].name,
+                   rows[i].us, rows[i].ratio, rows[i].span_us, nat, rows[i].rounds);
+        fflush(stdout);
+        return;
+    }
+    char bb[32];
+    int arr = b->o.arrivals != NULL;
+    printf("\n%s %s, %d ranks%s%s: native %.2f us (before %.2f, after %.2f)%s%.2f us, %d methods\n",
+           cs_coll_name(coll),
+           !cs_coll_sized(coll) ? "-" : cs_fmt_bytes(bb, sizeof bb, (double)op->call.bytes),
+           op->call.size, arr ? ", arrivals " : "", arr ? b->pattern : "", nat, nat0->median_us,
+           nat1->median_us, arr ? ", exit span " : "", arr ? nt->span_us : 0, nr);
+    printf("  %-34s %12s %7s %6s%s%s\n", "method", arr ? "completion" : "median_us", "ratio",
+           "rounds", arr ? "  span_us" : "", b->floor > 0 ? "  x floor" : "");
+    for (int i = 0; i < nr && (b->top <= 0 || i < b->top); i++) {
+        printf("  %-34s %12.2f %7.3f %5d%s", rows[i].name, rows[i].us, rows[i].ratio,
+               rows[i].rounds, rows[i].converged ? " " : "*");
+        if (arr)
+            printf("  %8.2f", rows[i].span_us);
+        if (b->floor > 0)
+            printf("  %7.2f", rows[i].us / b->floor);
+        printf("\n");
+    }
+    fflush(stdout);
+}
+
+static int bench_point(enum cs_coll coll, uint64_t bytes, const bench_cfg *b)
 {
     cs_rop op;
-    int rc = cs_rop_init(&op, coll, MPI_COMM_WORLD, bytes, 1 /* CS_ROOT_ZERO */, 0);
+    const cs_timing_opts *o = &b->o;
+    int rc = cs_rop_init(&op, coll, MPI_COMM_WORLD, bytes,
+                         b->root ? CS_ROOT_FIXED : CS_ROOT_ZERO, b->root);
     if (rc != MPI_SUCCESS)
         return rc;
     int nm;
@@ -142,30 +214,12 @@ static int bench_point(enum cs_coll coll, uint64_t bytes, const cs_timing_opts *
         if (cs_rop_redundant(&op, &tab[i]) || !cs_rop_applies(&op, &tab[i]))
             continue;
         rc = measure(&op, &tab[i], o, &t);
-        rows[nr++] = (row){tab[i].name, t.median_us, 0, t.rounds, t.converged};
+        rows[nr++] = (row){tab[i].name, t.median_us, 0, t.span_us, t.rounds, t.converged};
     }
     if (rc == MPI_SUCCESS)
         rc = measure(&op, &tab[0], o, &nat1);
-    if (rc == MPI_SUCCESS && rank == 0 && rows) {
-        double nat = nat0.median_us < nat1.median_us ? nat0.median_us : nat1.median_us;
-        for (int i = 0; i < nr; i++)
-            rows[i].ratio = nat > 0 ? rows[i].us / nat : 0;
-        qsort(rows, (size_t)nr, sizeof *rows, cmp_row);
-        char b[32];
-        printf("\n%s %s, %d ranks: native %.2f us (before %.2f, after %.2f), %d methods\n",
-               cs_coll_name(coll), !cs_coll_sized(coll) ? "-" : cs_fmt_bytes(b, sizeof b, (double)op.call.bytes),
-               op.call.size, nat, nat0.median_us, nat1.median_us, nr);
-        printf("  %-34s %12s %7s %6s%s\n", "method", "median_us", "ratio", "rounds",
-               floor > 0 ? "  x floor" : "");
-        for (int i = 0; i < nr && (top <= 0 || i < top); i++) {
-            printf("  %-34s %12.2f %7.3f %5d%s", rows[i].name, rows[i].us, rows[i].ratio,
-                   rows[i].rounds, rows[i].converged ? " " : "*");
-            if (floor > 0)
-                printf("  %7.2f", rows[i].us / floor);
-            printf("\n");
-        }
-        fflush(stdout);
-    }
+    if (rc == MPI_SUCCESS && b->rank == 0 && rows)
+        print_point(b, &op, rows, nr, &nat0, &nat1);
     if (!rows)
         rc = MPI_ERR_NO_MEM;
     free(rows);
@@ -175,15 +229,18 @@ static int bench_point(enum cs_coll coll, uint64_t bytes, const cs_timing_opts *
 
 int main(int argc, char **argv)
 {
-    int colls[CS_NCOLL], top = 0, rank, size, bad = 0;
+    int colls[CS_NCOLL], rank, size, bad = 0;
+    bench_cfg b = {.pattern = "none"};
+    cs_pattern pat;
+    const char *pattern = NULL;
+    long root = 0;
     for (int c = 0; c < CS_NCOLL; c++)
         colls[c] = 1;
     uint64_t *sizes = NULL, dflt[] = {8, 65536, 4194304};
     int nsizes = 0;
-    cs_timing_opts o;
+    cs_timing_opts *o = &b.o;
     cs_err e = {{0}};
-    memset(&o, 0, sizeof o);
-    o.max_seconds = 0.2;
+    o->max_seconds = 0.2;
     for (int i = 1; i < argc && !bad; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -212,15 +269,34 @@ int main(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--time-per-method") && v) {
             char *end;
-            o.max_seconds = strtod(v, &end);
-            if (*end || !(o.max_seconds > 0 && o.max_seconds <= 3600)) {
+            o->max_seconds = strtod(v, &end);
+            if (*end || !(o->max_seconds > 0 && o->max_seconds <= 3600)) {
                 fprintf(stderr, "collsel-bench: --time-per-method '%s': need seconds in (0, 3600]\n", v);
                 bad = 1;
             }
             i++;
         } else if (!strcmp(a, "--top") && v) {
-            top = atoi(v);
+            b.top = atoi(v);
             i++;
+        } else if (!strcmp(a, "--arrivals") && v) {
+            if (cs_pattern_parse(v, &pat, &e) < 0 || pat.kind == CS_PAT_RECORDED) {
+                fprintf(stderr, "collsel-bench: --arrivals: %s\n",
+                        pat.kind == CS_PAT_RECORDED ? "'recorded' needs a profile (collsel-replay "
+                                                      "--arrivals recorded)" : e.msg);
+                bad = 1;
+            }
+            pattern = v;
+            i++;
+        } else if (!strcmp(a, "--root") && v) {
+            char *end;
+            root = strtol(v, &end, 10);
+            if (*end || root < 0 || root > 1 << 24) {
+                fprintf(stderr, "collsel-bench: --root '%s': need a rank number\n", v);
+                bad = 1;
+            }
+            i++;
+        } else if (!strcmp(a, "--csv")) {
+            b.csv = 1;
         } else {
             fprintf(stderr, "collsel-bench: unknown or incomplete option '%s' (see --help)\n", a);
             bad = 1;
@@ -235,18 +311,43 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (rank == 0)
+    b.rank = rank;
+    b.root = (int)root;
+    int rc = MPI_SUCCESS, late = pattern && pat.late_rank >= size;
+    if (late || root >= size) {
+        if (rank == 0)
+            fprintf(stderr, "collsel-bench: %s %ld is not a rank of the %d\n",
+                    late ? "--arrivals: the late rank" : "--root", late ? (long)pat.late_rank : root,
+                    size);
+        MPI_Finalize();
+        return 2;
+    }
+    char pname[CS_PAT_NAME_MAX];
+    if (rank == 0 && !b.csv)
         printf("collsel-bench: %d ranks, <= %.2f s per measurement; ratio = method / native "
-               "(< 1: faster); * = CI target not reached\n", size, o.max_seconds);
-    double floor = floor_us(&o, rank);
-    if (rank == 0 && floor > 0)
+               "(< 1: faster); * = CI target not reached\n", size, o->max_seconds);
+    if (rank == 0 && b.csv)
+        printf("coll,comm_size,msg_bytes,arrivals,method,median_us,ratio,span_us,native_us,rounds\n");
+    b.floor = b.csv ? -1 : floor_us(o, rank);
+    if (rank == 0 && b.floor > 0)
         printf("floor: a flag round trip between ranks 0 and 1 through shared memory takes "
-               "%.3f us (x floor below: the method's time in round trips)\n", floor);
-    int rc = MPI_SUCCESS;
+               "%.3f us (x floor below: the method's time in round trips)\n", b.floor);
+    cs_pat_run run;
+    if (pattern) {
+        b.pattern = cs_pattern_name(&pat, pname, sizeof pname);
+        rc = cs_pat_run_init(&run, &pat, MPI_COMM_WORLD, rank, size);
+        o->arrivals = &run;
+        if (rank == 0 && !b.csv)
+            printf("arrivals %s: times are completion (last exit - last arrival), span = last "
+                   "exit - first arrival, per call\n", b.pattern);
+    }
     for (int c = 0; c < CS_NCOLL && rc == MPI_SUCCESS; c++)
         for (int s = 0; colls[c] && s < (cs_coll_sized(c) ? nsizes : 1) && rc == MPI_SUCCESS; s++)
-            rc = bench_point((enum cs_coll)c, cs_coll_sized(c) ? sizes[s] : 0, &o, top, rank,
-                             floor);
+            rc = bench_point((enum cs_coll)c, cs_coll_sized(c) ? sizes[s] : 0, &b);
+    if (pattern && rank == 0 && run.misses)
+        fprintf(stderr, "collsel-bench: %ld of %ld calls had a rank later than its pattern "
+                        "(the slack after a call grew to %.0f us)\n", run.misses, run.calls,
+                run.slack * 1e6);
     if (rc != MPI_SUCCESS && rank == 0) {
         char msg[MPI_MAX_ERROR_STRING];
         int len;

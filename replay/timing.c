@@ -2,6 +2,8 @@
 #include "timing.h"
 
 #include <math.h>
+
+#include "pattern.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,10 +52,15 @@ void cs_median_ci(const double *sorted, int n, double *lo, double *hi)
 }
 
 /* One round of r calls starting at call index *i; the allreduced (MAX)
- * values: [0] seconds per call, [1] seconds since t_start, [2] error flag. */
+ * values: [0] seconds per call, [1] seconds since t_start, [2] error flag,
+ * [3] exit span per call (= [0] without arrivals).  Under an arrival
+ * pattern (arr), cs_pat_round: [0] is the mean completion per call. */
 static int one_round(MPI_Comm comm, cs_timed_fn fn, void *arg, long *i, int r, double t_start,
-                     double out[3])
+                     struct cs_pat_run *arr, double out[4])
 {
+    if (arr) /* each call is timed on its own: a round need not be long */
+        return cs_pat_round(comm, arr, fn, arg, i, r < CS_PAT_ROUND_CALLS ? r : CS_PAT_ROUND_CALLS,
+                            t_start, out);
     int rc = PMPI_Barrier(comm), err = MPI_SUCCESS;
     if (rc != MPI_SUCCESS)
         return rc;
@@ -63,6 +70,7 @@ static int one_round(MPI_Comm comm, cs_timed_fn fn, void *arg, long *i, int r, d
     double t1 = PMPI_Wtime();
     double v[3] = {(t1 - t0) / r, t1 - t_start, err != MPI_SUCCESS};
     rc = PMPI_Allreduce(v, out, 3, MPI_DOUBLE, MPI_MAX, comm);
+    out[3] = out[0];
     if (rc != MPI_SUCCESS)
         return rc;
     if (err != MPI_SUCCESS)
@@ -82,6 +90,7 @@ static void apply_opts(cs_timing_opts *o, const cs_timing_opts *opts)
         if (opts->round_seconds > 0) o->round_seconds = opts->round_seconds;
         if (opts->max_round_calls > 0) o->max_round_calls = opts->max_round_calls;
         if (opts->calls_per_round > 0) o->calls_per_round = opts->calls_per_round;
+        o->arrivals = opts->arrivals;
     }
     if (o->max_rounds < o->min_rounds)
         o->max_rounds = o->min_rounds;
@@ -94,14 +103,14 @@ static void apply_opts(cs_timing_opts *o, const cs_timing_opts *opts)
 static int size_rounds(MPI_Comm comm, cs_timed_fn fn, void *arg, long *i, const cs_timing_opts *o,
                        double start, int pow2, int *r_out, double *per_call)
 {
-    double v[3] = {0, 0, 0};
-    int rc = one_round(comm, fn, arg, i, o->warmup, start, v);
+    double v[4] = {0, 0, 0, 0};
+    int rc = one_round(comm, fn, arg, i, o->warmup, start, o->arrivals, v);
     int r = 1;
     for (int cal = 0; cal < (pow2 ? 4 : 3) && rc == MPI_SUCCESS; cal++) {
         double x[3];
         int nx = pow2 ? 3 : 1;
         for (int k = 0; k < nx && rc == MPI_SUCCESS; k++) {
-            rc = one_round(comm, fn, arg, i, r, start, v);
+            rc = one_round(comm, fn, arg, i, r, start, o->arrivals, v);
             x[k] = v[0];
         }
         double pc = cs_median_sorted(x, nx), per_round = pc * r;
@@ -122,9 +131,12 @@ static int size_rounds(MPI_Comm comm, cs_timed_fn fn, void *arg, long *i, const 
     return rc;
 }
 
-/* Statistics of the n round times t[] (seconds per call) into out. */
-static int summarize(const double *t, double *sorted, int n, cs_timing *out)
+/* Statistics of the n round times t[] (seconds per call) and exit spans
+ * sp[] into out. */
+static int summarize(const double *t, const double *sp, double *sorted, int n, cs_timing *out)
 {
+    memcpy(sorted, sp, sizeof *sp * (size_t)n);
+    out->span_us = cs_median_sorted(sorted, n) * 1e6;
     memcpy(sorted, t, sizeof *t * (size_t)n);
     double med = cs_median_sorted(sorted, n), lo, hi;
     cs_median_ci(sorted, n, &lo, &hi);
@@ -151,10 +163,10 @@ int cs_time_collective(MPI_Comm comm, cs_timed_fn fn, void *arg, const cs_timing
     cs_timing_opts o;
     apply_opts(&o, opts);
     memset(out, 0, sizeof *out);
-    double *t = malloc(sizeof *t * (size_t)o.max_rounds * 2);
+    double *t = malloc(sizeof *t * (size_t)o.max_rounds * 3);
     if (!t)
         return MPI_ERR_NO_MEM;
-    double *sorted = t + o.max_rounds, v[3];
+    double *sorted = t + o.max_rounds, *sp = sorted + o.max_rounds, v[4];
     long i = 0;
     double start = PMPI_Wtime();
 
@@ -163,17 +175,18 @@ int cs_time_collective(MPI_Comm comm, cs_timed_fn fn, void *arg, const cs_timing
      * round to >= round_seconds. */
     int rc, r = o.calls_per_round;
     if (r > 0)
-        rc = one_round(comm, fn, arg, &i, o.warmup, start, v);
+        rc = one_round(comm, fn, arg, &i, o.warmup, start, o.arrivals, v);
     else
         rc = size_rounds(comm, fn, arg, &i, &o, start, 0, &r, NULL);
 
     int n = 0;
     while (rc == MPI_SUCCESS) {
-        rc = one_round(comm, fn, arg, &i, r, start, v);
+        rc = one_round(comm, fn, arg, &i, r, start, o.arrivals, v);
         if (rc != MPI_SUCCESS)
             break;
+        sp[n] = v[3];
         t[n++] = v[0];
-        summarize(t, sorted, n, out);
+        summarize(t, sp, sorted, n, out);
         double med = out->median_us, lo = out->ci_lo_us, hi = out->ci_hi_us;
         if (n >= o.min_rounds && med - lo <= o.rel_ci * med && hi - med <= o.rel_ci * med) {
             out->converged = 1;
@@ -215,10 +228,10 @@ int cs_time_deterministic(MPI_Comm comm, cs_timed *f, int *det)
      * simulated computation on, the injected real compute times differ by
      * far more than 1e-4.  Real hardware never comes here: a ns clock can
      * repeat a short call's time by chance. */
-    double v[3], x[3];
-    int rc = one_round(comm, f->fn, f->arg, &f->i, 1, PMPI_Wtime(), v); /* warm-up */
+    double v[4], x[3];
+    int rc = one_round(comm, f->fn, f->arg, &f->i, 1, PMPI_Wtime(), NULL, v); /* warm-up */
     for (int k = 0; k < 3 && rc == MPI_SUCCESS; k++) {
-        rc = one_round(comm, f->fn, f->arg, &f->i, 1, PMPI_Wtime(), v);
+        rc = one_round(comm, f->fn, f->arg, &f->i, 1, PMPI_Wtime(), NULL, v);
         x[k] = v[0];
     }
     if (rc == MPI_SUCCESS)
@@ -238,20 +251,22 @@ int cs_time_interleaved(MPI_Comm comm, cs_timed *f, int n, const cs_timing_opts 
     int warmup = opts ? opts->warmup : 0, r = o.calls_per_round > 0 ? o.calls_per_round : 1;
     int cap = o.max_rounds;
     memset(out, 0, sizeof *out * (size_t)n);
-    double *t = malloc(sizeof *t * ((size_t)cap * (size_t)n + (size_t)cap));
+    double *t = malloc(sizeof *t * ((size_t)cap * (size_t)n * 2 + (size_t)cap));
     if (!t)
         return MPI_ERR_NO_MEM;
-    double *sorted = t + (size_t)cap * (size_t)n, v[3] = {0, 0, 0};
+    double *sorted = t + (size_t)cap * (size_t)n, v[4] = {0, 0, 0, 0};
+    double *sp = sorted + cap; /* exit spans, as t */
     double start = PMPI_Wtime();
     int rc = MPI_SUCCESS;
     for (int k = 0; k < n && warmup > 0 && rc == MPI_SUCCESS; k++)
-        rc = one_round(comm, f[k].fn, f[k].arg, &f[k].i, warmup, start, v);
+        rc = one_round(comm, f[k].fn, f[k].arg, &f[k].i, warmup, start, o.arrivals, v);
     int c = 0;
     while (rc == MPI_SUCCESS && c < cap) {
         for (int j = 0; j < n && rc == MPI_SUCCESS; j++) {
             int k = (c + j) % n;
-            rc = one_round(comm, f[k].fn, f[k].arg, &f[k].i, r, start, v);
+            rc = one_round(comm, f[k].fn, f[k].arg, &f[k].i, r, start, o.arrivals, v);
             t[(size_t)k * cap + c] = v[0];
+            sp[(size_t)k * cap + c] = v[3];
         }
         if (rc != MPI_SUCCESS)
             break;
@@ -261,7 +276,7 @@ int cs_time_interleaved(MPI_Comm comm, cs_timed *f, int n, const cs_timing_opts 
             break;
     }
     for (int k = 0; k < n; k++) {
-        summarize(t + (size_t)k * cap, sorted, c, &out[k]);
+        summarize(t + (size_t)k * cap, sp + (size_t)k * cap, sorted, c, &out[k]);
         out[k].calls_per_round = r;
         out[k].converged = 0;
         if (samples)

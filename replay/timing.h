@@ -23,6 +23,8 @@
 
 #include <mpi.h>
 
+struct cs_pat_run;
+
 /* Runs one collective call; returns an MPI error code. */
 typedef int (*cs_timed_fn)(void *arg, long i);
 
@@ -36,6 +38,9 @@ typedef struct cs_timing_opts {
     int max_round_calls;   /* upper bound of calls per round (default 1000) */
     int calls_per_round;   /* > 0: rounds of exactly this many calls (no sizing
                               rounds); 0: sized after the warm-up (default) */
+    struct cs_pat_run *arrivals; /* non-NULL: every call under this arrival pattern and a
+                                    round's time is the mean COMPLETION per call (pattern.h);
+                                    NULL: back-to-back calls (default) */
 } cs_timing_opts;
 
 typedef struct cs_timing {
@@ -44,6 +49,9 @@ typedef struct cs_timing {
     int rounds;                       /* timed rounds (samples) */
     int calls_per_round;
     int converged;                    /* 1: CI target reached; 0: a bound was hit */
+    double span_us;                   /* median over rounds of the mean exit span per call
+                                         (under arrivals: last exit - first arrival; else
+                                         the time per call) */
 } cs_timing;
 
 /* Defaults above (a zeroed field in opts means "default" for

@@ -151,7 +151,7 @@ static void test_rejects(void)
     expect_reject(b, img.n + 3, "trailing.bad", "unexpected bytes");
 
     b[8] = CS_PROFILE_VERSION + 1;
-    expect_reject(b, img.n, "newer.bad", "written by a newer collsel (format v3, this reads up to v2)");
+    expect_reject(b, img.n, "newer.bad", "written by a newer collsel (format v4, this reads up to v3)");
     b[8] = 0;
     expect_reject(b, img.n, "v0.bad", "invalid format version 0");
     b[8] = CS_PROFILE_VERSION;
@@ -165,7 +165,8 @@ static void test_rejects(void)
         void *z = NULL;
         size_t zn = 0;
         cs_profile_serialize(&p, &raw1);
-        raw1.n -= 4 + strlen(p.meta.selection ? p.meta.selection : "") + 12;
+        /* version 3's arrival flag (4 bytes: not recorded), version 2's fields */
+        raw1.n -= 4 + 4 + strlen(p.meta.selection ? p.meta.selection : "") + 12;
         T_CHECK(cs_zstd_compress(raw1.p, raw1.n, &z, &zn, &e) == 0, "compress");
         unsigned char h[CS_PROFILE_HEADER] = "COLLSELP";
         uint32_t crc = cs_crc32(0, z, zn);
@@ -334,13 +335,20 @@ static void test_selection_versions(void)
                 !strcmp(q.meta.selection, "tree /x/app.tree"),
             "selection round trip: %s", e.msg);
     cs_profile_free(&q);
-    size_t v1 = b.n - 4 - strlen("tree /x/app.tree") - 12; /* the payload before the fields */
+    /* the payload before the fields (version 3 adds 4 bytes: arrivals not recorded) */
+    size_t v1 = b.n - 4 - 4 - strlen("tree /x/app.tree") - 12;
     T_CHECK(cs_profile_deserialize_v(&q, b.p, v1, 1, &e) == 0 && !q.meta.selection &&
                 q.ncells == p.ncells,
             "version 1 payload: %s", e.msg);
     cs_profile_free(&q);
     T_CHECK(cs_profile_deserialize_v(&q, b.p, v1, 2, &e) < 0, "version 2 without the field read");
     T_CHECK(cs_profile_deserialize_v(&q, b.p, b.n, 1, &e) < 0, "version 1 with trailing bytes read");
+    /* a version 2 payload: the same without the arrival flag, not recorded */
+    T_CHECK(cs_profile_deserialize_v(&q, b.p, b.n - 4, 2, &e) == 0 && !cs_arr_recorded(&q) &&
+                q.ncells == p.ncells,
+            "version 2 payload: %s", e.msg);
+    cs_profile_free(&q);
+    T_CHECK(cs_profile_deserialize_v(&q, b.p, b.n - 4, 3, &e) < 0, "version 3 without arrivals read");
     cs_buf_free(&b);
     cs_profile_free(&p);
 }

@@ -23,15 +23,9 @@
 #include "../../replay/op.h"
 #include "../../replay/replay.h"
 #include "../../replay/timing.h"
+#include "check.h"
 
 static int fails, rank, size;
-#define CHECK(cond)                                                                        \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            fprintf(stderr, "rank %d: %s:%d: FAILED: %s\n", rank, __FILE__, __LINE__, #cond); \
-            fails++;                                                                       \
-        }                                                                                  \
-    } while (0)
 
 #define D_US 300.0
 
