@@ -39,6 +39,8 @@ typedef struct row {
 typedef struct bench_cfg {
     cs_timing_opts o;
     int top, rank, csv, root;
+    int reorder_fp;      /* --reorder-fp: the calls' c.reorder_fp */
+    const char *methods; /* --methods: comma-separated name parts, or NULL (all) */
     double floor;
     const char *pattern; /* canonical arrival pattern name */
 } bench_cfg;
@@ -54,7 +56,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: mpirun -n P collsel-bench [--coll C[,C...]] [--sizes LIST]\n"
             "                                 [--time-per-method S] [--top N]\n"
-            "                                 [--arrivals PATTERN] [--root R] [--csv]\n\n"
+            "                                 [--arrivals PATTERN] [--root R] [--csv]\n"
+            "                                 [--methods PART[,PART...]] [--reorder-fp]\n\n"
             "Times every method of the chosen collectives (default: all of them)\n"
             "against native on MPI_COMM_WORLD at each size of LIST (default\n"
             "8,65536,4194304; suffixes k, M accepted; barrier has no size) and prints,\n"
@@ -76,7 +79,12 @@ static void usage(FILE *f)
             "                       across nodes); a delay is a spin on that clock\n"
             "  --root R             root of bcast and reduce (default 0)\n"
             "  --csv                rows coll,comm_size,msg_bytes,arrivals,method,median_us,\n"
-            "                       ratio,span_us,native_us,rounds instead of the text\n");
+            "                       ratio,span_us,native_us,rounds instead of the text\n"
+            "  --methods PART,...   only the methods whose name contains one of the PARTs\n"
+            "                       (native is always measured)\n"
+            "  --reorder-fp         the dynamic reductions may sum the doubles in arrival\n"
+            "                       order (COLLSEL_REORDER_FP=1 of the preload library);\n"
+            "                       without it they keep rank order\n");
 }
 
 /* Time op through method m; returns median us (collective). */
@@ -196,6 +204,19 @@ static void print_point(const bench_cfg *b, const cs_rop *op, row *rows, int nr,
     fflush(stdout);
 }
 
+/* 1 if name contains one of the comma-separated parts (all: NULL). */
+static int wanted(const char *parts, const char *name)
+{
+    for (const char *p = parts; p && *p;) {
+        size_t n = strcspn(p, ",");
+        for (const char *q = name; n && *q; q++)
+            if (!strncmp(q, p, n))
+                return 1;
+        p += n + (p[n] == ',');
+    }
+    return parts == NULL;
+}
+
 static int bench_point(enum cs_coll coll, uint64_t bytes, const bench_cfg *b)
 {
     cs_rop op;
@@ -204,6 +225,7 @@ static int bench_point(enum cs_coll coll, uint64_t bytes, const bench_cfg *b)
                          b->root ? CS_ROOT_FIXED : CS_ROOT_ZERO, b->root);
     if (rc != MPI_SUCCESS)
         return rc;
+    op.call.reorder_fp = b->reorder_fp;
     int nm;
     const cs_method *tab = cs_methods(coll, &nm);
     row *rows = calloc((size_t)nm, sizeof *rows);
@@ -211,7 +233,8 @@ static int bench_point(enum cs_coll coll, uint64_t bytes, const bench_cfg *b)
     cs_timing nat0, nat1, t;
     rc = measure(&op, &tab[0], o, &nat0);
     for (int i = 1; i < nm && rc == MPI_SUCCESS && rows; i++) {
-        if (cs_rop_redundant(&op, &tab[i]) || !cs_rop_applies(&op, &tab[i]))
+        if (cs_rop_redundant(&op, &tab[i]) || !cs_rop_applies(&op, &tab[i]) ||
+            !wanted(b->methods, tab[i].name))
             continue;
         rc = measure(&op, &tab[i], o, &t);
         rows[nr++] = (row){tab[i].name, t.median_us, 0, t.span_us, t.rounds, t.converged};
@@ -297,6 +320,11 @@ int main(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--csv")) {
             b.csv = 1;
+        } else if (!strcmp(a, "--reorder-fp")) {
+            b.reorder_fp = 1;
+        } else if (!strcmp(a, "--methods") && v) {
+            b.methods = v;
+            i++;
         } else {
             fprintf(stderr, "collsel-bench: unknown or incomplete option '%s' (see --help)\n", a);
             bad = 1;

@@ -105,6 +105,20 @@ static int next_fold(const dyn_step *d, uint64_t in, int count, uint64_t have)
     return can ? __builtin_ctzll(can) : -1;
 }
 
+/* next_fold, reading the posted flags (once: *fresh) only when this rank
+ * has nothing of its own to fold: the last rank to arrive finds the piece
+ * complete after its own and reads no other rank's line. */
+static int next_fold_lazy(const dyn_step *d, uint64_t in, int count, uint64_t *have, int *fresh)
+{
+    int who = next_fold(d, in, count, *have);
+    if (who < 0 && !*fresh && count < d->p) {
+        *have |= posted_set(d);
+        *fresh = 1;
+        who = next_fold(d, in, count, *have);
+    }
+    return who;
+}
+
 /* With piece j's lock held (w: the word when it was taken): fold in every
  * contribution this rank may, then release with the new count. */
 static int fold_piece(const dyn_step *d, int j, uint64_t w, uint64_t *in_out)
@@ -118,8 +132,9 @@ static int fold_piece(const dyn_step *d, int j, uint64_t w, uint64_t *in_out)
     piece_range(d, j, &first, &len);
     unsigned char *acc = acc_of(d, j, first);
     const size_t at = (size_t)first * d->esz;
-    const uint64_t have = posted_set(d) | bit(d->me);
-    for (int who; rc == MPI_SUCCESS && (who = next_fold(d, in, count, have)) >= 0;) {
+    uint64_t have = bit(d->me);
+    int fresh = 0;
+    for (int who; rc == MPI_SUCCESS && (who = next_fold_lazy(d, in, count, &have, &fresh)) >= 0;) {
         const unsigned char *x = who == d->me
                                      ? (const unsigned char *)d->own + at
                                      : cs_shm_data(d->s, who, d->step, d->bytes) + at;
@@ -171,7 +186,8 @@ static int run_step(dyn_step *d, int wants, char *out)
     }
     while (todo | need) {
         int progress = 0;
-        const uint64_t have = posted_set(d) | bit(d->me);
+        uint64_t have = bit(d->me);
+        int fresh = 0;
         for (int t = 0; t < np; t++) {
             const int j = (t + d->me) % np;
             if (!((todo | need) & bit(j)))
@@ -195,7 +211,7 @@ static int run_step(dyn_step *d, int wants, char *out)
             }
             if (in & bit(d->me))
                 todo &= ~bit(j);
-            if ((w & W_LOCK) || next_fold(d, in, count, have) < 0 ||
+            if ((w & W_LOCK) || next_fold_lazy(d, in, count, &have, &fresh) < 0 ||
                 !atomic_compare_exchange_strong(&line->w, &w, w | W_LOCK))
                 continue;
             int r = fold_piece(d, j, w, &in);
