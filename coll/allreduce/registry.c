@@ -68,6 +68,10 @@ static const cs_method fixed[] = {
     M("node.ring", "node", 0, 0,
       "node-aware: shared memory in nodes, ring among leaders (commutative ops)",
       cs_node_applies_reduction, cs_allreduce_node),
+    M("node.dynamic", "node.dynamic", 0, 0,
+      "node-aware, dynamic leaders: reduce.node.dynamic to rank 0, then bcast.node.binomial "
+      "(commutative ops)",
+      cs_reduce_node_dynamic_applies, cs_allreduce_node_dynamic),
     CS_SEGMENTED(CS_ALLREDUCE, "allreduce.ring", "ring", 0,
                  "ring reduce-scatter + ring allgather (commutative ops; segmented: the vector "
                  "in chunks of p segments)",

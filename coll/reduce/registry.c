@@ -76,5 +76,9 @@ const cs_method cs_reduce_methods[] = {
       "node-aware: shared memory to each node's leader, Rabenseifner among them (commutative "
       "ops)",
       cs_node_applies_reduction, cs_reduce_node),
+    M("node.dynamic", "node.dynamic", 0, 0,
+      "node-aware, dynamic leaders: each node reduces in arrival order, its last arrival "
+      "sends the node's result to the root at once (commutative ops)",
+      cs_reduce_node_dynamic_applies, cs_reduce_node_dynamic),
 };
 const int cs_reduce_nmethods = (int)(sizeof cs_reduce_methods / sizeof cs_reduce_methods[0]);

@@ -234,14 +234,38 @@ static int run_step(dyn_step *d, int wants, char *out)
     return rc;
 }
 
-int cs_shm_dynamic(const cs_call *c, int everyone)
+/* Count this rank in at the call whose first step is `step`: 1 if it is
+ * the last of the p to arrive.  Once every rank is done with step - 2
+ * (they all counted themselves in there), the word is this step's to take
+ * (a rank that does not want the result may be two calls ahead, no
+ * further). */
+static int arrive_last(const cs_shm *s, int root, uint64_t step)
+{
+    cs_shm_slot_free(s, step);
+    _Atomic uint64_t *a = &s->r[root]->dyn[step % 2].arrived;
+    uint64_t v = atomic_load_explicit(a, memory_order_acquire), n;
+    do
+        n = W_STEP(v) == step ? v + 1 : step << 8 | 1;
+    while (!atomic_compare_exchange_weak(a, &v, n));
+    return (int)(n & 0xff) == s->p;
+}
+
+/* The chunks of call c; the result into out where wants (-1: where this
+ * rank arrives last, *last says so). */
+static int dynamic_run(const cs_call *c, int wants, char *out, int *last)
 {
     int esz, rc;
+    if (wants < 0 && c->count > 0 && !cs_shm_get(c)) { /* no segment: root c->root, natively */
+        *last = c->rank == c->root;
+        return PMPI_Reduce(c->sendbuf, *last ? out : NULL, c->count, c->dt, c->op, c->root,
+                           c->comm);
+    }
     cs_shm *s = cs_shm_reduction_start(c, &esz, &rc);
     if (!s)
         return rc;
     const int chunk = cs_shm_chunk((size_t)esz);
-    const int wants = everyone || s->rank == c->root;
+    if (wants < 0)
+        wants = *last = arrive_last(s, c->root, s->step + 1);
     const char *own = c->sendbuf == MPI_IN_PLACE ? c->buf : c->sendbuf;
     dyn_step d = {.c = c, .s = s, .me = s->rank, .p = s->p, .esz = (size_t)esz,
                   .reorder = cs_shm_dynamic_reorders(c)};
@@ -255,11 +279,22 @@ int cs_shm_dynamic(const cs_call *c, int everyone)
         }
         d.step = ++s->step;
         d.own = own + (size_t)off * d.esz;
-        int r = run_step(&d, wants, (char *)c->buf + (size_t)off * d.esz);
+        int r = run_step(&d, wants, out + (size_t)off * d.esz);
         if (r != MPI_SUCCESS && rc == MPI_SUCCESS)
             rc = r;
     }
     return rc;
+}
+
+int cs_shm_dynamic(const cs_call *c, int everyone)
+{
+    return dynamic_run(c, everyone || c->rank == c->root, c->buf, NULL);
+}
+
+int cs_shm_dynamic_last(const cs_call *c, void *out, int *last)
+{
+    *last = 0;
+    return dynamic_run(c, -1, out, last);
 }
 
 int cs_shm_dynamic_applies(const cs_call *c, const cs_method *m)

@@ -70,11 +70,13 @@ typedef struct {
  * folded << 1 | lock (the lock taken with a CAS); mask: the ranks whose
  * contribution is in the piece's accumulator; data: the accumulator of a
  * message of at most CS_SHM_DYN_INLINE bytes. */
-#define CS_SHM_DYN_INLINE 48
+#define CS_SHM_DYN_INLINE 40
 #define CS_SHM_DYN_MAX 64 /* ranks: one bit each in mask */
 typedef struct {
     _Alignas(CS_SHM_LINE) _Atomic uint64_t w;
     _Atomic uint64_t mask;
+    _Atomic uint64_t arrived; /* piece 0's line: step << 8 | ranks arrived (the node-aware
+                                 dynamic methods' last arrival) */
     unsigned char data[CS_SHM_DYN_INLINE];
 } cs_shm_dyn;
 
@@ -239,6 +241,11 @@ cs_shm *cs_shm_reduction_start(const cs_call *c, int *esz, int *rc);
  * reduce.shm.direct), the arrived prefix of it ahead of the late ranks.
  * everyone 1 = allreduce. */
 int cs_shm_dynamic(const cs_call *c, int everyone);
+/* The same with the result going to the rank that arrives last (*last set
+ * to 1 there, 0 elsewhere; the ranks count themselves in with a CAS on a
+ * line of the segment, no message), into out (count elements of c->dt,
+ * dense) on that rank: the node step of the node-aware dynamic methods. */
+int cs_shm_dynamic_last(const cs_call *c, void *out, int *last);
 /* applies(): cs_shm_applies_dense, a commutative op, at most
  * CS_SHM_DYN_MAX ranks. */
 int cs_shm_dynamic_applies(const cs_call *c, const cs_method *m);

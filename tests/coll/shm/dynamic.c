@@ -7,12 +7,16 @@
  *    within the documented tolerance (per element, 2 (p - 1) eps sum |x_i|:
  *    the bound of any summation order, for both sides) and every rank of
  *    an allreduce holds the same bits;
+ *  - with --node-size N (virtual nodes of N ranks), the same for
+ *    reduce.node.dynamic and allreduce.node.dynamic (every floating-point
+ *    sum then within the tolerance of native: the nodes' results are
+ *    combined in node order, not the order of any other method);
  *  - with --stop, a thread of world rank 0 stops another rank (SIGSTOP)
  *    for 1 to 5 ms at random moments and lets it go on (SIGCONT): the
  *    calls are delayed, every result stays right.
  * Sizes: 1, 100, 5000 and 70001 elements (one piece, a chunk cut into
  * pieces, several chunks).
- *   usage: dynamic [ITERATIONS] [--stop]    exit 0: every check held */
+ *   usage: dynamic [ITERATIONS] [--stop] [--node-size N]   exit 0: every check held */
 #include <float.h>
 #include <math.h>
 #include <pthread.h>
@@ -24,6 +28,7 @@
 #include <unistd.h>
 
 #include "../../../coll/coll.h"
+#include "../../../coll/shm/shm.h"
 #include "../arrival.h"
 
 static const int sizes[] = {1, 100, 5000, 70001};
@@ -95,6 +100,28 @@ static void exact_case(const cs_method *m, enum cs_coll coll, int it, int n, int
             }
 }
 
+/* Back-to-back calls with nothing between them (a rank that does not
+ * want the result may run ahead of the others), then each checked against
+ * native. */
+#define BURST 8
+static void burst_case(const cs_method *m, enum cs_coll coll, int it, int root, unsigned *seed)
+{
+    static int sb[BURST][16], got[BURST][16], want[16];
+    for (int k = 0; k < BURST; k++) {
+        for (int i = 0; i < 16; i++)
+            sb[k][i] = wrank * 1000 + k * 16 + i + it;
+        if (wrank == (k + it) % wsize)
+            test_arrival_delay(seed);
+        if (run(m, coll, sb[k], got[k], 1 + k, MPI_INT, MPI_SUM, root, 0) != MPI_SUCCESS)
+            fail(m->name, it, "burst call failed", k, 0, 0);
+    }
+    for (int k = 0; k < BURST; k++) {
+        native(coll, sb[k], want, 1 + k, MPI_INT, MPI_SUM, root);
+        if ((coll == CS_ALLREDUCE || wrank == root) && memcmp(got[k], want, sizeof(int) * (size_t)(1 + k)))
+            fail(m->name, it, "burst result differs from native", k, got[k][0], want[0]);
+    }
+}
+
 /* A floating-point sum of numbers whose sum depends on the order. */
 static void fp_case(const cs_method *m, const cs_method *direct, enum cs_coll coll, int it,
                     int n, int root, int reorder, unsigned *seed)
@@ -105,7 +132,7 @@ static void fp_case(const cs_method *m, const cs_method *direct, enum cs_coll co
     test_arrival_delay(seed);
     int rc = run(m, coll, sb, got, n, MPI_DOUBLE, MPI_SUM, root, reorder);
     /* the reference: native (arrival order) or the rank-order method */
-    int nrc = reorder ? native(coll, sb, want, n, MPI_DOUBLE, MPI_SUM, root)
+    int nrc = reorder || !direct ? native(coll, sb, want, n, MPI_DOUBLE, MPI_SUM, root)
                       : run(direct, coll, sb, want, n, MPI_DOUBLE, MPI_SUM, root, 0);
     for (int i = 0; i < n; i++)
         mag[i] = fabs(sb[i]);
@@ -116,7 +143,7 @@ static void fp_case(const cs_method *m, const cs_method *direct, enum cs_coll co
     }
     const int mine = coll == CS_ALLREDUCE || wrank == root;
     for (int i = 0; mine && i < n; i++) {
-        const double tol = reorder ? 2.0 * (wsize - 1) * DBL_EPSILON * mag[i] : 0;
+        const double tol = reorder || !direct ? 2.0 * (wsize - 1) * DBL_EPSILON * mag[i] : 0;
         if (!(fabs(got[i] - want[i]) <= tol)) {
             fail(m->name, it, reorder ? "double sum beyond the tolerance"
                                       : "double sum in rank order differs from shm.direct",
@@ -160,10 +187,12 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
-    int iters = 400, stop = 0;
+    int iters = 400, stop = 0, node = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--stop"))
             stop = 1;
+        else if (!strcmp(argv[i], "--node-size") && i + 1 < argc)
+            cs_shm_set_node_size(node = atoi(argv[++i]));
         else
             iters = atoi(argv[i]);
     }
@@ -180,13 +209,17 @@ int main(int argc, char **argv)
     static const enum cs_coll colls[] = {CS_REDUCE, CS_ALLREDUCE};
     for (int k = 0; k < 2; k++) {
         const enum cs_coll coll = colls[k];
-        const cs_method *m = method(coll, coll == CS_REDUCE ? "reduce.shm.dynamic"
-                                                             : "allreduce.shm.dynamic");
-        const cs_method *direct = method(coll, coll == CS_REDUCE ? "reduce.shm.direct"
-                                                                  : "allreduce.shm.direct");
+        const char *family = node ? "node" : "shm";
+        char name[64];
+        snprintf(name, sizeof name, "%s.%s.dynamic", cs_coll_name(coll), family);
+        const cs_method *m = method(coll, name);
+        snprintf(name, sizeof name, "%s.shm.direct", cs_coll_name(coll));
+        const cs_method *direct = node ? NULL : method(coll, name);
         for (int it = 0; it < iters; it++) {
             const int n = sizes[it % NSIZES], root = (it / NSIZES) % wsize;
-            if (it % 3 == 0)
+            if (it % 10 == 9)
+                burst_case(m, coll, it, root, &seed);
+            else if (it % 3 == 0)
                 exact_case(m, coll, it, n, root, &seed);
             else
                 fp_case(m, direct, coll, it, n, root, it % 3 == 2, &seed);
