@@ -52,6 +52,7 @@ typedef struct {
     cs_shm *s;
     uint64_t step;
     int n, np, me, p, reorder;
+    int local; /* a small chunk: every rank posts, who wants the result folds it alone */
     size_t esz, bytes;
     const char *own; /* this rank's elements of the chunk */
 } dyn_step;
@@ -172,10 +173,48 @@ static void idle(const cs_shm *s, int *polls)
 #endif
 }
 
+/* One step of a small chunk (d->local): this rank posts its chunk; if it
+ * wants the result it folds the contributions into out itself as they are
+ * posted, in the order found (or the fixed order), so when the last one
+ * comes only it is left.  No lock, no line written by two ranks: for a few
+ * bytes the combining costs less than handing a lock around.  Every rank
+ * that wants the result does the same operations only where the order
+ * cannot show (exact ops) or is fixed; floating point reordered in an
+ * allreduce takes the shared accumulator instead (the same bits
+ * everywhere). */
+static int run_local(dyn_step *d, int wants, char *out)
+{
+    int polls = 0, count = 0, rc = MPI_SUCCESS;
+    uint64_t in = 0;
+    cs_shm_slot_free(d->s, d->step);
+    post(d);
+    while (wants && count < d->p && rc == MPI_SUCCESS) {
+        uint64_t have = bit(d->me);
+        int fresh = 0, who = next_fold_lazy(d, in, count, &have, &fresh);
+        if (who < 0) {
+            idle(d->s, &polls);
+            continue;
+        }
+        const unsigned char *x = cs_shm_data(d->s, who, d->step, d->bytes); /* its own too: out
+                                                        may be its send buffer (in place) */
+        if (count == 0)
+            memcpy(out, x, d->bytes);
+        else
+            rc = PMPI_Reduce_local(x, out, d->n, d->c->dt, d->c->op);
+        in |= bit(who);
+        count++;
+        polls = 0;
+    }
+    cs_shm_set(&d->s->r[d->me]->done, d->step);
+    return rc;
+}
+
 /* One step: this rank's contribution into every piece; the result copied
  * to out when wants. */
 static int run_step(dyn_step *d, int wants, char *out)
 {
+    if (d->local)
+        return run_local(d, wants, out);
     const int np = d->np, p = d->p;
     uint64_t todo = np == 64 ? ~0ull : bit(np) - 1, need = wants ? todo : 0;
     int posted = 0, polls = 0, rc = MPI_SUCCESS;
@@ -251,8 +290,9 @@ static int arrive_last(const cs_shm *s, int root, uint64_t step)
 }
 
 /* The chunks of call c; the result into out where wants (-1: where this
- * rank arrives last, *last says so). */
-static int dynamic_run(const cs_call *c, int wants, char *out, int *last)
+ * rank arrives last, *last says so); everyone: an allreduce (its ranks
+ * must hold the same bits). */
+static int dynamic_run(const cs_call *c, int wants, int everyone, char *out, int *last)
 {
     int esz, rc;
     if (wants < 0 && c->count > 0 && !cs_shm_get(c)) { /* no segment: root c->root, natively */
@@ -269,6 +309,9 @@ static int dynamic_run(const cs_call *c, int wants, char *out, int *last)
     const char *own = c->sendbuf == MPI_IN_PLACE ? c->buf : c->sendbuf;
     dyn_step d = {.c = c, .s = s, .me = s->rank, .p = s->p, .esz = (size_t)esz,
                   .reorder = cs_shm_dynamic_reorders(c)};
+    /* small chunks folded by each rank that wants them, unless an
+     * allreduce's floating point is reordered (one accumulator then) */
+    const int local_ok = !everyone || !d.reorder || cs_shm_op_exact(c->op, c->dt);
     for (int off = 0; off < c->count; off += chunk) {
         d.n = c->count - off < chunk ? c->count - off : chunk;
         d.bytes = (size_t)d.n * d.esz;
@@ -277,6 +320,7 @@ static int dynamic_run(const cs_call *c, int wants, char *out, int *last)
             size_t k = d.bytes / DYN_PIECE;
             d.np = k < (size_t)d.p ? (int)k : d.p;
         }
+        d.local = d.np == 1 && local_ok;
         d.step = ++s->step;
         d.own = own + (size_t)off * d.esz;
         int r = run_step(&d, wants, out + (size_t)off * d.esz);
@@ -288,13 +332,13 @@ static int dynamic_run(const cs_call *c, int wants, char *out, int *last)
 
 int cs_shm_dynamic(const cs_call *c, int everyone)
 {
-    return dynamic_run(c, everyone || c->rank == c->root, c->buf, NULL);
+    return dynamic_run(c, everyone || c->rank == c->root, everyone, c->buf, NULL);
 }
 
 int cs_shm_dynamic_last(const cs_call *c, void *out, int *last)
 {
     *last = 0;
-    return dynamic_run(c, -1, out, last);
+    return dynamic_run(c, -1, 0, out, last);
 }
 
 int cs_shm_dynamic_applies(const cs_call *c, const cs_method *m)
