@@ -1,7 +1,9 @@
 /* Reduce through shared memory in arrival order: "reduce.shm.dynamic".
  *
- * Algorithm (../shm/dynamic.c): the ranks fold their contributions into
- * shared accumulators as they arrive, each under the accumulator's lock
+ * Algorithm (../shm/dynamic.c): below 4 KiB every rank posts its vector
+ * and leaves, and the root folds the contributions as it finds them
+ * posted, so when the last one comes only it is left.  From 4 KiB the
+ * ranks fold their contributions into shared accumulators as they arrive, each under the accumulator's lock
  * (one CAS): the early ranks combine whatever is posted, in the order they
  * find it, so when the last rank arrives only its own contribution is left
  * to fold in, and the root copies the result out.  Vectors of 4 KiB and
@@ -20,11 +22,12 @@
  * Restrictions: one node, dense datatype elements, at most 64 ranks (one
  * bit each in a piece's mask).
  * Cost per chunk of n bytes (alpha: a cache-line transfer; gamma: combining
- * a byte): balanced arrival, one piece (n < 4 KiB): p lock hand-offs in
- * turn, p n gamma in turn, alpha + n copy at the root; pieces: n copy-in per
- * rank, about n gamma per rank in parallel, n copy at the root.  After the
- * last of a skewed arrival: alpha + n gamma (one piece) or n copy-in +
- * n/p gamma, then alpha + n copy at the root, whatever came before.
+ * a byte): n < 4 KiB: a copy-in everywhere, alpha + (p - 1) n gamma at the
+ * root, of which only alpha + n gamma after the last arrival; from 4 KiB
+ * (pieces): n copy-in per rank, about n gamma per rank in parallel, n copy
+ * at the root; after the
+ * last of a skewed arrival: n copy-in + n/p gamma, then alpha + n copy at
+ * the root, whatever came before.
  */
 #include "../shm/shm.h"
 #include "reduce.h"

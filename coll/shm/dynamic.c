@@ -1,8 +1,16 @@
 /* The engine of the dynamic reductions (reduce.shm.dynamic,
  * allreduce.shm.dynamic: their files carry the description and the cost).
  *
- * Per chunk of at most half a slot (a step), the vector is cut into np
- * pieces (one below 4 KiB, else up to one per rank, at least 1 KiB each).
+ * A chunk below 4 KiB (run_local): every rank posts it; a rank that wants
+ * the result folds the contributions into its buffer itself, as it finds
+ * them posted (or in the fixed order below), so that when the last rank
+ * posts only its contribution is left; the others leave once posted.  An
+ * allreduce whose floating point may be reordered takes the shared
+ * accumulator instead (the ranks' orders would differ, and so their bits).
+ *
+ * Otherwise, per chunk of at most half a slot (a step), the vector is cut
+ * into np pieces (one below 4 KiB, else up to one per rank, at least 1 KiB
+ * each).
  * Piece j has an accumulator (in the line of its state when the chunk has
  * at most CS_SHM_DYN_INLINE bytes, else in the second half of the slot of
  * rank (root + j) % p) and a state line (cs_shm_dyn in that rank's part):
