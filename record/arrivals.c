@@ -142,15 +142,15 @@ static void late_add(cs_arr_cell *c, int32_t rank, double w)
             c->late[c->nlate++].ops = 0;
         } else if (w > c->late[CS_ARR_NLATE - 1].ops) { /* replaces the smallest */
             i = CS_ARR_NLATE - 1;
-            c->late_other += c->late[i].ops;
+            c->late_other = cs_time_add(c->late_other, c->late[i].ops);
             c->late[i].rank = rank;
             c->late[i].ops = 0;
         } else {
-            c->late_other += w;
+            c->late_other = cs_time_add(c->late_other, w);
             return;
         }
     }
-    c->late[i].ops += w;
+    c->late[i].ops = cs_time_add(c->late[i].ops, w);
     for (; i > 0 && (c->late[i].ops > c->late[i - 1].ops ||
                      (c->late[i].ops == c->late[i - 1].ops && c->late[i].rank < c->late[i - 1].rank));
          i--) {
@@ -165,7 +165,7 @@ static void site_add(cs_arr_cell *c, const char *where, double wait)
 {
     uint32_t i;
     if (!where) {
-        c->site_other_wait += wait;
+        c->site_other_wait = cs_time_add(c->site_other_wait, wait);
         return;
     }
     for (i = 0; i < c->nsites && strcmp(c->sites[i].where, where) != 0; i++)
@@ -173,13 +173,13 @@ static void site_add(cs_arr_cell *c, const char *where, double wait)
     if (i == c->nsites) {
         char *s = c->nsites < CS_ARR_NSITES ? strdup(where) : NULL;
         if (!s) {
-            c->site_other_wait += wait;
+            c->site_other_wait = cs_time_add(c->site_other_wait, wait);
             return;
         }
         c->sites[c->nsites].where = s;
         c->sites[c->nsites++].wait = 0;
     }
-    c->sites[i].wait += wait;
+    c->sites[i].wait = cs_time_add(c->sites[i].wait, wait);
     for (; i > 0 && c->sites[i].wait > c->sites[i - 1].wait; i--) {
         __typeof__(c->sites[0]) t = c->sites[i];
         c->sites[i] = c->sites[i - 1];
@@ -271,14 +271,14 @@ static int reduce_op(cs_arr *a, const cs_arr_rec *g, uint32_t n)
         cs_arr_cell *c = cell_get(a, g[i].coll, g[i].comm_size, g[i].bin);
         if (!c)
             return -1;
-        c->entries++;
-        c->n += w;
-        c->wait += w * wait;
-        c->compl += w * compl;
+        c->entries = cs_count_add(c->entries, 1);
+        c->n = cs_time_add(c->n, w);
+        c->wait = cs_time_add(c->wait, w * wait);
+        c->compl = cs_time_add(c->compl, w * compl);
         site_add(c, g[i].site < a->nsites ? a->sites[g[i].site] : NULL, w * wait);
     }
-    if (local && !one_node)
-        return 0; /* arrivals across nodes cannot be compared */
+    if ((local && !one_node) || n < 2)
+        return 0; /* arrivals across nodes cannot be compared; one rank: no arrival pattern */
     uint32_t lastr = 0, firstr = 0;
     for (uint32_t i = 1; i < n; i++) {
         if (g[i].entry > g[lastr].entry)
@@ -290,10 +290,11 @@ static int reduce_op(cs_arr *a, const cs_arr_rec *g, uint32_t n)
     cs_arr_cell *c = cell_get(a, g[0].coll, g[0].comm_size, g[0].bin);
     if (!c)
         return -1;
-    c->nops++;
-    c->ops += w;
-    c->spread += w * 1e-9 * (double)spread;
-    c->spread_hist[cs_bin_of((uint64_t)spread)] += w;
+    c->nops = cs_count_add(c->nops, 1);
+    c->ops = cs_time_add(c->ops, w);
+    c->spread = cs_time_add(c->spread, w * 1e-9 * (double)spread);
+    c->spread_hist[cs_bin_of((uint64_t)spread)] =
+        cs_time_add(c->spread_hist[cs_bin_of((uint64_t)spread)], w);
     late_add(c, (int32_t)g[lastr].world_rank, w);
     if (c->comm_size != n) /* folded across communicator sizes: no vectors */
         return 0;
@@ -360,21 +361,21 @@ void cs_arr_finish(cs_arr *a)
 /* dst += src for cells of one key. */
 static int cell_merge(cs_arr_cell *d, const cs_arr_cell *s)
 {
-    d->entries += s->entries;
-    d->n += s->n;
-    d->wait += s->wait;
-    d->compl += s->compl;
-    d->nops += s->nops;
-    d->ops += s->ops;
-    d->spread += s->spread;
+    d->entries = cs_count_add(d->entries, s->entries);
+    d->n = cs_time_add(d->n, s->n);
+    d->wait = cs_time_add(d->wait, s->wait);
+    d->compl = cs_time_add(d->compl, s->compl);
+    d->nops = cs_count_add(d->nops, s->nops);
+    d->ops = cs_time_add(d->ops, s->ops);
+    d->spread = cs_time_add(d->spread, s->spread);
     for (int b = 0; b < CS_NBINS; b++)
-        d->spread_hist[b] += s->spread_hist[b];
+        d->spread_hist[b] = cs_time_add(d->spread_hist[b], s->spread_hist[b]);
     for (uint32_t i = 0; i < s->nlate; i++)
         late_add(d, s->late[i].rank, s->late[i].ops);
-    d->late_other += s->late_other;
+    d->late_other = cs_time_add(d->late_other, s->late_other);
     for (uint32_t i = 0; i < s->nsites; i++)
         site_add(d, s->sites[i].where, s->sites[i].wait);
-    d->site_other_wait += s->site_other_wait;
+    d->site_other_wait = cs_time_add(d->site_other_wait, s->site_other_wait);
     if (d->comm_size != s->comm_size)
         return 0;
     for (uint32_t i = 0; i < s->nvec; i++)
@@ -544,6 +545,8 @@ double cs_arr_spread_q(const cs_arr_cell *a, double q)
     for (int b = 0; b < CS_NBINS; b++) {
         double h = a->spread_hist[b];
         if (h > 0 && at + h >= q * total) { /* linear within the bin */
+            if (b == 0)
+                return 0;
             double lo = (double)cs_bin_lo(b), hi = (double)cs_bin_hi(b) + 1;
             double f = (q * total - at) / h;
             return 1e-9 * (lo + (hi - lo) * (f < 0 ? 0 : f > 1 ? 1 : f));
@@ -625,6 +628,7 @@ void cs_arr_serialize(const cs_arr *a, cs_buf *out)
 }
 
 #define OKT(t) ((t) >= 0 && (t) <= CS_TIME_MAX) /* false for NaN */
+#define CS_ARR_NS_MAX ((int64_t)1 << 62)        /* times differ by less than 2^63 */
 #define REC_BYTES (4 * 8 + 8 * 4)
 #define ACELL_MIN_BYTES (3 * 4 + 8 + 3 * 8 + 8 + 2 * 8 + 4 + 4 + 8 + 4 + 8 + 4)
 
@@ -649,13 +653,14 @@ static int rd_cell(cs_rd *r, cs_arr_cell *c, cs_err *e)
     if (!OKT(c->n) || !OKT(c->wait) || !OKT(c->compl) || !OKT(c->ops) || !OKT(c->spread) ||
         c->entries > CS_COUNT_MAX || c->nops > CS_COUNT_MAX)
         return cs_fail(e, "arrival cell has a negative, absurd or not-a-number sum");
-    for (uint32_t k = 0; k < nh; k++) {
+    for (uint32_t k = 0, prev = 0; k < nh; k++) {
         double w;
         cs_rd_u32(r, &b);
         cs_rd_f64(r, &w);
-        if (r->bad || b >= CS_NBINS || !OKT(w))
+        if (r->bad || b >= CS_NBINS || (k && b <= prev) || !OKT(w) || w == 0)
             return cs_fail(e, "arrival cell has a bad spread bin");
         c->spread_hist[b] = w;
+        prev = b;
     }
     if (cs_rd_u32(r, &c->nlate) < 0 || c->nlate > CS_ARR_NLATE)
         return cs_fail(e, "arrival cell has %u late ranks (at most %d)", c->nlate, CS_ARR_NLATE);
@@ -759,7 +764,8 @@ int cs_arr_deserialize(cs_arr *a, cs_rd *r, cs_err *e)
             return cs_fail(e, "arrival record %llu cut short", (unsigned long long)i);
         if (x->comm_size == 0 || x->comm_rank >= x->comm_size || x->coll >= CS_R_N ||
             x->bin >= CS_NBINS || (x->site != UINT32_MAX && x->site >= a->nsites) ||
-            x->wexp > 63 || x->exit < x->entry)
+            x->wexp > 63 || x->exit < x->entry || x->entry < -CS_ARR_NS_MAX ||
+            x->exit > CS_ARR_NS_MAX)
             return cs_fail(e, "arrival record %llu is out of range", (unsigned long long)i);
         a->nrecs++;
     }

@@ -23,9 +23,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/colls.h"
-#include "../common/util.h"
-#include "arrivals.h"
+#include "common/colls.h"
+#include "common/util.h"
+#include "record/arrivals.h"
 
 /* Every collective we record.  Order is part of the file format: append
  * only (the neighborhood collectives came later: profiles without them

@@ -11,6 +11,7 @@
 
 #include "compare.h"
 #include "profile.h"
+#include "show_arr.h"
 
 int cs_cmd_show(int argc, char **argv);
 
@@ -27,27 +28,47 @@ static void usage(FILE *f)
             "it ended) are merged in, the profile is marked INCOMPLETE and the time of each\n"
             "rank's data is shown (CSV: partial_rank_R_data_time, JSON: meta.partials).  Several\n"
             "PROFILEs (runs of one application) are merged into one and shown as one.\n\n"
-            "  (default)  text: run metadata; per collective the operations, total time,\n"
-            "             mean time per call and share of all collective time; the hottest\n"
+            "  (default)  text: first how much of the collective time any method could\n"
+            "             remove at most (its completion share, below); run metadata and\n"
+            "             what the arrival figures are estimated from; per collective the\n"
+            "             operations, total time, mean time per call, share of all\n"
+            "             collective time, wait and completion shares; the hottest\n"
             "             (communicator size, message size) cells with their exact sizes\n"
-            "             and root behaviour; the call sites\n"
+            "             and root behaviour, then their wait and completion, the spread of\n"
+            "             arrivals (mean, p50, p95), the ranks that arrive last most often\n"
+            "             and the call site with the most wait; the call sites\n"
             "  --csv      one row per cell: collective,comm_size,bin_lo,bin_hi,exact_bytes,\n"
-            "             ops,rank_calls,time_s,min_us,max_us,root_mode,root; metadata as\n"
-            "             leading '# key: value' lines.  exact_bytes lists BYTES:RANK_CALLS\n"
-            "             pairs separated by ';' (plus other:RANK_CALLS for sizes not kept)\n"
-            "  --json     one object: meta, collectives, cells (with exact sizes), sites\n"
+            "             ops,rank_calls,time_s,min_us,max_us,root_mode,root,wait_s,\n"
+            "             completion_s,wait_share,spread_mean_us,spread_p50_us,spread_p95_us,\n"
+            "             late_ranks,arrival_site,arrival_entries (empty where not recorded);\n"
+            "             metadata as leading '# key: value' lines.  exact_bytes lists\n"
+            "             BYTES:RANK_CALLS pairs separated by ';' (plus other:RANK_CALLS for\n"
+            "             sizes not kept); late_ranks RANK:SHARE pairs, the top 3\n"
+            "  --json     one object: meta (with meta.arrivals), collectives, cells (with\n"
+            "             exact sizes and arrivals), sites\n"
             "  --top N    cells and call sites listed in the text output (default 10)\n"
             "  --compare  two runs side by side (A native, B with a tree, say): per\n"
             "             collective and per hot cell the calls and times of both runs,\n"
             "             the ratio B/A of the times and of the time per call, and what\n"
             "             chose the methods in each run (its profile's selection).  CSV:\n"
             "             kind,collective,comm_size,bin_lo,bin_hi,rank_calls_a,\n"
-            "             rank_calls_b,time_a_s,time_b_s,ratio,per_call_ratio\n"
+            "             rank_calls_b,time_a_s,time_b_s,ratio,per_call_ratio,\n"
+            "             completion_a_s,completion_b_s,completion_ratio: the completion\n"
+            "             (what the methods change) of both runs, empty where not recorded\n"
             "  --help     this text\n\n"
             "Times are summed over ranks (time_s, total time); ops = rank_calls / comm_size.\n"
             "A profile folded to stay within its size bound (COLLSEL_RECORD_MAX_KIB) says so\n"
             "(text: 'folded', CSV: # fold_level, JSON: meta.fold_level): its cells cover\n"
-            "wider message-size ranges (bin_hi), its counts and times are exact.\n");
+            "wider message-size ranges (bin_hi), its counts and times are exact.\n\n"
+            "Wait and completion: a rank's time in a collective is its wait, until the last\n"
+            "rank arrives (min(last arrival, own exit) - own entry), plus its completion\n"
+            "(from the last arrival to its exit).  No method can remove the wait.  They are\n"
+            "measured on the calls matched across ranks (the first 32 calls of each\n"
+            "communicator, then a sample chosen by call number, the same on every rank),\n"
+            "on CLOCK_MONOTONIC with the nodes' offsets estimated at MPI_Init and\n"
+            "MPI_Finalize, and applied to each cell's recorded time.  Profiles of format 2\n"
+            "or older say 'not recorded'; what is estimated, and by how much, is said on\n"
+            "the 'arrivals' lines.\n");
 }
 
 /* ---- shared helpers ---------------------------------------------------- */
@@ -225,9 +246,11 @@ static void show_text(FILE *f, const char *path, const cs_profile *p, size_t top
 {
     const cs_meta *m = &p->meta;
     char a[64], b[64], t[64];
-    fprintf(f, "profile     %s\n", path);
+    cs_show_arr_headline(f, p);
+    fprintf(f, "\nprofile     %s\n", path);
     text_status(f, p);
     text_partials(f, p);
+    cs_show_arr_quality(f, p);
     if (p->fold)
         fprintf(f, "folded      level %u: %s; %llu cells merged into coarser ones to keep the "
                    "file within its bound (COLLSEL_RECORD_MAX_KIB); calls and times are exact\n",
@@ -249,16 +272,25 @@ static void show_text(FILE *f, const char *path, const cs_profile *p, size_t top
     summary s[CS_R_N];
     double total;
     int n = summarise(p, s, &total);
-    fprintf(f, "\n%-22s %12s %12s %12s %12s %7s\n", "collective", "operations", "rank calls",
-            "total time", "mean/call", "share");
-    for (int i = 0; i < n; i++)
-        fprintf(f, "%-22s %12.10g %12llu %12s %12s %6.1f%%\n", cs_rcoll_name(s[i].coll), s[i].ops,
+    cs_arr_sum as;
+    fprintf(f, "\n%-22s %12s %12s %12s %12s %7s %7s %7s\n", "collective", "operations",
+            "rank calls", "total time", "mean/call", "share", "wait", "compl");
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "%-22s %12.10g %12llu %12s %12s %6.1f%%", cs_rcoll_name(s[i].coll), s[i].ops,
                 (unsigned long long)s[i].rank_calls, fmt_time(a, sizeof a, s[i].time),
                 fmt_time(b, sizeof b, s[i].time / (double)s[i].rank_calls),
                 share(s[i].time, total));
+        cs_arr_sum_of(p, s[i].coll, &as);
+        cs_show_arr_shares(f, &as);
+        fputc('\n', f);
+    }
     if (n == 0)
         fprintf(f, "(no collective calls recorded)\n");
-    fprintf(f, "%-22s %12s %12s %12s\n", "all", "", "", fmt_time(a, sizeof a, total));
+    fprintf(f, "%-22s %12s %12s %12s %12s %7s", "all", "", "", fmt_time(a, sizeof a, total), "",
+            "");
+    cs_arr_sum_of(p, -1, &as);
+    cs_show_arr_shares(f, &as);
+    fputc('\n', f);
 
     size_t *idx = malloc((p->ncells ? p->ncells : 1) * sizeof *idx);
     if (idx && p->ncells) {
@@ -281,6 +313,7 @@ static void show_text(FILE *f, const char *path, const cs_profile *p, size_t top
             text_cell_sizes(f, c);
             fputc('\n', f);
         }
+        cs_show_arr_cells(f, p, idx, k);
     }
     free(idx);
 
@@ -328,8 +361,9 @@ static void show_csv(FILE *f, const char *path, const cs_profile *p)
             m->world_size, m->nnodes, m->ranks_per_node, p->nranks);
     fprintf(f, "# start_time: %lld (%s)\n# duration_s: %.6f\n", (long long)m->start_time,
             fmt_start(a, sizeof a, m->start_time), m->duration);
+    cs_show_arr_csv_meta(f, p);
     fprintf(f, "collective,comm_size,bin_lo,bin_hi,exact_bytes,ops,rank_calls,time_s,min_us,"
-               "max_us,root_mode,root\n");
+               "max_us,root_mode,root%s\n", cs_show_arr_csv_header);
     for (size_t i = 0; i < p->ncells; i++) {
         const cs_cell *c = &p->cells[i];
         fprintf(f, "%s,%u,%llu,%llu,", cs_rcoll_name((int)c->coll), c->comm_size,
@@ -345,6 +379,7 @@ static void show_csv(FILE *f, const char *path, const cs_profile *p)
                 cs_root_mode_name((int)c->root_mode));
         if (c->root_mode != CS_ROOT_NONE)
             fprintf(f, "%d", c->root);
+        cs_show_arr_csv_cell(f, p, c);
         fputc('\n', f);
     }
 }
@@ -364,7 +399,7 @@ static int utf8_len(const unsigned char *s)
     return n;
 }
 
-static void json_str(FILE *f, const char *v)
+void cs_json_str(FILE *f, const char *v)
 {
     const unsigned char *s = (const unsigned char *)(v ? v : "");
     fputc('"', f);
@@ -395,7 +430,7 @@ static void json_num(FILE *f, double v)
 static void json_kv_str(FILE *f, const char *k, const char *v, const char *sep)
 {
     fprintf(f, "\"%s\": ", k);
-    json_str(f, v);
+    cs_json_str(f, v);
     fputs(sep, f);
 }
 
@@ -411,7 +446,7 @@ static void show_json(FILE *f, const char *path, const cs_profile *p)
     const cs_meta *m = &p->meta;
     char a[64];
     fputs("{\n  \"profile\": ", f);
-    json_str(f, path);
+    cs_json_str(f, path);
     fputs(",\n  \"meta\": {", f);
     json_kv_str(f, "mpi_library", m->mpi_library, ", ");
     json_kv_str(f, "command", m->cmdline, ", ");
@@ -429,8 +464,10 @@ static void show_json(FILE *f, const char *path, const cs_profile *p)
         fprintf(f, "%s{\"rank\": %d, ", i ? ", " : "", p->partials[i].rank);
         json_kv_num(f, "data_time", p->partials[i].data_time, "}");
     }
-    fprintf(f, "], \"fold_level\": %u, \"folded_cells\": %llu},\n  \"collectives\": [", p->fold,
+    fprintf(f, "], \"fold_level\": %u, \"folded_cells\": %llu", p->fold,
             (unsigned long long)p->folded_cells);
+    cs_show_arr_json_meta(f, p);
+    fputs("},\n  \"collectives\": [", f);
     summary s[CS_R_N];
     double total;
     int n = summarise(p, s, &total);
@@ -440,7 +477,11 @@ static void show_json(FILE *f, const char *path, const cs_profile *p)
         fprintf(f, "\"rank_calls\": %llu, ", (unsigned long long)s[i].rank_calls);
         json_kv_num(f, "time_s", s[i].time, ", ");
         json_kv_num(f, "mean_us", 1e6 * s[i].time / (double)s[i].rank_calls, ", ");
-        json_kv_num(f, "share", share(s[i].time, total) / 100, "}");
+        json_kv_num(f, "share", share(s[i].time, total) / 100, "");
+        cs_arr_sum as;
+        cs_arr_sum_of(p, s[i].coll, &as);
+        cs_show_arr_json_sum(f, &as);
+        fputc('}', f);
     }
     fputs("\n  ],\n  \"cells\": [", f);
     for (size_t i = 0; i < p->ncells; i++) {
@@ -463,7 +504,9 @@ static void show_json(FILE *f, const char *path, const cs_profile *p)
         for (uint32_t k = 0; k < c->nsizes; k++)
             fprintf(f, "%s{\"bytes\": %llu, \"rank_calls\": %llu}", k ? ", " : "",
                     (unsigned long long)c->sizes[k].bytes, (unsigned long long)c->sizes[k].rank_calls);
-        fprintf(f, "], \"other_size_calls\": %llu}", (unsigned long long)c->other_size_calls);
+        fprintf(f, "], \"other_size_calls\": %llu", (unsigned long long)c->other_size_calls);
+        cs_show_arr_json_cell(f, p, c);
+        fputc('}', f);
     }
     fputs("\n  ],\n  \"sites\": [", f);
     for (size_t i = 0; i < p->nsites; i++) {

@@ -21,8 +21,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../select/perf.h"
+#include "select/perf.h"
 #include "op.h"
+#include "pattern.h"
 #include "replay.h"
 #include "timing.h"
 
@@ -89,6 +90,9 @@ typedef struct point_work {
     cs_rop_with *w;
     cs_timed *f;
     double t0, s1, s2, scale; /* start; stage-1 and stage-2 seconds; stage-1 scale */
+    double tpp;               /* seconds for the point under this pattern */
+    cs_pat_run *arr;          /* the arrival pattern of both stages (NULL: back-to-back) */
+    char arrname[CS_PAT_NAME_MAX]; /* its name in the rows ("": back-to-back) */
     const char *failed;       /* what failed, for the message */
 } point_work;
 
@@ -108,7 +112,8 @@ static int stage1(point_work *pw, int tty, size_t done, size_t total, double t_s
     memset(&to, 0, sizeof to);
     to.rel_ci = o->rel_ci;
     to.calls_per_round = pw->r;
-    to.max_seconds = (K > 0 ? 0.35 : 1.0) * o->time_per_point / n;
+    to.max_seconds = (K > 0 ? 0.35 : 1.0) * pw->tpp / n;
+    to.arrivals = pw->arr;
     int tight = o->budget > 0 && to.max_seconds < 0.002; /* a budget below the floor */
     if (to.max_seconds < 0.002)
         to.max_seconds = 0.002;
@@ -137,7 +142,7 @@ static int stage2(point_work *pw, int tty, size_t done, size_t total, double t_s
 {
     const cs_replay_opts *o = pw->o;
     int n = pw->n, K = pw->K, rc;
-    double tpp = o->time_per_point;
+    double tpp = pw->tpp;
     for (int k = 1; k < n; k++)
         pw->order[k - 1] = k;
     stage1_sort_t = pw->t1;
@@ -160,6 +165,7 @@ static int stage2(point_work *pw, int tty, size_t done, size_t total, double t_s
     io.min_rounds = o->budget > 0 && pw->s2 < 0.05 ? 5 : 10; /* a tight budget: fewer */
     io.max_rounds = 500;
     io.max_seconds = pw->s2;
+    io.arrivals = pw->arr;
     progress(o, pw->p, &pw->op, tty, done, total, t_start, "final", K, K + 1, 0.35);
     if (rc == MPI_SUCCESS)
         rc = cs_time_interleaved(pw->sync, pw->f, pw->nf, &io, pw->t2, NULL);
@@ -182,10 +188,12 @@ static int add_rows(const point_work *pw, cs_perf *perf, cs_err *e)
     for (int k = 0; k < pw->n; k++) {
         const cs_timing *t = pw->fin_of[k] >= 0 ? &pw->t2[pw->fin_of[k]] : &pw->t1[k];
         double sc = pw->fin_of[k] >= 0 ? 1 : pw->scale;
-        cs_perf_row row = {pw->p->coll, pw->p->comm_size, pw->op.call.bytes, {0},
-                           t->median_us * sc, t->min_us * sc, t->max_us * sc,
-                           (uint32_t)t->rounds};
+        cs_perf_row row = {.coll = pw->p->coll, .comm_size = pw->p->comm_size,
+                           .msg_bytes = pw->op.call.bytes, .median_us = t->median_us * sc,
+                           .min_us = t->min_us * sc, .max_us = t->max_us * sc,
+                           .reps = (uint32_t)t->rounds};
         snprintf(row.method, sizeof row.method, "%s", pw->w[k].m->name);
+        snprintf(row.arrivals, sizeof row.arrivals, "%s", pw->arrname);
         if (cs_perf_add(perf, &row) < 0) {
             cs_fail(e, "out of memory (%zu perf rows)", perf->n);
             return MPI_ERR_NO_MEM;
@@ -198,11 +206,12 @@ static int add_rows(const point_work *pw, cs_perf *perf, cs_err *e)
 static void log_point(const point_work *pw, int tty)
 {
     const cs_point *p = pw->p;
-    fprintf(stderr, "%scollsel-replay: final %s,%u,%llu calls=%d methods=%d cycles=%d "
+    fprintf(stderr, "%scollsel-replay: final %s,%u,%llu%s%s calls=%d methods=%d cycles=%d "
                     "stage1=%.3fs stage2=%.3fs scale=%.4f%s",
             tty ? "\r\033[K" : "", cs_coll_name(p->coll), p->comm_size,
-            (unsigned long long)pw->op.call.bytes, pw->r, pw->n, pw->nf ? pw->t2[0].rounds : 0,
-            pw->s1, pw->s2, pw->scale, pw->det ? " (deterministic clock)" : "");
+            (unsigned long long)pw->op.call.bytes, pw->arrname[0] ? " arrivals=" : "", pw->arrname,
+            pw->r, pw->n, pw->nf ? pw->t2[0].rounds : 0, pw->s1, pw->s2, pw->scale,
+            pw->det ? " (deterministic clock)" : "");
     for (int j = 0; j < pw->nf; j++) {
         int k = j < pw->K ? pw->order[j] : 0;
         fprintf(stderr, " %s=%.3f/%.3f", pw->w[k].m->name, pw->t2[j].median_us,
@@ -303,7 +312,8 @@ static int segment_row(point_work *pw, cs_perf *perf, cs_err *e)
     }
     if (pw->o->rank != 0 || us < 0)
         return MPI_SUCCESS;
-    cs_perf_row row = {pw->p->coll, pw->p->comm_size, 0, {0}, us, us, us, 3};
+    cs_perf_row row = {.coll = pw->p->coll, .comm_size = pw->p->comm_size, .median_us = us,
+                       .min_us = us, .max_us = us, .reps = 3};
     snprintf(row.method, sizeof row.method, "%s.segment", cs_coll_name(pw->p->coll));
     if (cs_perf_add(perf, &row) < 0) {
         cs_fail(e, "out of memory (%zu perf rows)", perf->n);
@@ -357,24 +367,48 @@ static int measure_point(const cs_replay_opts *o, const cs_point *p, cs_replay_g
         so.warmup = pw.det ? 1 : 3; /* the probe warmed up already */
         rc = cs_time_round_size(sync, &nat, &so, &pw.r, NULL);
     }
-    if (rc == MPI_SUCCESS)
-        rc = stage1(&pw, tty, done, total, t_start);
-    if (rc == MPI_SUCCESS && pw.K > 0)
-        rc = stage2(&pw, tty, done, total, t_start);
+    /* every pattern in turn (none given: back-to-back calls), each with its
+     * share of the point's time; the rows name their pattern */
+    int np = o->npats > 0 ? o->npats : 1, grank = 0, rows_rc = MPI_SUCCESS;
+    PMPI_Comm_rank(comm, &grank);
+    for (int k = 0; k < np && rc == MPI_SUCCESS; k++) {
+        cs_pattern pat;
+        cs_pat_run run;
+        pw.arr = NULL;
+        pw.arrname[0] = 0;
+        if (o->npats > 0) {
+            pat = o->pats[k];
+            if (pat.kind == CS_PAT_RECORDED)
+                cs_pattern_set_samples(&pat, p->late, p->nvec, (int)p->vranks);
+            rc = cs_pat_run_init(&run, &pat, sync, grank, (int)p->comm_size);
+            pw.arr = &run;
+            cs_pattern_name(&pat, pw.arrname, sizeof pw.arrname);
+        }
+        pw.tpp = o->time_per_point / np;
+        pw.nf = 0, pw.scale = 1, pw.t0 = PMPI_Wtime();
+        for (int j = 0; j < pw.n; j++)
+            pw.fin_of[j] = -1;
+        if (rc == MPI_SUCCESS)
+            rc = stage1(&pw, tty, done, total, t_start);
+        if (rc == MPI_SUCCESS && pw.K > 0)
+            rc = stage2(&pw, tty, done, total, t_start);
+        if (rc == MPI_SUCCESS && o->rank == 0 && rows_rc == MPI_SUCCESS) /* local only */
+            rows_rc = add_rows(&pw, perf, e);
+        if (rc == MPI_SUCCESS && o->rank == 0 && o->verbose)
+            log_point(&pw, tty);
+    }
     if (rc != MPI_SUCCESS)
-        cs_fail(e, "%s at %u ranks, %llu bytes: %s: MPI error %d", cs_coll_name(p->coll),
+        cs_fail(e, "%s at %u ranks, %llu bytes%s%s: %s: MPI error %d", cs_coll_name(p->coll),
                 p->comm_size, (unsigned long long)pw.op.call.bytes,
-                pw.failed ? pw.failed : "round size", rc);
+                pw.arrname[0] ? ", arrivals " : "", pw.arrname, pw.failed ? pw.failed : "round size", rc);
     if (rc == MPI_SUCCESS) { /* collective: before anything only rank 0 does */
         rc = segment_row(&pw, perf, e);
         if (rc != MPI_SUCCESS && pw.failed)
             cs_fail(e, "%s at %u ranks: %s: MPI error %d", cs_coll_name(p->coll), p->comm_size,
                     pw.failed, rc);
     }
-    if (rc == MPI_SUCCESS && o->rank == 0)
-        rc = add_rows(&pw, perf, e);
-    if (rc == MPI_SUCCESS && o->rank == 0 && o->verbose)
-        log_point(&pw, tty);
+    if (rc == MPI_SUCCESS)
+        rc = rows_rc; /* out of memory on rank 0: add_rows said so */
     work_free(&pw);
     return rc == MPI_SUCCESS ? 0 : -1;
 }

@@ -20,19 +20,30 @@
  * time per call by the profile's operations (the time the application would
  * spend in these collectives; tuned = native x the point's ratio); the
  * replayed totals are plain sums.
+ *
+ * Under an arrival pattern (--arrivals; by default "recorded" for a profile
+ * with arrival data) every call is timed on its own under the pattern and
+ * the times are completions (replay/pattern.h).  The prediction is then
+ * given twice: on completion, sum(C_i x ratio_i) / sum(C_i), and on the
+ * application's collective time, (T - sum(T_i) + sum(W_i + C_i x ratio_i))
+ * / T, where T is the profile's time in every collective, T_i, W_i, C_i a
+ * replayed point's recorded time, wait and completion (a cell without
+ * arrival data: all completion) - the wait is what no method removes.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../coll/pick.h"
+#include "coll/pick.h"
 #include "op.h"
+#include "pattern.h"
 #include "replay.h"
 #include "timing.h"
 
 #define MIX_MAX_CYCLES 2000
 #define MIX_ROUND_OVERHEAD 40e-6 /* barrier + allreduce of a round (budgeting only) */
+#define MIX_CALL_OVERHEAD 30e-6  /* under a pattern: a call's allreduce and slack (budgeting) */
 
 typedef struct item {
     const cs_point *p;
@@ -44,6 +55,8 @@ typedef struct item {
     double rep[2];           /* seconds replayed per side */
     int same;                /* the tree runs native at every root */
     char method[96];         /* the tree's choice (first root) */
+    cs_pattern pat;          /* the arrival pattern (with the point's vectors) */
+    cs_pat_run run;
 } item;
 
 /* Tree-local id -> registry index, per collective (-1: unknown name). */
@@ -71,8 +84,10 @@ static int world_sync(int rc, int idle)
     return w != MPI_SUCCESS ? w : all;
 }
 
-/* The point's measurement: cycles of a native and a tuned round. */
-static int measure_item(item *it, cs_rop *op, MPI_Comm sync, double max_seconds, int min_cycles)
+/* The point's measurement: cycles of a native and a tuned round (under
+ * the pattern when arr). */
+static int measure_item(item *it, cs_rop *op, MPI_Comm sync, double max_seconds, int min_cycles,
+                        int arr)
 {
     int nm;
     cs_rop_with w[2] = {{op, &cs_methods(op->coll, &nm)[0]}, {op, NULL}};
@@ -84,6 +99,7 @@ static int measure_item(item *it, cs_rop *op, MPI_Comm sync, double max_seconds,
     io.min_rounds = min_cycles < it->cycles ? min_cycles : it->cycles;
     io.max_rounds = it->cycles;
     io.max_seconds = max_seconds;
+    io.arrivals = arr ? &it->run : NULL;
     cs_timing t[2];
     double *x = malloc(sizeof *x * 3 * (size_t)it->cycles);
     if (!x)
@@ -108,8 +124,79 @@ static int measure_item(item *it, cs_rop *op, MPI_Comm sync, double max_seconds,
     return rc;
 }
 
+/* The prediction under arrivals (see the top): [0] on completion, [1] on
+ * the application's collective time; each {recorded, predicted, lo, hi}
+ * in seconds summed over ranks. */
+typedef struct prediction {
+    double v[2][4];
+    double wait, t_all; /* recorded wait of the replayed points; every collective */
+    size_t unrecorded;  /* points without arrival data (all taken as completion) */
+} prediction;
+
+static void predict(const cs_points *pts, const item *it, size_t n, prediction *pr)
+{
+    memset(pr, 0, sizeof *pr);
+    pr->t_all = pts->t_all;
+    double rest = pts->t_all;
+    for (size_t i = 0; i < n; i++) {
+        const cs_point *p = it[i].p;
+        double r[3] = {it[i].ratio, it[i].rlo, it[i].rhi};
+        pr->v[0][0] += p->compl_s;
+        for (int k = 0; k < 3; k++) {
+            pr->v[0][1 + k] += p->compl_s * r[k];
+            pr->v[1][1 + k] += p->wait_s + p->compl_s * r[k];
+        }
+        pr->wait += p->wait_s;
+        pr->unrecorded += !p->arr;
+        rest -= p->t_s;
+    }
+    pr->v[1][0] = pts->t_all;
+    for (int k = 1; k < 4; k++)
+        pr->v[1][k] += rest > 0 ? rest : 0;
+}
+
+static double ratio_of(const prediction *pr, int w, int k)
+{
+    return pr->v[w][0] > 0 ? pr->v[w][k] / pr->v[w][0] : 0;
+}
+
+static void print_prediction(const cs_replay_opts *o, const prediction *pr, const char *pat)
+{
+    static const char *what[2] = {"completion", "application"};
+    if (o->format == CS_OUT_CSV) {
+        for (int w = 0; w < 2; w++) /* the table's columns: times in us, ratio, its CI */
+            printf("%s,,,,,,%.3f,%.3f,%s,,%.4f,%.4f,%.4f,0\n", what[w], pr->v[w][0] * 1e6,
+                   pr->v[w][1] * 1e6, pat, ratio_of(pr, w, 2), ratio_of(pr, w, 3),
+                   ratio_of(pr, w, 1));
+        return;
+    }
+    if (o->format == CS_OUT_JSON) {
+        printf(",\n  \"arrivals\": \"%s\",\n", pat);
+        for (int w = 0; w < 2; w++)
+            printf("  \"predicted_%s\": {\"recorded_s\": %.6f, \"tuned_s\": %.6f, "
+                   "\"ratio\": %.4f, \"ratio_lo\": %.4f, \"ratio_hi\": %.4f}%s\n",
+                   what[w], pr->v[w][0], pr->v[w][1], ratio_of(pr, w, 1), ratio_of(pr, w, 2),
+                   ratio_of(pr, w, 3), ",");
+        printf("  \"recorded_wait_s\": %.6f,\n  \"points_without_arrivals\": %zu\n}\n",
+               pr->wait, pr->unrecorded);
+        return;
+    }
+    printf("\nunder arrivals %s (times per call above: completion, last exit - last arrival)\n"
+           "expected gain on completion time (what the tree changes): %.3f [%.3f, %.3f]\n"
+           "  (recorded completion %.6f s -> %.6f s, summed over ranks)\n"
+           "expected gain on the application's collective time (recorded wait + tuned "
+           "completion; every collective, those not replayed unchanged): %.3f [%.3f, %.3f]\n"
+           "  (recorded %.6f s, of which wait %.6f s (%.0f %%), which no method removes)\n",
+           pat, ratio_of(pr, 0, 1), ratio_of(pr, 0, 2), ratio_of(pr, 0, 3), pr->v[0][0],
+           pr->v[0][1], ratio_of(pr, 1, 1), ratio_of(pr, 1, 2), ratio_of(pr, 1, 3), pr->t_all,
+           pr->wait, pr->t_all > 0 ? 100 * pr->wait / pr->t_all : 0);
+    if (pr->unrecorded)
+        printf("  (%zu point(s) without arrival data: all their time taken as completion)\n",
+               pr->unrecorded);
+}
+
 static void print_table(const cs_replay_opts *o, item *it, size_t n, double tot[2], double rep[2],
-                        double tlo, double thi)
+                        double tlo, double thi, int more)
 {
     double ratio = tot[0] > 0 ? tot[1] / tot[0] : 0;
     char b[32];
@@ -161,8 +248,8 @@ static void print_table(const cs_replay_opts *o, item *it, size_t n, double tot[
     else if (o->format == CS_OUT_JSON)
         printf("  ],\n  \"native_s\": %.6f,\n  \"tuned_s\": %.6f,\n  \"ratio\": %.4f,\n"
                "  \"ratio_lo\": %.4f,\n  \"ratio_hi\": %.4f,\n"
-               "  \"replayed_native_s\": %.6f,\n  \"replayed_tuned_s\": %.6f\n}\n",
-               tot[0], tot[1], ratio, tlo, thi, rep[0], rep[1]);
+               "  \"replayed_native_s\": %.6f,\n  \"replayed_tuned_s\": %.6f%s",
+               tot[0], tot[1], ratio, tlo, thi, rep[0], rep[1], more ? "" : "\n}\n");
     else
         printf("\nprofile-weighted time in these collectives: native %.6f s, tuned %.6f s, "
                "ratio tuned/native %.3f\n(every point at the low / high end of its CI: %.3f / "
@@ -178,7 +265,7 @@ static void print_table(const cs_replay_opts *o, item *it, size_t n, double tot[
  * on g.comm, the tree's method at every root the rotation uses, the round
  * size on native.  Returns this rank's MPI error code. */
 static int setup_item(item *it, cs_rop *op, cs_replay_group g, const cs_tree *tree,
-                      const int *map, int nmap)
+                      const int *map, int nmap, const cs_replay_opts *o)
 {
     MPI_Comm comm = g.comm;
     const cs_point *p = it->p;
@@ -202,7 +289,21 @@ static int setup_item(item *it, cs_rop *op, cs_replay_group g, const cs_tree *tr
     cs_timing_opts so;
     memset(&so, 0, sizeof so);
     so.warmup = 3;
-    return cs_time_round_size(g.sync, &fn, &so, &it->r, &it->est);
+    rc = cs_time_round_size(g.sync, &fn, &so, &it->r, &it->est);
+    if (rc == MPI_SUCCESS && o->npats > 0) { /* the pattern, with the point's vectors */
+        int grank;
+        PMPI_Comm_rank(comm, &grank);
+        it->pat = o->pats[0];
+        if (it->pat.kind == CS_PAT_RECORDED)
+            cs_pattern_set_samples(&it->pat, p->late, p->nvec, (int)p->vranks);
+        rc = cs_pat_run_init(&it->run, &it->pat, g.sync, grank, (int)p->comm_size);
+        /* a call costs its completion, a bookkeeping allreduce, the slack
+         * and the pattern's delays; rounds are at most CS_PAT_ROUND_CALLS */
+        it->est += MIX_CALL_OVERHEAD + cs_pattern_max(&it->pat);
+        if (it->r > CS_PAT_ROUND_CALLS)
+            it->r = CS_PAT_ROUND_CALLS;
+    }
+    return rc;
 }
 
 /* Rank 0: rounds per point within the budget (every point gets o->rounds,
@@ -226,8 +327,9 @@ static void plan_cycles(const cs_replay_opts *o, const item *it, size_t n, doubl
     }
 }
 
-/* Rank 0: the profile-weighted totals and the table. */
-static void report(const cs_replay_opts *o, item *it, size_t n)
+/* Rank 0: the profile-weighted totals and the table (and the prediction
+ * under arrivals). */
+static void report(const cs_replay_opts *o, const cs_points *pts, item *it, size_t n)
 {
     double tot[2] = {0, 0}, rep[2] = {0, 0}, lo = 0, hi = 0;
     for (size_t i = 0; i < n; i++) {
@@ -240,7 +342,15 @@ static void report(const cs_replay_opts *o, item *it, size_t n)
         lo += it[i].p->ops * it[i].med[0] * it[i].rlo;
         hi += it[i].p->ops * it[i].med[0] * it[i].rhi;
     }
-    print_table(o, it, n, tot, rep, tot[0] > 0 ? lo / tot[0] : 0, tot[0] > 0 ? hi / tot[0] : 0);
+    int arr = o->npats > 0;
+    print_table(o, it, n, tot, rep, tot[0] > 0 ? lo / tot[0] : 0, tot[0] > 0 ? hi / tot[0] : 0,
+                arr);
+    if (arr) {
+        prediction pr;
+        char name[CS_PAT_NAME_MAX];
+        predict(pts, it, n, &pr);
+        print_prediction(o, &pr, cs_pattern_name(&o->pats[0], name, sizeof name));
+    }
     fflush(stdout);
 }
 
@@ -272,7 +382,7 @@ int cs_replay_mix(const cs_replay_opts *o, const cs_points *pts, const cs_tree *
         cs_replay_group g = cs_replay_comm((int)it[i].p->comm_size, o->alone);
         int c = it[i].p->coll, mine = MPI_SUCCESS;
         if (g.comm != MPI_COMM_NULL)
-            mine = setup_item(&it[i], &ops[i], g, tree, map[c], nmap[c]);
+            mine = setup_item(&it[i], &ops[i], g, tree, map[c], nmap[c], o);
         rc = world_sync(mine, g.comm == MPI_COMM_NULL);
     }
     /* Rounds per point, on world rank 0 (in every group: it has every
@@ -291,13 +401,14 @@ int cs_replay_mix(const cs_replay_opts *o, const cs_points *pts, const cs_tree *
         if (g.comm != MPI_COMM_NULL) {
             /* a bound in case the machine turns slow: 3 x the plan */
             double plan = cycles[i] * 2 * (it[i].r * it[i].est + MIX_ROUND_OVERHEAD);
-            mine = measure_item(&it[i], &ops[i], g.sync, 3 * plan + 0.05, o->rounds);
+            mine = measure_item(&it[i], &ops[i], g.sync, 3 * plan + 0.05, o->rounds,
+                                o->npats > 0);
         }
         rc = world_sync(mine, g.comm == MPI_COMM_NULL);
     }
     free(cycles);
     if (rc == MPI_SUCCESS && o->rank == 0)
-        report(o, it, n);
+        report(o, pts, it, n);
 out:
     if (!it || !ops || rc != MPI_SUCCESS)
         status = 1;

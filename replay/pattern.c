@@ -9,12 +9,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../coll/shm/shm.h"
+#include "coll/shm/shm.h"
 
 #define PAT_SEED 0x636f6c6c73656c41ULL /* the same on every rank: the draws need no message */
 #define PAT_SLACK0 20e-6               /* first slack between two calls */
-#define PAT_SLACK_MAX 10e-3
-#define PAT_LATE_OK 1e-6 /* an arrival this much after its time is still on time */
+#define PAT_SLACK_MAX 2e-3
+#define PAT_LATE_OK 2e-6 /* an arrival this much after its time is still on time */
 
 static int parse_delay(const char *s, double *sec, cs_err *e, const char *pat)
 {
@@ -127,6 +127,14 @@ double cs_pattern_lateness(const cs_pattern *a, long call, int rank, int size)
     }
 }
 
+double cs_pattern_max(const cs_pattern *a)
+{
+    double m = a->kind == CS_PAT_NONE ? 0 : a->delay;
+    for (size_t i = 0; a->kind == CS_PAT_RECORDED && i < a->nvec * (size_t)a->vranks; i++)
+        m = a->vec[i] > m ? a->vec[i] : m;
+    return m;
+}
+
 static double mono(void)
 {
     struct timespec ts;
@@ -206,37 +214,56 @@ static double spin_until(const cs_pat_run *r, double t)
     return now;
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of x[0..n) (sorted in place). */
+static double median(double *x, int n)
+{
+    if (n <= 0)
+        return 0;
+    qsort(x, (size_t)n, sizeof *x, cmp_dbl);
+    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
 int cs_pat_round(MPI_Comm sync, cs_pat_run *r, int (*fn)(void *, long), void *arg, long *i,
                  int n, double t_start, double out[4])
 {
-    double now = cs_pat_now(r), start = 0, all[5] = {0, 0, 0, 0, 0};
-    double comp[2] = {0, 0}, span[2] = {0, 0}; /* [0]: calls on time, [1]: every call */
+    double now = cs_pat_now(r), start = 0, all[6] = {0, 0, 0, 0, 0, 0};
+    /* [0..n): the calls on time; [n..2n): every call */
+    double comp[2 * CS_PAT_ROUND_CALLS], span[2 * CS_PAT_ROUND_CALLS];
     int rc = PMPI_Barrier(sync), err = MPI_SUCCESS, ontime = 0, done = 0;
+    if (n > CS_PAT_ROUND_CALLS)
+        n = CS_PAT_ROUND_CALLS;
     if (rc == MPI_SUCCESS) /* the first start: everybody's clock has passed it */
         rc = PMPI_Allreduce(&now, &start, 1, MPI_DOUBLE, MPI_MAX, sync);
     for (int k = 0; k < n && rc == MPI_SUCCESS && all[4] == 0; k++) {
         double target = start + r->slack + cs_pattern_lateness(r->pat, *i, r->grank, r->gsize);
-        double mine[5];
+        double mine[6];
+        mine[5] = cs_pat_now(r) > target; /* the slack was too short for this rank */
         double a = spin_until(r, target);
         mine[3] = a > target + PAT_LATE_OK; /* not on time: started late, or preempted */
         err = fn(arg, (*i)++);
         double x = cs_pat_now(r);
         mine[0] = x, mine[1] = -a, mine[2] = a, mine[4] = err != MPI_SUCCESS;
-        rc = PMPI_Allreduce(mine, all, 5, MPI_DOUBLE, MPI_MAX, sync);
+        rc = PMPI_Allreduce(mine, all, 6, MPI_DOUBLE, MPI_MAX, sync);
         if (rc != MPI_SUCCESS)
             break;
-        int miss = all[3] != 0;
-        for (int j = miss; j < 2; j++) {
-            comp[j] += all[0] - all[2]; /* last exit - last arrival */
-            span[j] += all[0] + all[1]; /* last exit - first arrival */
+        if (all[3] == 0) { /* every rank arrived when the pattern said */
+            comp[ontime] = all[0] - all[2]; /* last exit - last arrival */
+            span[ontime++] = all[0] + all[1]; /* last exit - first arrival */
         }
-        ontime += !miss, done++;
+        comp[CS_PAT_ROUND_CALLS + done] = all[0] - all[2];
+        span[CS_PAT_ROUND_CALLS + done++] = all[0] + all[1];
         r->calls++;
-        if (miss) { /* the slack was too short for a rank: longer (the same everywhere) */
-            r->misses++;
+        r->misses += all[3] != 0;
+        if (all[5] != 0) { /* longer (the same everywhere) */
             r->slack = fmin(2 * r->slack, PAT_SLACK_MAX);
             r->streak = 0;
-        } else if (++r->streak >= 64 && r->slack > PAT_SLACK0) { /* a passing load: back */
+        } else if (++r->streak >= 16 && r->slack > PAT_SLACK0) { /* a passing load: back */
             r->slack = fmax(0.5 * r->slack, PAT_SLACK0);
             r->streak = 0;
         }
@@ -245,12 +272,12 @@ int cs_pat_round(MPI_Comm sync, cs_pat_run *r, int (*fn)(void *, long), void *ar
     double el = PMPI_Wtime() - t_start, elmax = el;
     if (rc == MPI_SUCCESS)
         rc = PMPI_Allreduce(&el, &elmax, 1, MPI_DOUBLE, MPI_MAX, sync);
-    /* the calls that kept the pattern; all of them when none did */
-    int j = ontime ? 0 : 1, m = ontime ? ontime : done;
-    out[0] = m > 0 ? comp[j] / m : 0;
+    /* the median call that kept the pattern; of every call when none did */
+    int off = ontime ? 0 : CS_PAT_ROUND_CALLS, m = ontime ? ontime : done;
+    out[0] = median(comp + off, m);
     out[1] = elmax;
     out[2] = all[4];
-    out[3] = m > 0 ? span[j] / m : 0;
+    out[3] = median(span + off, m);
     if (rc != MPI_SUCCESS)
         return rc;
     if (err != MPI_SUCCESS)

@@ -19,10 +19,13 @@
  *   random:D         every rank late by an independent uniform [0, D]
  *   recorded         a lateness vector drawn per call from the cell's
  *                    recorded ones (cs_pattern_set_samples)
- * A call where some rank could not reach the collective at its time (the
- * previous call's bookkeeping ran late on a loaded machine) is not under
- * the pattern: it counts only in a round without any call on time.  The
- * slack doubles after such a call and halves after 64 calls on time.
+ * A call where some rank reached the collective more than 2 us after its
+ * time (the previous call's bookkeeping ran late, or the rank was
+ * preempted: a loaded machine) is not under the pattern: it counts only in
+ * a round without any call on time.  A round's value is the MEDIAN of its
+ * calls (a preempted call does not swing it).  The slack doubles (up to
+ * 2 ms) when a rank reached its spin after its time, and halves after 16
+ * calls without.
  * D: a duration with a unit, 20us, 1.5ms, 500ns, 0.001s (a bare number is
  * us), in (0, 1 s].  Draws are a hash of (seed, call index, rank): every
  * rank computes the same vector without a message.
@@ -41,7 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/util.h"
+#include "common/util.h"
 
 enum cs_pat_kind { CS_PAT_NONE, CS_PAT_ONE_LATE, CS_PAT_RANDOM, CS_PAT_RECORDED };
 
@@ -70,6 +73,9 @@ int cs_pattern_parse_list(const char *s, cs_pattern *a, int max, int *n, cs_err 
 /* Recorded pattern: the vectors to draw from (not copied). */
 void cs_pattern_set_samples(cs_pattern *a, const double *vec, size_t nvec, int vranks);
 
+/* The largest lateness the pattern can draw (seconds). */
+double cs_pattern_max(const cs_pattern *a);
+
 /* Lateness in seconds of group rank `rank` of `size` at call `call`:
  * the same on every rank (a hash, no message). */
 double cs_pattern_lateness(const cs_pattern *a, long call, int rank, int size);
@@ -82,8 +88,7 @@ typedef struct cs_pat_run {
                           communicator's clock (0 within a node) */
     double slack;      /* seconds from the last exit to the next agreed start */
     int yield;         /* spin yielding the processor (oversubscribed node) */
-    long calls, misses; /* timed calls; calls where a rank reached its start late
-                           (not counted in a round that has calls on time) */
+    long calls, misses; /* timed calls; calls where a rank arrived late (see above) */
     int streak;         /* calls on time since the slack last changed */
 } cs_pat_run;
 
@@ -101,10 +106,11 @@ double cs_pat_now(const cs_pat_run *r);
  * sized for back-to-back calls would take far longer for no gain. */
 #define CS_PAT_ROUND_CALLS 16
 
-/* One round of n calls of fn under the pattern (timing.c's round): the
- * closure's call index *i advances by n.  out[0]: mean completion per call
- * (s), out[1]: seconds since t_start (max over ranks), out[2]: error flag
- * (any rank), out[3]: mean exit span per call (s).  Identical on every
+/* One round of n (at most CS_PAT_ROUND_CALLS) calls of fn under the
+ * pattern (timing.c's round): the closure's call index *i advances by n.
+ * out[0]: median completion of the calls (s), out[1]: seconds since
+ * t_start (max over ranks), out[2]: error flag (any rank), out[3]: median
+ * exit span (s).  Identical on every
  * rank.  Collective over sync.  Returns an MPI error code. */
 int cs_pat_round(MPI_Comm sync, cs_pat_run *r, int (*fn)(void *, long), void *arg, long *i,
                  int n, double t_start, double out[4]);

@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/colls.h"
-#include "../record/profile.h"
+#include "common/colls.h"
+#include "record/profile.h"
 #include "spec.h"
 
 typedef struct cs_point {
@@ -19,14 +19,27 @@ typedef struct cs_point {
     int root_mode;      /* enum cs_root_mode (grid points: CS_ROOT_ZERO) */
     int root;
     double ops;         /* the profile's operations at this point; 0 for grid points */
+    /* arrivals (profiles that recorded them): the point's share of its
+     * cell's time, summed over ranks, in seconds, split into wait and
+     * completion (record/arrivals.h); without arrival data for the cell
+     * (arr = 0) compl_s = t_s, wait_s = 0 (all of it taken as changeable) */
+    double t_s, wait_s, compl_s;
+    int arr;
+    double *late;       /* the cell's recorded lateness vectors, nvec x vranks seconds
+                           (owned; NULL: none): what --arrivals recorded draws from */
+    uint32_t nvec, vranks;
 } cs_point;
 
 typedef struct cs_points {
     cs_point *p;
     size_t n, cap;
+    double t_all;       /* the profile's time in every collective (tuned or not), seconds
+                           summed over ranks */
+    int arr;            /* the profile recorded arrivals */
 } cs_points;
 
-/* colls[c] != 0 selects collective c. */
+/* colls[c] != 0 selects collective c.  Copies the cells' arrival data
+ * (prof need not outlive pts). */
 int cs_points_add_profile(cs_points *pts, const cs_profile *prof, const int colls[CS_NCOLL],
                           cs_err *e);
 int cs_points_add_grid(cs_points *pts, const cs_replay_grid *g, const int colls[CS_NCOLL], cs_err *e);

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../select/perf.h"
-#include "../select/tree.h"
+#include "select/perf.h"
+#include "select/tree.h"
 #include "op.h"
 #include "replay.h"
 #include "spec.h"
@@ -23,9 +23,9 @@ static void usage(FILE *f)
     fprintf(f,
         "usage: mpirun -n P " PROG " [--profile PROFILE] [--grid SPEC] [--methods LIST]\n"
         "            [--colls LIST] [--time-per-point S] [--budget S] [--quick]\n"
-        "            [--finalists K] [--resume] [--alone] [-v] -o PERF.csv\n"
+        "            [--finalists K] [--resume] [--alone] [--arrivals LIST] [-v] -o PERF.csv\n"
         "       mpirun -n P " PROG " --mix PROFILE --tree TREE [--budget S] [--rounds N]\n"
-        "            [--colls LIST] [--alone] [--csv|--json]\n\n"
+        "            [--colls LIST] [--alone] [--arrivals PATTERN] [--csv|--json]\n\n"
         "Measuring: times native and every applicable method (collective timing: warm-up,\n"
         "rounds of back-to-back calls separated by a barrier, max over ranks, until the\n"
         "95 %% CI of the median is within 5 %% or the method's share of the point's time\n"
@@ -74,6 +74,17 @@ static void usage(FILE *f)
         "  --no-progress       only the summary line\n"
         "  --alone             measure a point of size s on world ranks 0..s-1 only, the\n"
         "                      others waiting (the papers' way)\n"
+        "  --arrivals LIST     arrival patterns, comma-separated (each point under each;\n"
+        "                      --mix: the first): none, one-late:D[@R] (rank R, or one\n"
+        "                      drawn per call, D late: 20us, 1.5ms), random:D (each rank\n"
+        "                      uniform in [0, D]), recorded (per call a lateness vector\n"
+        "                      drawn from the cell's recorded ones).  Every call is then\n"
+        "                      timed on its own, its time the COMPLETION: last exit - last\n"
+        "                      arrival, the injected delay never counted (arrivals on\n"
+        "                      CLOCK_MONOTONIC, a spin per delay; the same draw on every\n"
+        "                      rank); the rows carry the pattern (column arrivals).\n"
+        "                      Default: recorded,none (--mix: recorded) for a profile\n"
+        "                      with arrival data, else back-to-back calls as above\n"
         "Points larger than the world are skipped.  A point of size s runs on floor(P/s)\n"
         "disjoint groups of s consecutive ranks at once, as an application's row and\n"
         "column communicators do; rounds start together in every group and a round's\n"
@@ -93,7 +104,12 @@ static void usage(FILE *f)
         "                      budget gives more, half in equal shares, half in\n"
         "                      proportion to the points' share of the profile's time\n"
         "  --csv, --json       print the table as CSV or JSON instead of text (CSV: a\n"
-        "                      last row 'total' with the profile-weighted times in us)\n");
+        "                      last row 'total' with the profile-weighted times in us)\n"
+        "Under arrivals (--arrivals, or a profile with arrival data) the times are\n"
+        "completion, and the prediction is given twice: on completion (what the tree\n"
+        "changes) and on the application's collective time, every collective of the\n"
+        "profile: (recorded wait + recorded completion x the point's ratio, summed;\n"
+        "the collectives not replayed unchanged) / the recorded time.\n");
 }
 
 static int is_rank0_env(void)
@@ -209,7 +225,8 @@ static int takes_value(const char *a)
 {
     static const char *opts[] = {"--profile", "--mix",    "--tree",           "--grid",
                                  "--methods", "-o",       "--output",         "--colls",
-                                 "--budget",  "--rounds", "--time-per-point", "--finalists"};
+                                 "--budget",  "--rounds", "--time-per-point", "--finalists",
+                                 "--arrivals"};
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
         if (!strcmp(a, opts[i]))
             return 1;
@@ -276,6 +293,14 @@ static int parse_args(int argc, char **argv, cs_replay_opts *o, const char **mix
             if (*end || r < 1 || r > 1000)
                 rc = bad("--rounds '%s': need an integer in 1..1000", v);
             o->rounds = (int)r;
+        } else if (!strcmp(a, "--arrivals")) {
+            cs_err e = {{0}};
+            o->arrivals = v;
+            if (cs_pattern_parse_list(v, o->pats, CS_REPLAY_PATS, &o->npats, &e) < 0)
+                rc = bad("--arrivals: %s", e.msg);
+#ifdef COLLSEL_SMPI
+            rc = rc ? rc : bad("--arrivals: not in the SimGrid build (its clock is simulated)");
+#endif
         } else if (!strcmp(a, "--finalists")) {
             char *end;
             long k = strtol(v, &end, 10);
@@ -353,6 +378,8 @@ static int drop_measured(const cs_replay_opts *o, cs_points *pts)
     for (size_t i = 0; i < pts->n; i++)
         if (keep[i])
             pts->p[n++] = pts->p[i];
+        else
+            free(pts->p[i].late);
     pts->n = n;
     free(keep);
     return rc;
@@ -420,6 +447,34 @@ static int make_points(const cs_replay_opts *o, cs_points *pts)
     return rc;
 }
 
+/* The arrival patterns: --arrivals as given, or, when the profile recorded
+ * arrivals, "recorded,none" (measuring: the tree under the application's
+ * pattern, and the balanced one to compare) or "recorded" (--mix).
+ * "recorded" needs a profile with arrival data.  The same on every rank.
+ * Returns 0 or 2. */
+static int choose_patterns(cs_replay_opts *o, const cs_points *pts, int mix)
+{
+    cs_err e = {{0}};
+    if (!o->arrivals && pts->arr) {
+        o->arrivals = mix ? "recorded" : "recorded,none";
+        cs_pattern_parse_list(o->arrivals, o->pats, CS_REPLAY_PATS, &o->npats, &e);
+        if (o->rank == 0)
+            fprintf(stderr, PROG ": %s recorded arrivals: %s under --arrivals %s (times: "
+                            "completion)\n", o->profile, mix ? "replaying" : "measuring",
+                    o->arrivals);
+    }
+    for (int k = 0; k < o->npats; k++)
+        if (o->pats[k].kind == CS_PAT_RECORDED && !pts->arr) {
+            if (o->rank == 0)
+                fprintf(stderr, PROG ": --arrivals recorded: %s\n",
+                        o->profile ? "the profile has no arrival data (recorded by an older "
+                                     "collsel, or folded): use none, one-late:D or random:D"
+                                   : "needs --profile (the cells' recorded arrivals)");
+            return 2;
+        }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     cs_replay_opts o = {.time_per_point = 2.0, .budget = 5.0, .rel_ci = 0.05, .rounds = 20,
@@ -439,6 +494,8 @@ int main(int argc, char **argv)
     cs_points pts = {0};
     cs_tree *tree = NULL;
     rc = make_points(&o, &pts) < 0 ? 2 : 0;
+    if (rc == 0)
+        rc = choose_patterns(&o, &pts, mix != NULL);
     if (rc == 0 && mix) {
         cs_err e = {{0}};
         int ok = cs_tree_read(&tree, o.tree, &e), all;

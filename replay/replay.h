@@ -5,12 +5,15 @@
 
 #include <mpi.h>
 
-#include "../common/colls.h"
+#include "common/colls.h"
+#include "replay/pattern.h"
 #include "points.h"
 
 struct cs_tree;
 
 enum { CS_OUT_TEXT, CS_OUT_CSV, CS_OUT_JSON };
+
+#define CS_REPLAY_PATS 4 /* arrival patterns of one run at most */
 
 typedef struct cs_replay_opts {
     const char *profile, *grid, *methods, *out, *tree;
@@ -27,6 +30,9 @@ typedef struct cs_replay_opts {
     int resume;                   /* measure: keep the rows of -o, skip their points */
     int alone;                    /* one group per point (cs_replay_comm) */
     int rank, size;               /* in MPI_COMM_WORLD */
+    const char *arrivals;         /* --arrivals LIST as given (NULL: the default) */
+    cs_pattern pats[CS_REPLAY_PATS]; /* the arrival patterns (npats 0: back-to-back calls) */
+    int npats;
 } cs_replay_opts;
 
 /* Both modes are collective over MPI_COMM_WORLD and return an exit code

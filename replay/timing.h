@@ -39,7 +39,7 @@ typedef struct cs_timing_opts {
     int calls_per_round;   /* > 0: rounds of exactly this many calls (no sizing
                               rounds); 0: sized after the warm-up (default) */
     struct cs_pat_run *arrivals; /* non-NULL: every call under this arrival pattern and a
-                                    round's time is the mean COMPLETION per call (pattern.h);
+                                    round's time is the median COMPLETION of its calls (pattern.h);
                                     NULL: back-to-back calls (default) */
 } cs_timing_opts;
 
@@ -49,7 +49,7 @@ typedef struct cs_timing {
     int rounds;                       /* timed rounds (samples) */
     int calls_per_round;
     int converged;                    /* 1: CI target reached; 0: a bound was hit */
-    double span_us;                   /* median over rounds of the mean exit span per call
+    double span_us;                   /* median over rounds of the exit span per call
                                          (under arrivals: last exit - first arrival; else
                                          the time per call) */
 } cs_timing;

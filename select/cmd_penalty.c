@@ -14,9 +14,10 @@ int cs_cmd_penalty(int argc, char **argv);
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: collsel penalty TREE --perf PERF [--profile PROFILE] [--csv]\n"
+            "usage: collsel penalty TREE --perf PERF [--profile PROFILE] [--arrivals PATTERN]\n"
+            "                       [--csv]\n"
             "       collsel penalty --table --perf PERF [--profile PROFILE] [--threshold PCT]\n"
-            "                       [--margin PCT]\n\n"
+            "                       [--margin PCT] [--arrivals PATTERN]\n\n"
             "Penalty of a point = (t_chosen - t_best) / t_best, where t_best is the fastest\n"
             "method measured at the point and t_chosen the time of the tree's choice (its\n"
             "first method measured there).  Prints min, max, mean and median over the\n"
@@ -33,6 +34,8 @@ static void usage(FILE *f)
             "  --margin PCT  (--table, default %g) build the trees with this decision\n"
             "            margin: a method other than native is taken only where it is at\n"
             "            least PCT %% faster than native (see collsel tune --help)\n"
+            "  --arrivals PATTERN  the rows of PERF measured under this arrival pattern\n"
+            "            (back-to-back: rows without one); default as collsel tune's\n"
             "exit status: 0 ok, 2 bad input or usage\n",
             CS_TUNE_MARGIN);
 }
@@ -78,7 +81,7 @@ static int penalty_tree(const char *tree, const char *perf_path, const cs_perf *
             free(pen);
             free(chosen);
             cs_map_free(&m);
-            goto done;
+            goto out;
         }
         n++;
         if (csv) {
@@ -105,7 +108,7 @@ static int penalty_tree(const char *tree, const char *perf_path, const cs_perf *
                 perf_path);
     else
         rc = CS_EXIT_OK;
-done:
+out:
     cs_tree_free(t);
     return rc;
 }
@@ -168,9 +171,9 @@ int cs_cmd_penalty(int argc, char **argv)
         {"perf", required_argument, 0, 'p'}, {"profile", required_argument, 0, 'P'},
         {"csv", no_argument, 0, 'c'},        {"table", no_argument, 0, 'T'},
         {"threshold", required_argument, 0, 't'}, {"help", no_argument, 0, 'h'},
-        {"margin", required_argument, 0, 'm'},
+        {"margin", required_argument, 0, 'm'}, {"arrivals", required_argument, 0, 'A'},
         {0, 0, 0, 0}};
-    const char *perf_path = NULL, *prof_path = NULL;
+    const char *perf_path = NULL, *prof_path = NULL, *arrivals = NULL;
     int csv = 0, table = 0, c;
     double thr = 100, margin = CS_TUNE_MARGIN;
     optind = 0;
@@ -181,6 +184,7 @@ int cs_cmd_penalty(int argc, char **argv)
         case 'P': prof_path = optarg; break;
         case 'c': csv = 1; break;
         case 'T': table = 1; break;
+        case 'A': arrivals = !strcmp(optarg, "back-to-back") ? "" : optarg; break;
         case 'h': usage(stdout); return CS_EXIT_OK;
         case 't':
             if (cs_sel_num(optarg, 1e-9, 100, &thr) < 0) {
@@ -215,6 +219,17 @@ int cs_cmd_penalty(int argc, char **argv)
     cs_profile *prof;
     if (cs_sel_load("penalty", perf_path, prof_path, &perf, &prof) < 0)
         return CS_EXIT_USAGE;
+    cs_perf_select_arrivals(&perf, arrivals, NULL); /* by default the rows tune takes */
+    size_t methods = 0; /* segment rows are kept whatever the pattern */
+    for (size_t r = 0; r < perf.n; r++)
+        methods += !cs_perf_is_segment(&perf.rows[r]);
+    if (methods == 0 && arrivals) {
+        fprintf(stderr, "collsel penalty: %s: no rows under arrivals '%s'\n", perf_path,
+                arrivals);
+        cs_perf_free(&perf);
+        cs_sel_free_profile(prof);
+        return CS_EXIT_USAGE;
+    }
     int rc = table ? penalty_table(perf_path, &perf, prof, thr, margin)
                    : penalty_tree(argv[optind], perf_path, &perf, prof, csv);
     cs_perf_free(&perf);

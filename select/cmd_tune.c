@@ -16,7 +16,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: collsel tune --perf PERF... [--profile PROFILE]... [--weights W1,W2,...]\n"
             "                    [--max-depth N] [--threshold PCT] [--max-leaves N]\n"
-            "                    [--leaf majority|penalty] [--margin PCT] [--json] -o TREE\n"
+            "                    [--leaf majority|penalty] [--margin PCT] [--arrivals PATTERN]\n"
+            "                    [--json] -o TREE\n"
             "       collsel tune --c45 [-m N] [-c PCT] [--combined] --perf PERF...\n"
             "                    [--profile PROFILE]... [--weights W1,W2,...] [--max-leaves N]\n"
             "                    [--margin PCT] -o TREE\n\n"
@@ -69,6 +70,15 @@ static void usage(FILE *f)
             "the application spent at the point.  \"vs native\" = (t_chosen - t_native) /\n"
             "t_native (negative: faster than native): mean, max, and the number of\n"
             "points where the tree's choice is more than 5 %% slower than native.\n"
+            "  --arrivals PATTERN  build on the rows measured under this arrival pattern\n"
+            "           (collsel-replay --arrivals: their times are completion, the part\n"
+            "           a method changes): recorded, none, one-late:20us, ...; back-to-back\n"
+            "           for rows without a pattern.  Default: recorded when PERF has such\n"
+            "           rows (collsel-replay measures them whenever the profile recorded\n"
+            "           arrivals), else the rows without a pattern, else none.  When the\n"
+            "           tree is built under a pattern and PERF also has balanced rows (none,\n"
+            "           else back-to-back), the points where the fastest method differs\n"
+            "           between the two are listed (or: none differs)\n"
             "  --json   statistics as JSON on stdout\n"
             "exit status: 0 ok, 1 failure (writing), 2 bad input or usage\n",
             CS_TUNE_MARGIN);
@@ -84,6 +94,7 @@ typedef struct tune_args {
     cs_tune_opts o;
     double margin;
     int leaves_given, json;
+    const char *arrivals;       /* --arrivals (NULL: the default) */
     int c45, combined, c45_opt; /* c45_opt: -m or -c given */
     cs_c45_tune c;
 } tune_args;
@@ -97,7 +108,8 @@ static int parse(int argc, char **argv, tune_args *a)
         {"json", no_argument, 0, 'j'},            {"help", no_argument, 0, 'h'},
         {"margin", required_argument, 0, 'M'},    {"c45", no_argument, 0, '4'},
         {"combined", no_argument, 0, 'C'},        {"weights", required_argument, 0, 'w'},
-        {"leaf", required_argument, 0, 'L'},      {0, 0, 0, 0}};
+        {"leaf", required_argument, 0, 'L'},      {"arrivals", required_argument, 0, 'A'},
+        {0, 0, 0, 0}};
     memset(a, 0, sizeof *a);
     cs_tune_opts_default(&a->o);
     cs_c45_tune_default(&a->c);
@@ -166,6 +178,7 @@ static int parse(int argc, char **argv, tune_args *a)
             }
             break;
         case 'o': a->out = optarg; break;
+        case 'A': a->arrivals = !strcmp(optarg, "back-to-back") ? "" : optarg; break;
         case 'j': a->json = 1; break;
         case 'h': usage(stdout); return 1;
         case 'd':
@@ -354,7 +367,7 @@ static int print_one(const tune_args *a, const cs_map *m, const cs_tree *t, cons
         cs_sel_print_native(stdout, &pc, 1);
     }
     return 0;
-fail:
+out:
     fprintf(stderr, "collsel tune: %s\n", e.msg);
     return -1;
 }
@@ -402,7 +415,7 @@ static int build(const tune_args *a, const cs_map *maps, int n, cs_tree *t, cs_t
         }
     }
     return 0;
-fail:
+out:
     return -1;
 }
 
@@ -467,6 +480,106 @@ static int site_profile(const tune_args *a, cs_profile *prof)
     return 0;
 }
 
+/* The fastest method of every point under pattern pat: index into t's
+ * rows, per point (a sorted list of (coll, size, bytes, row)). */
+typedef struct best_at {
+    int coll;
+    uint32_t cs;
+    uint64_t bytes;
+    size_t row;
+} best_at;
+
+static size_t fastest(const cs_perf *t, const char *pat, best_at *b)
+{
+    size_t n = 0;
+    for (size_t r = 0; r < t->n; r++) {
+        const cs_perf_row *x = &t->rows[r];
+        if (strcmp(x->arrivals, pat) || cs_perf_is_segment(x))
+            continue;
+        size_t k = 0;
+        while (k < n && !(b[k].coll == x->coll && b[k].cs == x->comm_size && b[k].bytes == x->msg_bytes))
+            k++;
+        if (k == n)
+            b[n++] = (best_at){x->coll, x->comm_size, x->msg_bytes, r};
+        else if (x->median_us < t->rows[b[k].row].median_us)
+            b[k].row = r;
+    }
+    return n;
+}
+
+/* The row of method m at point at in t under pattern pat, or NULL. */
+static cs_perf_row *row_of(cs_perf *t, const char *pat, const best_at *at, const char *m)
+{
+    for (size_t r = 0; r < t->n; r++) {
+        cs_perf_row *x = &t->rows[r];
+        if (x->coll == at->coll && x->comm_size == at->cs && x->msg_bytes == at->bytes &&
+            !strcmp(x->arrivals, pat) && !strcmp(x->method, m))
+            return x;
+    }
+    return NULL;
+}
+
+/* A tree under pattern pat when PERF (all) has balanced rows too (none,
+ * else back-to-back): the points where the fastest method under pat is not
+ * the fastest under balanced arrival.  Where the balanced one is within
+ * the margin of the pattern's fastest under pat, the point keeps it (its
+ * time in perf, the rows the tree is built on, is set just below the
+ * fastest): a method replaces the balanced choice only where the pattern
+ * makes it at least margin % faster, as a method replaces native - a near
+ * tie between two runs is noise, not the pattern. */
+static void compare_balanced(const cs_perf *all, cs_perf *perf, const char *pat, double margin,
+                             int json)
+{
+    const char *bal = NULL;
+    for (size_t r = 0; r < all->n && !bal; r++)
+        if (!strcmp(all->rows[r].arrivals, "none"))
+            bal = "none";
+    for (size_t r = 0; r < all->n && !bal; r++)
+        if (!all->rows[r].arrivals[0] && !cs_perf_is_segment(&all->rows[r]))
+            bal = "";
+    if (!bal || !strcmp(bal, pat))
+        return;
+    best_at *bp = malloc(sizeof *bp * (all->n + 1)), *bb = malloc(sizeof *bb * (all->n + 1));
+    if (!bp || !bb) {
+        free(bp), free(bb);
+        return;
+    }
+    size_t np = fastest(all, pat, bp), nb = fastest(all, bal, bb), both = 0, differ = 0, kept = 0;
+    if (!json)
+        printf("arrivals: the fastest method under %s against balanced arrival (%s; a point "
+               "keeps the balanced one unless the pattern's is %g %% faster):\n",
+               pat, *bal ? bal : "back-to-back rows", margin);
+    for (size_t i = 0; i < np; i++)
+        for (size_t j = 0; j < nb; j++) {
+            if (bp[i].coll != bb[j].coll || bp[i].cs != bb[j].cs || bp[i].bytes != bb[j].bytes)
+                continue;
+            both++;
+            const cs_perf_row *xp = &all->rows[bp[i].row], *xb = &all->rows[bb[j].row];
+            if (!strcmp(xp->method, xb->method))
+                continue;
+            differ++;
+            cs_perf_row *keep = row_of(perf, pat, &bp[i], xb->method);
+            double tb = keep ? keep->median_us : -1; /* balanced best, under pat */
+            int within = tb >= 0 && tb <= xp->median_us * (1 + margin / 100);
+            if (within) {
+                keep->median_us = xp->median_us * (1 - 1e-9);
+                kept++;
+            }
+            char sz[32];
+            if (!json)
+                printf("  %-9s %4u ranks %9s: %s %.2f us under %s; balanced: %s (%.2f us under "
+                       "%s%s)%s\n",
+                       cs_coll_name(xp->coll), xp->comm_size, cs_sel_size(sz, sizeof sz, xp->msg_bytes),
+                       xp->method, xp->median_us, pat, xb->method, tb, pat,
+                       tb >= 0 ? "" : ": not measured", within ? ": kept, within the margin" : "");
+        }
+    if (!json)
+        printf("  %zu of %zu point(s) measured under both differ%s; %zu keep the balanced "
+               "method (within the margin)\n",
+               differ, both, differ ? "" : ": the pattern changes no best method here", kept);
+    free(bp), free(bb);
+}
+
 int cs_cmd_tune(int argc, char **argv)
 {
     tune_args a;
@@ -496,6 +609,37 @@ int cs_cmd_tune(int argc, char **argv)
             return CS_EXIT_USAGE;
         }
     }
+    /* one arrival pattern's rows (the others kept for the comparison) */
+    cs_perf all;
+    cs_perf_init(&all);
+    char pat[CS_PERF_ARRIVALS_MAX];
+    for (size_t r = 0; r < perf.n; r++)
+        if (cs_perf_add(&all, &perf.rows[r]) < 0) {
+            fprintf(stderr, "collsel tune: out of memory\n");
+            cs_perf_free(&all), cs_perf_free(&perf), cs_sel_free_profile(prof);
+            return CS_EXIT_FAIL;
+        }
+    int npat = cs_perf_select_arrivals(&perf, a.arrivals, pat);
+    size_t methods = 0; /* rows of methods (segment rows are kept whatever the pattern) */
+    for (size_t r = 0; r < perf.n; r++)
+        methods += !cs_perf_is_segment(&perf.rows[r]);
+    if (a.arrivals && methods == 0) {
+        fprintf(stderr, "collsel tune: %s has no rows measured under arrivals '%s'\n", a.perf,
+                a.arrivals);
+        cs_perf_free(&all), cs_perf_free(&perf), cs_sel_free_profile(prof);
+        return CS_EXIT_USAGE;
+    }
+    if (!a.json && (npat > 1 || *pat))
+        printf("arrivals: built on the rows measured under %s%s (%d pattern(s) in the table)\n",
+               *pat ? pat : "back-to-back calls",
+               *pat && strcmp(pat, "none") ? ", completion times" : "", npat);
+    if (!a.json && prof && cs_arr_recorded(prof) && strcmp(pat, "recorded"))
+        printf("arrivals: the profile recorded arrivals, but the tree is built on %s rows "
+               "(collsel-replay --arrivals recorded measures under them)\n",
+               *pat ? pat : "back-to-back");
+    if (*pat && strcmp(pat, "none"))
+        compare_balanced(&all, &perf, pat, a.margin, a.json);
+    cs_perf_free(&all);
     if ((a.nprofiles > 1 || a.nweights) && site_profile(&a, prof) < 0) {
         cs_sel_free_profile(prof);
         cs_perf_free(&perf);
@@ -507,7 +651,7 @@ int cs_cmd_tune(int argc, char **argv)
     cs_err e;
     cs_tree *t = cs_tree_new(), *cmp = prof ? cs_tree_new() : NULL;
     if (!t || (prof && !cmp))
-        goto done;
+        goto out;
     for (int c = 0; c < CS_NCOLL; c++) {
         int present = 0;
         for (size_t r = 0; r < perf.n && !present; r++)
@@ -516,17 +660,17 @@ int cs_cmd_tune(int argc, char **argv)
             continue;
         if (cs_map_build(&maps[n], &perf, c, prof, &e) < 0) {
             fprintf(stderr, "collsel tune: %s: %s\n", a.perf, e.msg);
-            goto done;
+            goto out;
         }
         maps[n++].margin = a.margin;
     }
     if (!n) {
         fprintf(stderr, "collsel tune: %s: no rows\n", a.perf);
-        goto done;
+        goto out;
     }
     if (build(&a, maps, n, t, cmp, res, &e) < 0) {
         fprintf(stderr, "collsel tune: %s: %s\n", a.perf, e.msg);
-        goto done;
+        goto out;
     }
     if (a.json)
         printf("{\"perf\":\"%s\",\"mode\":\"%s\",\"collectives\":[", a.perf,
@@ -536,18 +680,18 @@ int cs_cmd_tune(int argc, char **argv)
                                               : "papers");
     for (int k = 0; k < n; k++)
         if (print_one(&a, &maps[k], t, cmp, &res[k], k == 0) < 0)
-            goto done;
+            goto out;
     if (a.json)
         printf("],\"margin\":%g}\n", a.margin);
     if (cs_tree_write(t, a.out, &e) < 0) {
         fprintf(stderr, "collsel tune: %s\n", e.msg);
         rc = CS_EXIT_FAIL;
-        goto done;
+        goto out;
     }
     if (!a.json)
         printf("wrote %s (%d collective%s)\n", a.out, n, n > 1 ? "s" : "");
     rc = CS_EXIT_OK;
-done:
+out:
     for (int k = 0; k < n; k++)
         cs_map_free(&maps[k]);
     cs_tree_free(t);

@@ -12,17 +12,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/colls.h"
+#include "common/colls.h"
 
 #define PERF_MAGIC "# collsel perf v"
-#define PERF_VERSION 1
+#define PERF_VERSION 2 /* 2: the arrivals column (written only when used) */
 #define PERF_HEADER "collective,comm_size,msg_bytes,method,median_us,min_us,max_us,reps"
 #define PERF_MAX_BYTES ((size_t)64 << 20) /* decompressed: 64 MiB, ~700,000 rows */
 
-enum { COL_COLL, COL_CS, COL_MS, COL_METHOD, COL_MED, COL_MIN, COL_MAX, COL_REPS, NCOL };
+enum { COL_COLL, COL_CS, COL_MS, COL_METHOD, COL_MED, COL_MIN, COL_MAX, COL_REPS, COL_ARR, NCOL };
 static const char *const col_names[NCOL] = {"collective", "comm_size", "msg_bytes", "method",
-                                            "median_us", "min_us", "max_us", "reps"};
-static const int col_required[NCOL] = {1, 1, 1, 1, 1, 0, 0, 0};
+                                            "median_us", "min_us", "max_us", "reps",
+                                            "arrivals"};
+static const int col_required[NCOL] = {1, 1, 1, 1, 1, 0, 0, 0, 0};
 
 void cs_perf_init(cs_perf *t) { memset(t, 0, sizeof *t); }
 
@@ -168,7 +169,62 @@ static int parse_row(perf_ctx *c, char *line, int lineno, cs_perf_row *r, cs_err
             return cs_fail(e, "%s:%d: reps '%s' is not a non-negative integer", c->path, lineno, s);
         r->reps = (uint32_t)v;
     }
+    if (c->col[COL_ARR] >= 0) {
+        s = f[c->col[COL_ARR]];
+        if (strlen(s) >= CS_PERF_ARRIVALS_MAX ||
+            strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789.:@-") != strlen(s))
+            return cs_fail(e, "%s:%d: arrivals '%s' is not an arrival pattern (none, recorded, "
+                              "one-late:20us, ...)", c->path, lineno, s);
+        strcpy(r->arrivals, s);
+    }
     return 0;
+}
+
+int cs_perf_is_segment(const cs_perf_row *r)
+{
+    const char *d = strchr(r->method, '.');
+    return d && !strcmp(d, ".segment");
+}
+
+const char *cs_perf_default_arrivals(const cs_perf *t)
+{
+    int has[3] = {0, 0, 0}; /* recorded, back-to-back, none */
+    for (size_t i = 0; i < t->n; i++) {
+        const char *a = t->rows[i].arrivals;
+        if (cs_perf_is_segment(&t->rows[i]))
+            continue;
+        has[0] |= !strcmp(a, "recorded");
+        has[1] |= !*a;
+        has[2] |= !strcmp(a, "none");
+    }
+    if (has[0] || has[1] || has[2])
+        return has[0] ? "recorded" : has[1] ? "" : "none";
+    for (size_t i = 0; i < t->n; i++)
+        if (!cs_perf_is_segment(&t->rows[i]))
+            return t->rows[i].arrivals;
+    return "";
+}
+
+
+int cs_perf_select_arrivals(cs_perf *t, const char *want, char *chosen)
+{
+    char w[CS_PERF_ARRIVALS_MAX];
+    snprintf(w, sizeof w, "%s", want ? want : cs_perf_default_arrivals(t));
+    int npat = 0;
+    for (size_t i = 0; i < t->n; i++) { /* distinct patterns (a few: quadratic is fine) */
+        size_t j = 0;
+        while (j < i && strcmp(t->rows[j].arrivals, t->rows[i].arrivals))
+            j++;
+        npat += j == i && !cs_perf_is_segment(&t->rows[i]);
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < t->n; i++)
+        if (cs_perf_is_segment(&t->rows[i]) || !strcmp(t->rows[i].arrivals, w))
+            t->rows[m++] = t->rows[i];
+    t->n = m;
+    if (chosen)
+        snprintf(chosen, CS_PERF_ARRIVALS_MAX, "%s", w);
+    return npat;
 }
 
 /* Check magic and trailer of a collsel-written file; *body_end is set to
@@ -256,12 +312,12 @@ int cs_perf_read(cs_perf *t, const char *path, cs_err *e)
         cs_err ze;
         if (cs_zstd_decompress(data, n, PERF_MAX_BYTES, &plain, &pn, &ze) < 0) {
             cs_fail(e, "%s: %s", path, ze.msg);
-            goto fail;
+            goto out;
         }
         char *q = realloc(plain, pn + 1);
         if (!q) {
             cs_fail(e, "%s: out of memory", path);
-            goto fail;
+            goto out;
         }
         q[pn] = 0;
         plain = q;
@@ -272,13 +328,13 @@ int cs_perf_read(cs_perf *t, const char *path, cs_err *e)
     }
     if (memchr(plain, 0, pn)) {
         cs_fail(e, "%s: not a text file (contains NUL bytes)", path);
-        goto fail;
+        goto out;
     }
     size_t n0 = t->n;
     rc = parse_text(t, path, plain, pn, e);
     if (rc < 0)
         t->n = n0;
-fail:
+out:
     free(data);
     free(plain);
     return rc;
@@ -290,37 +346,41 @@ int cs_perf_write(const cs_perf *t, const char *path, cs_err *e)
     void *z = NULL;
     size_t zn;
     int rc = -1;
-    cs_buf_printf(&b, PERF_MAGIC "%d\n" PERF_HEADER "\n", PERF_VERSION);
+    int arr = 0; /* the arrivals column and version 2 only when a row has a pattern */
+    for (size_t i = 0; i < t->n; i++)
+        arr |= t->rows[i].arrivals[0] != 0;
+    cs_buf_printf(&b, PERF_MAGIC "%d\n" PERF_HEADER "%s\n", arr ? PERF_VERSION : 1,
+                  arr ? ",arrivals" : "");
     for (size_t i = 0; i < t->n; i++) {
         const cs_perf_row *r = &t->rows[i];
         const char *cn = cs_coll_name(r->coll);
         if (!cn) {
             cs_fail(e, "%s: row %zu has invalid collective %d", path, i, r->coll);
-            goto fail;
+            goto out;
         }
-        cs_buf_printf(&b, "%s,%u,%llu,%s,%.9g,%.9g,%.9g,%u\n", cn, r->comm_size,
+        cs_buf_printf(&b, "%s,%u,%llu,%s,%.9g,%.9g,%.9g,%u%s%s\n", cn, r->comm_size,
                       (unsigned long long)r->msg_bytes, r->method, r->median_us, r->min_us,
-                      r->max_us, r->reps);
+                      r->max_us, r->reps, arr ? "," : "", arr ? r->arrivals : "");
     }
     uint32_t crc = cs_crc32(0, b.p, b.n);
     cs_buf_printf(&b, "# end rows=%zu crc32=%08x\n", t->n, crc);
     if (b.oom) {
         cs_fail(e, "%s: out of memory", path);
-        goto fail;
+        goto out;
     }
     size_t pl = strlen(path);
     if (pl > 4 && !strcmp(path + pl - 4, ".zst")) {
         cs_err ze;
         if (cs_zstd_compress(b.p, b.n, &z, &zn, &ze) < 0) {
             cs_fail(e, "%s: %s", path, ze.msg);
-            goto fail;
+            goto out;
         }
         CS_CHECK(cs_write_file_atomic(path, z, zn, e));
     } else {
         CS_CHECK(cs_write_file_atomic(path, b.p, b.n, e));
     }
     rc = 0;
-fail:
+out:
     free(z);
     cs_buf_free(&b);
     return rc;

@@ -17,6 +17,14 @@
  * the line.  Files may be zstd-compressed (detected by the zstd magic
  * number); cs_perf_write compresses when the path ends in ".zst".  When a
  * table has several rows for one (point, method), the last one counts.
+ *
+ * Arrival patterns (format version 2): an optional column `arrivals` names
+ * the pattern a row was measured under (collsel-replay --arrivals: the
+ * time is then the completion, replay/pattern.h): "none", "recorded",
+ * "one-late:20us", ...; empty or absent: back-to-back calls (version 1).
+ * The column is written only when a row has a pattern.  A table may hold
+ * one point under several patterns: the commands take one pattern's rows
+ * (cs_perf_select_arrivals).
  */
 #ifndef COLLSEL_PERF_H
 #define COLLSEL_PERF_H
@@ -24,9 +32,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/util.h"
+#include "common/util.h"
 
 #define CS_METHOD_NAME_MAX 64
+#define CS_PERF_ARRIVALS_MAX 32
 
 typedef struct cs_perf_row {
     int coll;            /* enum cs_coll (common/colls.h) */
@@ -35,6 +44,7 @@ typedef struct cs_perf_row {
     char method[CS_METHOD_NAME_MAX]; /* "bcast.binomial"; starts with the collective */
     double median_us, min_us, max_us;
     uint32_t reps;
+    char arrivals[CS_PERF_ARRIVALS_MAX]; /* the arrival pattern; "": back-to-back calls */
 } cs_perf_row;
 
 typedef struct cs_perf {
@@ -46,6 +56,17 @@ void cs_perf_init(cs_perf *t);
 void cs_perf_free(cs_perf *t);
 int cs_perf_add(cs_perf *t, const cs_perf_row *r);
 int cs_perf_read(cs_perf *t, const char *path, cs_err *e);
+/* A COLL.segment row (a segment's one-time cost, not a method). */
+int cs_perf_is_segment(const cs_perf_row *r);
+/* The arrival pattern a command takes from t by default: "recorded" when
+ * some row has it (the application's own pattern), else back-to-back
+ * rows ("") when some row has them, else "none", else the first row's. */
+const char *cs_perf_default_arrivals(const cs_perf *t);
+/* Keep only the rows measured under pattern want (NULL: the default
+ * above); COLL.segment rows are kept whatever their pattern.  *chosen
+ * (may be NULL) gets the pattern kept (a copy, CS_PERF_ARRIVALS_MAX).
+ * Returns the number of distinct patterns the table had. */
+int cs_perf_select_arrivals(cs_perf *t, const char *want, char *chosen);
 /* Writes atomically with magic and trailer. */
 int cs_perf_write(const cs_perf *t, const char *path, cs_err *e);
 /* Append-friendly variant for long measurements: rewrite the whole file

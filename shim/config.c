@@ -16,7 +16,7 @@ extern char **environ;
 cs_config cs_cfg;
 int cs_world_rank = -1;
 
-enum cs_var_kind { CS_V_PATH, CS_V_STR, CS_V_INT, CS_V_SECONDS, CS_V_TOOL };
+enum cs_var_kind { CS_V_PATH, CS_V_STR, CS_V_INT, CS_V_SECONDS, CS_V_REAL, CS_V_TOOL };
 
 static const struct cs_var {
     const char *name;
@@ -53,6 +53,10 @@ static const struct cs_var {
      "1: the dynamic reductions (reduce.shm.dynamic, allreduce.shm.dynamic) may combine "
      "floating-point sums and products in the order ranks arrive (the last bits then vary "
      "from run to run, every rank of an allreduce still gets the same bits); 0: rank order"},
+    {"COLLSEL_CLOCK_SHIFT", CS_V_REAL, "0", 0, 1 << 30, offsetof(cs_config, clock_shift),
+     "testing the arrival clocks: node k's clock reads S x k seconds ahead (k: the node's index, "
+     "virtual nodes of COLLSEL_NODE_SIZE too); the offsets estimated at MPI_Init remove it, an "
+     "offset beyond 2^56 ns makes the clocks not comparable"},
     {"COLLSEL_VERBOSE", CS_V_INT, "0", 0, 3, offsetof(cs_config, verbose),
      "0 silent; 1 summary at init/finalize; 2 per-communicator decisions; 3 debug"},
     /* variables of the tools, not read here (but not unknown either) */
@@ -112,6 +116,19 @@ static void set_var(const struct cs_var *v, const char *val)
         if (val && (end == val || *end || !(x == 0 || (x >= 0.01 && x <= v->hi)))) {
             cs_log(0, 1, "%s='%s' is not valid (accepted: 0, or seconds from 0.01 to %d); "
                    "using %s", v->name, val, v->hi, v->def);
+            val = NULL;
+        }
+        if (!val)
+            x = strtod(v->def, NULL);
+        *(double *)field = x;
+        break;
+    }
+    case CS_V_REAL: {
+        char *end = NULL;
+        double x = val ? strtod(val, &end) : 0;
+        if (val && (end == val || *end || !(x >= -v->hi && x <= v->hi))) {
+            cs_log(0, 1, "%s='%s' is not valid (accepted: a number from -%d to %d); using %s",
+                   v->name, val, v->hi, v->hi, v->def);
             val = NULL;
         }
         if (!val)

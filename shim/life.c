@@ -37,8 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../coll/coll.h"
-#include "../coll/shm/shm.h"
+#include "coll/coll.h"
+#include "coll/shm/shm.h"
 #include "rec.h"
 
 #define CS_MAX_SITES 64 /* call sites kept per run */
@@ -83,6 +83,8 @@ static int build_local(cs_profile *p, int complete)
 {
     cs_profile_init(p);
     int rc = cs_rec_build(p, sec_per_tick());
+    if (cs_arr_build(p, 0) < 0)
+        rc = -1;
     meta_copy(&p->meta);
     p->nranks = 1;
     p->complete = (uint32_t)complete;
@@ -238,6 +240,8 @@ static void snapshot(void)
     double t0 = cs_now();
     cs_profile_init(&p);
     int rc = cs_snap_collect(&p, sec_per_tick());
+    if (cs_arr_build(&p, 1) < 0)
+        rc = -1;
     meta_copy(&p.meta);
     p.nranks = 1;
     bound(&p);
@@ -427,6 +431,7 @@ static void record_init(void)
         return;
     }
     fill_meta();
+    cs_arr_init(pcomm);
     tick0 = cs_ticks();
     wall0 = cs_now();
     owner = getpid();
@@ -559,6 +564,7 @@ static void record_finalize(void)
     if (__atomic_exchange_n(&done, 1, __ATOMIC_SEQ_CST))
         return;
     cs_rec_on = 0;
+    cs_arr_finalize(pcomm);
     cs_profile p;
     build_local(&p, 1);
     uint64_t calls = 0;
@@ -587,6 +593,7 @@ static void record_finalize(void)
     if (rank == 0) {
         cs_err e;
         p.complete = p.nranks == (uint32_t)size;
+        cs_arr_finish(&p.arr); /* every rank is in: what did not match never will */
         cs_profile_trim_sites(&p, CS_MAX_SITES);
         cs_profile_sort(&p);
         size_t merged_cells = p.ncells;

@@ -119,7 +119,7 @@ static void forget(MPI_Request r)
  * the _init (the application may have freed its handle since: MPI keeps
  * the communicator for the request), put in the thread's cache so that
  * recording does not ask MPI. */
-static void record(const preq *p, uint64_t ticks)
+static void record(const preq *p, uint64_t t0, uint64_t t1)
 {
     cs_hc *hc = cs_hc_slot(cs_tl_comm, (uintptr_t)p->comm);
     hc->h = (uintptr_t)p->comm;
@@ -127,7 +127,7 @@ static void record(const preq *p, uint64_t ticks)
     hc->v = p->procs;
     cs_rslot s;
     int timed = cs_rec_begin(&s, (int)p->coll, p->comm, p->bytes, p->root, p->ra);
-    cs_rec_end(&s, timed, ticks);
+    cs_rec_end(&s, timed, t0, t1);
 }
 
 int cs_w_Start(MPI_Request *req)
@@ -139,7 +139,7 @@ int cs_w_Start(MPI_Request *req)
     int rc = PMPI_Start(req);
     uint64_t t1 = cs_ticks();
     if (rc == MPI_SUCCESS)
-        record(&p, t1 - t0);
+        record(&p, t0, t1);
     return rc;
 }
 
@@ -156,9 +156,10 @@ int cs_w_Startall(int n, MPI_Request reqs[])
     preq p;
     for (int i = 0; i < n; i++)
         ours += lookup(reqs[i], &p);
+    uint64_t share = (t1 - t0) / (uint64_t)(ours ? ours : 1);
     for (int i = 0; ours && i < n; i++) /* the call's time shared among them */
         if (lookup(reqs[i], &p))
-            record(&p, (t1 - t0) / (uint64_t)ours);
+            record(&p, t0, t0 + share);
     return rc;
 }
 

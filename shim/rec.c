@@ -16,9 +16,11 @@
  * no look-up at all, and hands them on in bulk (memo_flush).
  *
  * Time: reading the clock twice costs more than everything else here, so
- * after the first CS_TIME_FIRST timed calls of a cell (per thread) only a
- * random 1 in CS_TIME_EVERY calls is timed (xorshift, so no aliasing with
- * periodic call patterns).  Counts, sizes and roots stay exact; a cell's
+ * after the first CS_TIME_FIRST timed calls of a cell (per thread) and the
+ * first CS_ARR_FIRST calls of a communicator only 1 in CS_TIME_EVERY calls
+ * is timed, chosen by a hash of the call's number on its communicator (no
+ * aliasing with periodic call patterns; the same calls on every rank, so
+ * that their arrivals match, arr.c).  Counts, sizes and roots stay exact; a cell's
  * t_total is estimated as the timed total x calls / timed calls; t_min and
  * t_max are over the timed calls.  Times are kept in clock ticks
  * (cs_ticks()) and converted to seconds once, by cs_rec_build().
@@ -44,6 +46,19 @@ static cs_profile spill;         /* under tabs_mu; times in ticks */
 static int spill_ready;          /* under tabs_mu */
 static pthread_mutex_t tabs_mu = PTHREAD_MUTEX_INITIALIZER;
 
+/* The owner's side of a snapshot (snap.c asks by moving cs_snap_req on and
+ * giving the table a buffer): copy the table into it and answer. */
+unsigned cs_snap_req;
+
+void cs_tab_answer(cs_rtab *t)
+{
+    unsigned req = __atomic_load_n(&cs_snap_req, __ATOMIC_ACQUIRE);
+    cs_rtab *buf = __atomic_load_n(&t->snap, __ATOMIC_ACQUIRE);
+    if (buf)
+        memcpy(buf, t, sizeof *t);
+    __atomic_store_n(&t->snap_ans, req, __ATOMIC_RELEASE);
+}
+
 static void cell_first(cs_cell *c, int coll, uint32_t comm_size, uint32_t bin)
 {
     c->coll = (uint32_t)coll;
@@ -57,7 +72,6 @@ static cs_rtab *tab_new(void)
     cs_rtab *t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
-    t->rng = (uint32_t)((uintptr_t)t >> 4) | 1u;
     pthread_mutex_lock(&tabs_mu);
     t->next = all_tabs;
     all_tabs = t;
@@ -97,6 +111,7 @@ int cs_rec_begin_slow(cs_rslot *s, MPI_Comm comm)
     s->bin = (uint32_t)cs_bin_of(s->bytes);
     s->cell = NULL;
     s->ntimed = NULL;
+    cs_timed_call(s, cs_arr_comm(comm), 0); /* the call number */
     if (!tab && !(tab = tab_new()))
         return 1; /* spill */
     uint32_t h = hash3(s->coll, s->comm_size, s->bin);
@@ -186,9 +201,10 @@ static void memo_flush(cs_rtab *tab, cs_memo *m)
     m->pend_ticks = 0;
 }
 
-void cs_rec_end_slow(const cs_rslot *s, uint64_t ticks)
+void cs_rec_end_slow(const cs_rslot *s, uint64_t t0, uint64_t t1)
 {
-    double t = (double)ticks;
+    double t = (double)(t1 - t0);
+    cs_arr_note(s->ac, s->seq, s->lvl, t0, t1, s->coll, s->bin, s->ra);
     cs_rtab *tab = cs_tl_tab;
     cs_cell *c = s->cell;
     if (!c) { /* spill (or no table at all) */
@@ -217,6 +233,7 @@ void cs_rec_end_slow(const cs_rslot *s, uint64_t ticks)
     m->cell = c;
     m->ntimed = s->ntimed;
     m->site = e;
+    m->ac = s->ac;
     cs_tab_leave(tab);
 }
 

@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "../common/colls.h"
-#include "../record/profile.h"
+#include "common/colls.h"
+#include "record/profile.h"
 #include "shim.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -112,9 +112,71 @@ static inline uint64_t cs_type_size(MPI_Datatype t)
     return e->v;
 }
 
+/* Arrivals (arr.c; record/arrivals.h for the data model).  Every
+ * communicator that records has a state: its call count (seq: the same
+ * operation on every member), its key (the same on every member) and a
+ * ring of the calls kept (entry and exit ticks).  Kept: the first
+ * CS_ARR_FIRST calls, then those whose level is at least the ring's level
+ * (CS_ARR_LEVEL0 at first; a full ring moves one level up and drops the
+ * calls below it, cs_arr_thin).  The ring's owner is the thread that
+ * calls on the communicator (MPI orders them).  An entry is written before
+ * n moves past it (release), and only thinning moves entries (tgen odd
+ * meanwhile), so a snapshot copies ent[0..n) while tgen stays even and
+ * unchanged, without stopping the owner.  Intercommunicators and communicators
+ * beyond the table share one state that only counts (off). */
+typedef struct cs_arr_ent {
+    uint64_t seq, t0, t1; /* call number, entry and exit ticks */
+    void *ra;
+    uint32_t coll, bin;
+} cs_arr_ent;
+
+typedef struct cs_acomm {
+    uint64_t seq;       /* calls so far on this rank */
+    uint64_t key;       /* communicator key (record/arrivals.h) */
+    uint32_t level;     /* later calls kept when their level >= this */
+    uint32_t n;         /* used entries of ent[] */
+    uint32_t off;       /* 1: not tracked (counts calls only) */
+    unsigned tgen;      /* odd while thinning moves entries */
+    uintptr_t handle;   /* the communicator; 0 once freed */
+    uint32_t size, rank;
+    uint64_t dropped;   /* entries dropped by thinning */
+    cs_arr_ent ent[CS_ARR_RING];
+} cs_acomm;
+
+/* The state of comm (the slow path: never NULL, the shared "off" state
+ * for what is not tracked). */
+cs_acomm *cs_arr_comm(MPI_Comm comm) CS_HIDDEN;
+/* A full ring: one level up, the calls below it dropped. */
+void cs_arr_thin(cs_acomm *a) CS_HIDDEN;
+/* MPI_Comm_free / _disconnect of comm: its state keeps its calls for the
+ * profile, the handle may name a new communicator afterwards. */
+void cs_arr_comm_freed(MPI_Comm comm) CS_HIDDEN;
+/* MPI_Init (after the private duplicate pcomm): calibration of ticks to
+ * CLOCK_MONOTONIC, the node offsets (ping-pong with world rank 0);
+ * MPI_Finalize: the offsets again (linear drift between the two). */
+void cs_arr_init(MPI_Comm pcomm) CS_HIDDEN;
+void cs_arr_finalize(MPI_Comm pcomm) CS_HIDDEN;
+/* Add this rank's kept calls to p->arr as pending records (snapshot: from
+ * copies of the rings, without stopping the recording threads). */
+int cs_arr_build(cs_profile *p, int snapshot) CS_HIDDEN;
+
+static inline void cs_arr_note(cs_acomm *a, uint64_t seq, uint32_t lvl, uint64_t t0,
+                               uint64_t t1, uint32_t coll, uint32_t bin, void *ra)
+{
+    if (a->off || (seq >= CS_ARR_FIRST && lvl < a->level))
+        return;
+    if (__builtin_expect(a->n == CS_ARR_RING, 0)) {
+        cs_arr_thin(a);
+        if ((seq >= CS_ARR_FIRST && lvl < a->level) || a->n == CS_ARR_RING)
+            return;
+    }
+    a->ent[a->n] = (cs_arr_ent){seq, t0, t1, ra, coll, bin};
+    __atomic_store_n(&a->n, a->n + 1, __ATOMIC_RELEASE);
+}
+
 /* Recording one call: cs_rec_begin() before it (returns 1 if this call
- * is to be timed), cs_rec_end() after it succeeded with the ticks it took
- * (if timed).  Never allocates or locks in the common case; never loses a
+ * is to be timed), cs_rec_end() after it succeeded with its entry and exit
+ * ticks (if timed; the arrival ring keeps them for the calls it keeps).  Never allocates or locks in the common case; never loses a
  * count.
  *
  * The common case is inline: the same call as the last one of this
@@ -147,6 +209,7 @@ typedef struct cs_memo {
     cs_cell *cell;    /* NULL: memo empty */
     uint64_t *ntimed; /* timed calls of cell */
     cs_hsite *site;   /* NULL: the site table was full ("other") */
+    cs_acomm *ac;     /* the communicator's arrival state */
     /* identical calls since, not yet in cell and site */
     uint64_t pend, pend_timed;
     double pend_ticks;
@@ -160,7 +223,6 @@ typedef struct cs_rtab {
     struct cs_rtab *next;
     unsigned seq, snap_ans;
     struct cs_rtab *snap; /* set by the snapshot thread before it asks */
-    uint32_t rng; /* xorshift32 state: which calls are timed */
     cs_memo memo[CS_R_N];
     cs_cell cells[CS_TAB_CELLS];
     uint64_t ntimed[CS_TAB_CELLS]; /* calls of cells[i] whose time is in t_* */
@@ -174,6 +236,9 @@ extern __thread cs_rtab *cs_tl_tab CS_HIDDEN __attribute__((tls_model("initial-e
 typedef struct cs_rslot {
     cs_memo *memo;    /* non-NULL: the inline case */
     uint32_t coll;
+    uint32_t lvl;     /* cs_arr_level(ac->key, seq) */
+    cs_acomm *ac;     /* arrivals: the communicator's state, this call's number */
+    uint64_t seq;
     int root;
     uint64_t bytes;
     uintptr_t comm;
@@ -185,15 +250,15 @@ typedef struct cs_rslot {
     uint64_t *ntimed;
 } cs_rslot;
 int cs_rec_begin_slow(cs_rslot *s, MPI_Comm comm) CS_HIDDEN;
-void cs_rec_end_slow(const cs_rslot *s, uint64_t ticks) CS_HIDDEN; /* always timed */
+void cs_rec_end_slow(const cs_rslot *s, uint64_t t0, uint64_t t1) CS_HIDDEN; /* always timed */
 
 /* The owning thread's changes to its table outside the memo's inline
  * counting (cs_rec_end): between cs_tab_enter() and cs_tab_leave() (a
  * seqlock: two plain stores and compiler barriers on x86).  On leaving, a
- * snapshot request (cs_snap_req moved on, snap.c) is answered by copying
+ * snapshot request (cs_snap_req moved on by snap.c) is answered by copying
  * the table, once per interval, outside any call. */
 extern unsigned cs_snap_req CS_HIDDEN;
-void cs_snap_answer(cs_rtab *t) CS_HIDDEN;
+void cs_tab_answer(cs_rtab *t) CS_HIDDEN; /* rec.c */
 
 static inline void cs_tab_enter(cs_rtab *t)
 {
@@ -205,21 +270,23 @@ static inline void cs_tab_leave(cs_rtab *t)
 {
     __atomic_store_n(&t->seq, t->seq + 1, __ATOMIC_RELEASE);
     if (__builtin_expect(__atomic_load_n(&cs_snap_req, __ATOMIC_RELAXED) != t->snap_ans, 0))
-        cs_snap_answer(t);
+        cs_tab_answer(t);
 }
 
-/* Time this call?  The first CS_TIME_FIRST of a cell, then a random 1 in
- * CS_TIME_EVERY (xorshift32: no aliasing with periodic call patterns). */
-static inline int cs_timed_call(cs_rtab *tab, uint64_t ntimed)
+/* Time this call?  The first CS_TIME_FIRST of a cell, the first
+ * CS_ARR_FIRST of the communicator, then 1 in CS_TIME_EVERY chosen by the
+ * call's level (a hash of the communicator's key and the call number: no
+ * aliasing with periodic call patterns, and the same calls on every
+ * member, whose arrivals can then be matched). */
+_Static_assert(CS_TIME_EVERY == 1 << CS_ARR_LEVEL0, "timed calls are those of level >= 3");
+static inline int cs_timed_call(cs_rslot *s, cs_acomm *ac, uint64_t ntimed)
 {
-    if (ntimed < CS_TIME_FIRST)
-        return 1;
-    uint32_t x = tab->rng;
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    tab->rng = x;
-    return (x & (CS_TIME_EVERY - 1)) == 0;
+    uint64_t q = ac->seq;
+    __atomic_store_n(&ac->seq, q + 1, __ATOMIC_RELAXED);
+    s->ac = ac;
+    s->seq = q;
+    s->lvl = cs_arr_level(ac->key, q);
+    return ntimed < CS_TIME_FIRST || q < CS_ARR_FIRST || s->lvl >= CS_ARR_LEVEL0;
 }
 
 static inline int cs_rec_begin(cs_rslot *s, int coll, MPI_Comm comm, uint64_t bytes, int root,
@@ -237,20 +304,21 @@ static inline int cs_rec_begin(cs_rslot *s, int coll, MPI_Comm comm, uint64_t by
         if (m->comm == s->comm && m->bytes == bytes && m->ra == ra && m->root == root &&
             m->gen == s->gen && m->cell) {
             s->memo = m;
-            return cs_timed_call(tab, *m->ntimed + m->pend_timed);
+            return cs_timed_call(s, m->ac, *m->ntimed + m->pend_timed);
         }
     }
     s->memo = NULL;
     return cs_rec_begin_slow(s, comm);
 }
 
-static inline void cs_rec_end(const cs_rslot *s, int timed, uint64_t ticks)
+static inline void cs_rec_end(const cs_rslot *s, int timed, uint64_t t0, uint64_t t1)
 {
     cs_memo *m = s->memo;
     if (__builtin_expect(m == NULL, 0)) {
-        cs_rec_end_slow(s, ticks);
+        cs_rec_end_slow(s, t0, t1);
         return;
     }
+    uint64_t ticks = t1 - t0;
     /* no seqlock here: each field is one aligned store (relaxed atomics,
      * plain moves), and a snapshot that reads pend a moment before or after
      * pend_timed or t_max only estimates this cell's time from one call more
@@ -266,6 +334,7 @@ static inline void cs_rec_end(const cs_rslot *s, int timed, uint64_t ticks)
             __atomic_store(&c->t_min, &t, __ATOMIC_RELAXED);
         if (t > c->t_max)
             __atomic_store(&c->t_max, &t, __ATOMIC_RELAXED);
+        cs_arr_note(s->ac, s->seq, s->lvl, t0, t1, s->coll, c->bin, s->ra);
     }
 }
 

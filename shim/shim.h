@@ -11,8 +11,8 @@
 
 #include <mpi.h>
 
-#include "../common/colls.h"
-#include "../common/util.h"
+#include "common/colls.h"
+#include "common/util.h"
 
 /* Configuration, filled once by cs_config_load() at MPI_Init from the
  * environment (one table of {name, default, doc}; unknown COLLSEL_*
@@ -30,6 +30,8 @@ typedef struct cs_config {
     double record_interval; /* COLLSEL_RECORD_INTERVAL: seconds between
                                snapshots to the partial files, 0 = none */
     int record_max_kib;  /* COLLSEL_RECORD_MAX_KIB: bound of a profile file */
+    double clock_shift;  /* COLLSEL_CLOCK_SHIFT: seconds x node index added to
+                            a node's clock (testing the offset estimate) */
 } cs_config;
 extern cs_config cs_cfg CS_HIDDEN;
 

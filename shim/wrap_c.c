@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../coll/coll.h"
+#include "coll/coll.h"
 #include "wrap.h"
 
 #define CS_EXPORT __attribute__((visibility("default")))
@@ -160,7 +160,7 @@ static int cs_dispatch_allreduce_c(const void *sbuf, void *rbuf, MPI_Count count
         int rc = sel ? FN ARGS : PMPI_##NAME ARGS;                                         \
         uint64_t t1 = timed ? cs_ticks() : 0;                                              \
         if (rc == MPI_SUCCESS)                                                             \
-            cs_rec_end(&s_, timed, t1 - t0);                                               \
+            cs_rec_end(&s_, timed, t0, t1);                                                \
         return rc;                                                                         \
     }                                                                                      \
     CS_EXPORT int MPI_##NAME PARAMS { return cs_w_##NAME(CS_RA, CS_UNPAREN ARGS); }
@@ -276,10 +276,15 @@ CS_EXPORT int MPI_Finalize(void)
 static int comm_free(MPI_Comm *comm, int (*pfree)(MPI_Comm *))
 {
     cs_comm_freeing f;
-    cs_comm_freeing_begin(&f, comm ? *comm : MPI_COMM_NULL);
+    MPI_Comm h = comm ? *comm : MPI_COMM_NULL;
+    cs_comm_freeing_begin(&f, h);
     cs_handle_freed();
+    if (cs_rec_on) /* its arrival state is kept, the handle forgotten */
+        cs_arr_comm_freed(h);
     int rc = pfree(comm);
     cs_handle_freed();
+    if (cs_rec_on) /* and any state its delete callbacks' calls made */
+        cs_arr_comm_freed(h);
     cs_comm_freeing_end(&f);
     return rc;
 }

@@ -36,11 +36,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../common/colls.h"
-#include "../common/util.h"
-#include "../record/profile.h"
-#include "../select/perf.h"
-#include "../shim/flavours.h"
+#include "common/colls.h"
+#include "common/util.h"
+#include "record/profile.h"
+#include "select/perf.h"
+#include "shim/flavours.h"
 
 #define CMD "collsel autotune: "
 #define MIN_POINT_S 0.1 /* the least replay time of one point (warm-up, a few rounds) */
@@ -377,7 +377,9 @@ typedef struct mix_row {
     double ops, native, tuned, lo, hi, ratio;
 } mix_row;
 
-static int read_mix(const char *path, mix_row *rows, int max, mix_row *total)
+/* pred[0], pred[1]: the mix's "completion" and "application" rows (under
+ * arrivals; native = 0 when absent). */
+static int read_mix(const char *path, mix_row *rows, int max, mix_row *total, mix_row pred[2])
 {
     FILE *f = fopen(path, "r");
     if (!f)
@@ -408,6 +410,8 @@ static int read_mix(const char *path, mix_row *rows, int max, mix_row *total)
         r.lo = atof(fld[10]), r.hi = atof(fld[11]), r.ratio = atof(fld[12]);
         if (!strcmp(r.coll, "total"))
             *total = r;
+        else if (!strcmp(r.coll, "completion") || !strcmp(r.coll, "application"))
+            pred[r.coll[0] == 'a'] = r;
         else if (n < max)
             rows[n++] = r;
     }
@@ -448,9 +452,10 @@ static void report(at_opts *o, const cs_profile *prof)
                ours ? "" : "  (not replaced by collsel)");
         per[best] = 0;
     }
-    mix_row rows[256], total;
+    mix_row rows[256], total, pred[2];
     memset(&total, 0, sizeof total);
-    int n = read_mix(o->mix, rows, 256, &total);
+    memset(pred, 0, sizeof pred);
+    int n = read_mix(o->mix, rows, 256, &total, pred);
     if (n <= 0) {
         printf("(no mix to report: %s)\n", o->mix);
         return;
@@ -460,6 +465,7 @@ static void report(at_opts *o, const cs_profile *prof)
     cs_perf_init(&perf);
     if (cs_perf_read(&perf, o->perf, &e) < 0)
         printf("(%s)\n", e.msg);
+    cs_perf_select_arrivals(&perf, NULL, NULL); /* the rows tune took */
     printf("\n== what the tree changes (per recorded point: native time per call, the "
            "tree's method, tuned/native with its 95 %% CI)\n");
     int unmeasured = 0;
@@ -499,6 +505,19 @@ static void report(at_opts *o, const cs_profile *prof)
         printf("  all       %.3f [%.3f, %.3f]  (the recorded calls: native %.3f ms, tuned %.3f ms "
                "per rank)\n",
                total.ratio, total.lo, total.hi, total.native * 1e-3, total.tuned * 1e-3);
+    if (pred[0].native > 0 && pred[1].native > 0) {
+        double wait = pred[1].native - pred[0].native; /* recorded wait of the replayed calls,
+                                                          plus the collectives not replayed */
+        printf("\n== expected gain under the application's arrivals (%s; the times above are "
+               "completion: last exit - last arrival)\n"
+               "  on completion time (what the tree changes):         %.3f [%.3f, %.3f]\n"
+               "  on the application's collective time (recorded wait + tuned completion): "
+               "%.3f [%.3f, %.3f]\n"
+               "  (of %.3f s in collectives summed over ranks, %.3f s is wait or not replayed: "
+               "no method removes it)\n",
+               pred[0].method, pred[0].ratio, pred[0].lo, pred[0].hi, pred[1].ratio, pred[1].lo,
+               pred[1].hi, pred[1].native * 1e-6, wait * 1e-6);
+    }
     char *words[] = {o->self, "exec", "--tree", (char *)o->tree, "--", NULL};
     char *argv[2 * MAX_ARGS];
     build_argv(o, argv, words, 1);

@@ -10,8 +10,8 @@
  * allreduce.
  * Cost: T_reduce.node.dynamic(n) + T_bcast.node.binomial(n).
  */
-#include "../reduce/reduce.h"
-#include "../shm/shm.h"
+#include "coll/reduce/reduce.h"
+#include "coll/shm/shm.h"
 #include "allreduce.h"
 
 int cs_allreduce_node_dynamic(const cs_call *c, const cs_method *m)

@@ -21,7 +21,7 @@
  * the last of a skewed arrival: n copy-in + n/p gamma, then alpha + n
  * copy-out.
  */
-#include "../shm/shm.h"
+#include "coll/shm/shm.h"
 #include "allreduce.h"
 
 int cs_allreduce_shm_dynamic(const cs_call *c, const cs_method *m)

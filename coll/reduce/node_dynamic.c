@@ -20,7 +20,7 @@
  * less, see reduce.shm.dynamic) + alpha_net + n beta_net per other node at
  * the root, received in node order, + (nodes - 1) n gamma.
  */
-#include "../shm/shm.h"
+#include "coll/shm/shm.h"
 #include "reduce.h"
 
 int cs_reduce_node_dynamic_applies(const cs_call *c, const cs_method *m)

@@ -29,7 +29,7 @@
  * last of a skewed arrival: n copy-in + n/p gamma, then alpha + n copy at
  * the root, whatever came before.
  */
-#include "../shm/shm.h"
+#include "coll/shm/shm.h"
 #include "reduce.h"
 
 int cs_reduce_shm_dynamic(const cs_call *c, const cs_method *m)

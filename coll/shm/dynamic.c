@@ -94,8 +94,8 @@ static uint64_t posted_set(const dyn_step *d)
 {
     uint64_t set = 0;
     for (int i = 0; i < d->p; i++)
-        if (atomic_load_explicit(&cs_shm_posted(d->s, i, d->step, d->bytes)->v,
-                                 memory_order_acquire) >= d->step)
+        if (__atomic_load_n(&cs_shm_posted(d->s, i, d->step, d->bytes)->v,
+                                 __ATOMIC_ACQUIRE) >= d->step)
             set |= bit(i);
     return set;
 }
@@ -134,10 +134,10 @@ static int fold_piece(const dyn_step *d, int j, uint64_t w, uint64_t *in_out)
 {
     cs_shm_dyn *line = line_of(d, j);
     const int cur = W_STEP(w) == d->step;
-    uint64_t in = cur ? atomic_load_explicit(&line->mask, memory_order_relaxed) : 0;
+    uint64_t in = cur ? __atomic_load_n(&line->mask, __ATOMIC_RELAXED) : 0;
     int count = cur ? W_COUNT(w) : 0, first, len, rc = MPI_SUCCESS;
     if (!cur) /* the first holder of the step: before the word shows it */
-        atomic_store_explicit(&line->mask, 0, memory_order_relaxed);
+        __atomic_store_n(&line->mask, 0, __ATOMIC_RELAXED);
     piece_range(d, j, &first, &len);
     unsigned char *acc = acc_of(d, j, first);
     const size_t at = (size_t)first * d->esz;
@@ -153,9 +153,9 @@ static int fold_piece(const dyn_step *d, int j, uint64_t w, uint64_t *in_out)
             rc = PMPI_Reduce_local(x, acc, len, d->c->dt, d->c->op);
         in |= bit(who);
         count++;
-        atomic_store_explicit(&line->mask, in, memory_order_relaxed);
+        __atomic_store_n(&line->mask, in, __ATOMIC_RELAXED);
     }
-    atomic_store_explicit(&line->w, d->step << 8 | (uint64_t)count << 1, memory_order_release);
+    __atomic_store_n(&line->w, d->step << 8 | (uint64_t)count << 1, __ATOMIC_RELEASE);
     *in_out = in;
     return rc;
 }
@@ -165,7 +165,7 @@ static void post(const dyn_step *d)
 {
     memcpy(cs_shm_data(d->s, d->me, d->step, d->bytes), d->own, d->bytes);
     cs_shm_set(cs_shm_posted(d->s, d->me, d->step, d->bytes), d->step);
-    atomic_thread_fence(memory_order_seq_cst);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 /* One poll that found nothing to do: spin, then yield (as cs_shm_wait). */
@@ -240,10 +240,10 @@ static int run_step(dyn_step *d, int wants, char *out)
             if (!((todo | need) & bit(j)))
                 continue;
             cs_shm_dyn *line = line_of(d, j);
-            uint64_t w = atomic_load_explicit(&line->w, memory_order_acquire), in = 0;
+            uint64_t w = __atomic_load_n(&line->w, __ATOMIC_ACQUIRE), in = 0;
             const int cur = W_STEP(w) == d->step, count = cur ? W_COUNT(w) : 0;
             if (cur)
-                in = atomic_load_explicit(&line->mask, memory_order_acquire);
+                in = __atomic_load_n(&line->mask, __ATOMIC_ACQUIRE);
             if (count == p) {
                 todo &= ~bit(j);
                 if (need & bit(j)) {
@@ -259,7 +259,7 @@ static int run_step(dyn_step *d, int wants, char *out)
             if (in & bit(d->me))
                 todo &= ~bit(j);
             if ((w & W_LOCK) || next_fold_lazy(d, in, count, &have, &fresh) < 0 ||
-                !atomic_compare_exchange_strong(&line->w, &w, w | W_LOCK))
+                !__atomic_compare_exchange_n(&line->w, &w, w | W_LOCK, 0, __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE))
                 continue;
             int r = fold_piece(d, j, w, &in);
             if (r != MPI_SUCCESS && rc == MPI_SUCCESS)
@@ -289,11 +289,11 @@ static int run_step(dyn_step *d, int wants, char *out)
 static int arrive_last(const cs_shm *s, int root, uint64_t step)
 {
     cs_shm_slot_free(s, step);
-    _Atomic uint64_t *a = &s->r[root]->dyn[step % 2].arrived;
-    uint64_t v = atomic_load_explicit(a, memory_order_acquire), n;
+    uint64_t *a = &s->r[root]->dyn[step % 2].arrived;
+    uint64_t v = __atomic_load_n(a, __ATOMIC_ACQUIRE), n;
     do
         n = W_STEP(v) == step ? v + 1 : step << 8 | 1;
-    while (!atomic_compare_exchange_weak(a, &v, n));
+    while (!__atomic_compare_exchange_n(a, &v, n, 1, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
     return (int)(n & 0xff) == s->p;
 }
 

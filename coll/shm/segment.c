@@ -35,7 +35,7 @@ void cs_shm_free(cs_shm *s)
  * (64 bytes) keeps the name for the unlink.  Collective over c->pcomm. */
 static int seg_posix(cs_shm *s, const cs_call *c, int want, char *name)
 {
-    static _Atomic unsigned serial;
+    static unsigned serial;
     long pg = sysconf(_SC_PAGESIZE);
     size_t page = pg > 0 ? (size_t)pg : 4096;
     size_t part = (CS_SHM_RANK_BYTES + page - 1) / page * page, bytes = part * (size_t)c->size;
@@ -43,7 +43,8 @@ static int seg_posix(cs_shm *s, const cs_call *c, int want, char *name)
     memset(name, 0, 64);
     if (c->rank == 0 && want) {
         for (int k = 0; k < 4 && fd < 0; k++) {
-            snprintf(name, 64, "/collsel.%ld.%u", (long)getpid(), atomic_fetch_add(&serial, 1));
+            snprintf(name, 64, "/collsel.%ld.%u", (long)getpid(),
+                     __atomic_fetch_add(&serial, 1, __ATOMIC_SEQ_CST));
             fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
         }
         if (fd >= 0 && ftruncate(fd, (off_t)bytes) != 0) {
@@ -173,7 +174,7 @@ static cs_shm *shm_make(const cs_call *c)
     s->cma = 1;
     for (int i = 0; i < c->size; i++) {
         cs_shm_wait(s, &s->r[i]->can_read, 1);
-        s->cma &= atomic_load_explicit(&s->r[i]->can_read.v, memory_order_acquire) == 2;
+        s->cma &= __atomic_load_n(&s->r[i]->can_read.v, __ATOMIC_ACQUIRE) == 2;
     }
     return s;
 }

@@ -43,7 +43,7 @@ int cs_shm_spin_for(int p)
 
 void cs_shm_wait(const cs_shm *s, const cs_shm_flag *f, uint64_t v)
 {
-    for (int i = 0; atomic_load_explicit(&f->v, memory_order_acquire) < v; i++) {
+    for (int i = 0; __atomic_load_n(&f->v, __ATOMIC_ACQUIRE) < v; i++) {
         if (i >= s->spin) {
             sched_yield();
             i = s->spin; /* yield on every further poll */
@@ -62,7 +62,7 @@ static void all_done(const cs_shm *s, uint64_t upto)
         if (i == s->rank || s->seen[i] >= upto)
             continue; /* known done already: the line need not move */
         cs_shm_wait(s, &s->r[i]->done, upto);
-        s->seen[i] = atomic_load_explicit(&s->r[i]->done.v, memory_order_acquire);
+        s->seen[i] = __atomic_load_n(&s->r[i]->done.v, __ATOMIC_ACQUIRE);
     }
 }
 

@@ -5,6 +5,12 @@
  *   mkprofile bad DIR       damaged variants of it, one per way a file can be
  *                           bad (names say how), for the exit-code tests;
  *                           the payload-* ones have an intact checksum
+ *   mkprofile arrivals FILE the golden profile with arrivals: its Allreduce
+ *                           and Barrier operations matched from per-rank
+ *                           records (rank 7 late by 100 us in 3 of 4
+ *                           Allreduces, rank 3 by 60 us in the others; the
+ *                           Barrier's arrivals 0..35 us apart, rank 0 last;
+ *                           3 records of an operation that lack the others')
  *   mkprofile odd FILE      the golden profile with strings that are not
  *                           valid UTF-8 (bytes 0xf5..0xff, cut sequences)
  *                           and control characters, for the JSON output
@@ -16,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../record/profile.h"
+#include "record/profile.h"
 
 static void die(const char *what, const cs_err *e)
 {
@@ -96,6 +102,39 @@ static void golden(cs_profile *p)
     p->meta.duration = 3.75;
 }
 
+/* Per-rank arrival records of the golden run, matched into its cells. */
+static void arrivals(cs_profile *p)
+{
+    for (uint64_t op = 0; op < 48; op++) /* Allreduce, 8 ranks, 16 B */
+        for (uint32_t r = 0; r < 8; r++) {
+            int64_t t = (int64_t)op * 1000000 + (int64_t)r * 1000;
+            int64_t last = (int64_t)op * 1000000 + (op % 4 ? 100000 : 60000) + 7000;
+            if (r == (op % 4 ? 7u : 3u))
+                t = last;
+            cs_arr_rec x = {11, op, t, last + 20000, 8, r, r, r / 4, CS_R_ALLREDUCE,
+                            (uint32_t)cs_bin_of(16), 0, op < 32 ? 0 : 3};
+            if (cs_arr_add_rec(&p->arr, &x, "example_app+0x1f3c residual+0x4c") < 0)
+                die("arrival record", NULL);
+        }
+    for (uint64_t op = 0; op < 40; op++) /* Barrier, 8 ranks */
+        for (uint32_t r = 0; r < 8; r++) {
+            int64_t t = 90000000 + (int64_t)op * 1000000 + (int64_t)((r * 3 + 7) % 8) * 5000;
+            cs_arr_rec x = {22, op, t, 90000000 + (int64_t)op * 1000000 + 35000 + 30000, 8, r,
+                            r, r / 4, CS_R_BARRIER, 0, 0, 0};
+            if (cs_arr_add_rec(&p->arr, &x, "example_app+0x2400 main+0x1b8") < 0)
+                die("arrival record", NULL);
+        }
+    for (uint32_t r = 0; r < 3; r++) { /* an operation whose other ranks' records are lost */
+        cs_arr_rec x = {11, 48, 48000000, 48010000, 8, r, r, 0, CS_R_ALLREDUCE,
+                        (uint32_t)cs_bin_of(16), 0, 3};
+        if (cs_arr_add_rec(&p->arr, &x, NULL) < 0)
+            die("arrival record", NULL);
+    }
+    if (cs_arr_match(&p->arr) < 0)
+        die("match", NULL);
+    p->arr.clock_err = 1.5e-6;
+}
+
 static void put(const char *dir, const char *name, const void *data, size_t n)
 {
     char path[4096];
@@ -135,6 +174,12 @@ static void cell_order(cs_profile *p)
 }
 static void cell_time(cs_profile *p) { p->cells[1].t_total = -1; }
 static void cell_comm0(cs_profile *p) { p->cells[2].comm_size = 0; }
+static void arr_rank(cs_profile *p)
+{
+    cs_arr_rec x = {1, 0, 0, 10, 4, 4, 0, 0, CS_R_BCAST, 3, UINT32_MAX, 0}; /* rank 4 of 4 */
+    if (cs_arr_add_rec(&p->arr, &x, NULL) < 0)
+        die("arrival record", NULL);
+}
 
 static void bad(const char *dir, const unsigned char *img, size_t n)
 {
@@ -202,8 +247,9 @@ int main(int argc, char **argv)
     if (argc >= 8 && !strcmp(argv[1], "cell"))
         return one_cell(argc, argv);
     if (argc != 3 || (strcmp(argv[1], "golden") && strcmp(argv[1], "bad") &&
-                      strcmp(argv[1], "odd"))) {
-        fprintf(stderr, "usage: mkprofile golden FILE | mkprofile bad DIR | mkprofile odd FILE\n");
+                      strcmp(argv[1], "odd") && strcmp(argv[1], "arrivals"))) {
+        fprintf(stderr, "usage: mkprofile golden|arrivals FILE | mkprofile bad DIR | mkprofile "
+                        "odd FILE\n");
         return 2;
     }
     cs_profile p;
@@ -216,7 +262,9 @@ int main(int argc, char **argv)
         p.meta.hostname0 = strdup("\xf8\x88\x80\x80\x80");
         if (cs_profile_write(&p, argv[2], &e) < 0)
             die(argv[2], &e);
-    } else if (!strcmp(argv[1], "golden")) {
+    } else if (!strcmp(argv[1], "golden") || !strcmp(argv[1], "arrivals")) {
+        if (argv[1][0] == 'a')
+            arrivals(&p);
         if (cs_profile_write(&p, argv[2], &e) < 0)
             die(argv[2], &e);
     } else {
@@ -228,6 +276,7 @@ int main(int argc, char **argv)
         bad_payload(argv[2], "payload-order.prof", &p, cell_order);
         bad_payload(argv[2], "payload-time.prof", &p, cell_time);
         bad_payload(argv[2], "payload-comm0.prof", &p, cell_comm0);
+        bad_payload(argv[2], "payload-arrival.prof", &p, arr_rank);
         cs_buf_free(&img);
     }
     cs_profile_free(&p);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # show_cli.sh COLLSEL MKPROFILE GOLDEN_DIR [golden|errors]
-# golden: `collsel show` text/CSV/JSON of a known profile equal the golden files;
+# golden: `collsel show` text/CSV/JSON of a known profile equal the golden files
+#         (one without arrivals: "not recorded"; one with);
 #         partial files are merged and flagged INCOMPLETE.
 # errors: every damaged file, a missing file and bad usage exit 2 with one
 #         line on stderr naming the file; --help exits 0.
@@ -21,6 +22,13 @@ if [ "$what" = golden ]; then
         [ $rc -eq 0 ] || bad "show $opt exit $rc: $(cat err.$fmt)"
         [ -s err.$fmt ] && bad "show $opt wrote to stderr: $(cat err.$fmt)"
         diff -u "$golden/show.$fmt" out.$fmt >&2 || bad "show $opt differs from $golden/show.$fmt"
+    done
+    # the same run with arrivals: wait and completion, spread, late ranks
+    "$mkprofile" arrivals a.prof || exit 1
+    for fmt in text csv json; do
+        opt=; [ $fmt = text ] || opt=--$fmt
+        "$collsel" show a.prof $opt > arr.$fmt 2> err.$fmt || bad "show a.prof $opt exit $?"
+        diff -u "$golden/show.arr.$fmt" arr.$fmt >&2 || bad "show $opt differs from $golden/show.arr.$fmt"
     done
     if command -v python3 > /dev/null; then
         python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["meta"]["complete"] is True; assert sum(c["rank_calls"] for c in d["cells"]) == 4488' out.json \

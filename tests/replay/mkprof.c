@@ -1,5 +1,10 @@
 /* Test helper: write a small profile through record/profile.h.
- *   mkprof OUT CELL...   CELL = COLL:COMM_SIZE:BYTES:CALLS[:ROOTMODE[:ROOT]]
+ *   mkprof [--late RANK:US] OUT CELL...
+ *                        CELL = COLL:COMM_SIZE:BYTES:CALLS[:ROOTMODE[:ROOT]]
+ * --late: arrivals recorded (record/arrivals.h) for every cell's first 64
+ * operations: communicator rank RANK enters US microseconds after the
+ * others, every rank leaves 1 us after it (so a cell's time is mostly the
+ * others' wait; t_total stays 1 us per rank call, split by that ratio).
  * COLL: Bcast, Reduce, Barrier, Allreduce, ... (record names); CALLS =
  * operations (rank_calls = CALLS x COMM_SIZE); ROOTMODE: zero (default),
  * fixed, varying.  Cells with the same (coll, comm size, bin) merge, so
@@ -8,12 +13,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../record/profile.h"
+#include "record/profile.h"
+
+/* The arrival records of cell c's first operations (see --late). */
+static int add_arrivals(cs_profile *p, const cs_cell *c, uint64_t key, unsigned late, double us)
+{
+    for (uint64_t seq = 0; seq < 64 && seq < c->rank_calls / c->comm_size; seq++)
+        for (uint32_t r = 0; r < c->comm_size; r++) {
+            int64_t t0 = (int64_t)(seq * 1000000), lat = (int64_t)(us * 1e3);
+            cs_arr_rec rec = {.comm = key, .seq = seq, .comm_size = c->comm_size,
+                              .comm_rank = r, .world_rank = r, .coll = c->coll, .bin = c->bin,
+                              .entry = t0 + (r == late % c->comm_size ? lat : 0),
+                              .exit = t0 + lat + 1000};
+            if (cs_arr_add_rec(&p->arr, &rec, NULL) < 0)
+                return -1;
+        }
+    return cs_arr_match(&p->arr);
+}
 
 int main(int argc, char **argv)
 {
+    unsigned late = 0;
+    double late_us = -1;
+    if (argc > 2 && !strcmp(argv[1], "--late")) {
+        if (sscanf(argv[2], "%u:%lf", &late, &late_us) != 2 || late_us < 0) {
+            fprintf(stderr, "mkprof: --late RANK:US\n");
+            return 2;
+        }
+        argc -= 2, argv += 2;
+    }
     if (argc < 3) {
-        fprintf(stderr, "usage: mkprof OUT COLL:CS:BYTES:CALLS[:zero|fixed|varying[:ROOT]]...\n");
+        fprintf(stderr, "usage: mkprof [--late RANK:US] OUT COLL:CS:BYTES:CALLS"
+                        "[:zero|fixed|varying[:ROOT]]...\n");
         return 2;
     }
     cs_profile p;
@@ -50,11 +81,14 @@ int main(int argc, char **argv)
             c.sizes[0].bytes = bytes;
             c.sizes[0].rank_calls = c.rank_calls;
         }
-        if (cs_profile_add_cell(&p, &c) < 0) {
+        if (cs_profile_add_cell(&p, &c) < 0 ||
+            (late_us >= 0 && add_arrivals(&p, &c, (uint64_t)i, late, late_us) < 0)) {
             fprintf(stderr, "mkprof: cannot add '%s'\n", argv[i]);
             return 1;
         }
     }
+    if (late_us >= 0)
+        cs_arr_finish(&p.arr);
     cs_err e;
     if (cs_profile_write(&p, argv[1], &e) < 0) {
         fprintf(stderr, "mkprof: %s\n", e.msg);

@@ -12,6 +12,11 @@
 #            stage-2 rounds, medians as printed by -v); no method that lost
 #            the screening is faster in the table than the final's best;
 #            --finalists 0: no stage 2
+#   arrivals a profile with recorded arrivals (rank 1 always 200 us late):
+#            measured under recorded and none by default (both in the table,
+#            column arrivals); tune builds on recorded and compares with none;
+#            --mix predicts on completion and on the application's time, the
+#            latter = recorded wait + tuned completion (checked exactly)
 #   args     bad arguments exit 2 with a clear message
 set -u
 case_=$1 mpiexec=$2 flavour=$3 replay=$4 check=$5 mkprof=$6 collsel=$7
@@ -78,6 +83,42 @@ profile)
     for m in $(grep '^[a-z]*,2,' "$T/mix45.csv" | cut -d, -f9 | cut -d' ' -f1); do
         grep -Eq "[0-9] +$m( \(then|\$)" "$T/tree45.txt" || { cat "$T/tree45.txt"; fail "--mix chose $m, not in the C4.5 tree"; }
     done
+    ;;
+arrivals)
+    "$mkprof" --late 1:200 "$T/late.prof" Reduce:2:8:200 Barrier:2:0:100 || fail "mkprof --late"
+    run 2 "$replay" --profile "$T/late.prof" --methods 'reduce.linear,reduce.shm.direct,barrier.shm.counter' \
+        --time-per-point 0.2 -o "$T/a.csv" 2>"$T/err" || { cat "$T/err" >&2; fail "replay"; }
+    grep -q 'recorded arrivals: measuring under --arrivals recorded,none' "$T/err" ||
+        { cat "$T/err"; fail "no default patterns"; }
+    head -2 "$T/a.csv" | grep -q '^collective,.*,arrivals$' || fail "no arrivals column"
+    head -1 "$T/a.csv" | grep -q '^# collsel perf v2' || fail "not perf v2"
+    for pt in reduce,2,8 barrier,2,0; do
+        for pat in recorded none; do
+            grep -q "^$pt,.*native,.*,$pat\$" "$T/a.csv" || { cat "$T/a.csv"; fail "no $pt native under $pat"; }
+        done
+    done
+    "$collsel" tune --perf "$T/a.csv" --profile "$T/late.prof" -o "$T/a.tree" >"$T/tune.out" ||
+        { cat "$T/tune.out"; fail "tune"; }
+    grep -q '^arrivals: built on the rows measured under recorded, completion times (2 pattern' \
+        "$T/tune.out" || { cat "$T/tune.out"; fail "tune did not take recorded"; }
+    grep -q 'point(s) measured under both differ' "$T/tune.out" || fail "tune: no comparison"
+    "$collsel" tune --perf "$T/a.csv" --arrivals nosuch -o "$T/b.tree" >"$T/tune2.out" 2>&1 &&
+        fail "tune --arrivals nosuch succeeded"
+    grep -q "no rows measured under arrivals 'nosuch'" "$T/tune2.out" || fail "tune --arrivals nosuch: message"
+    run 2 "$replay" --mix "$T/late.prof" --tree "$T/a.tree" --budget 1 --rounds 3 --csv \
+        >"$T/mix.csv" || fail "--mix under arrivals"
+    cat "$T/mix.csv"
+    # application = every collective's recorded time - recorded completion +
+    # tuned completion; the wait (200 us of 201 per operation) stays
+    awk -F, '$1 == "completion" { c = $7; ct = $8 } $1 == "application" { a = $7; at = $8 }
+        END { if (!(c > 0 && a > 0)) exit 1
+              if ((a - c) / a < 0.95) { print "wait share " (a - c) / a; exit 1 }
+              d = at - (a - c + ct); if (d < 0) d = -d
+              if (d > 1e-3 * a) { print "application " at " != " a - c + ct; exit 1 } }' \
+        "$T/mix.csv" || fail "--mix: the prediction is not recorded wait + tuned completion"
+    run 2 "$replay" --mix "$T/late.prof" --tree "$T/a.tree" --budget 0.5 --rounds 2 >"$T/mix.txt" ||
+        fail "--mix text"
+    grep -q "expected gain on the application's collective time" "$T/mix.txt" || fail "--mix text: no prediction"
     ;;
 checkpoint)
     # an interrupted run keeps the points it measured: stop the run once the
@@ -154,6 +195,9 @@ args)
     expect2 'rounds' "$replay" --mix a --tree b --rounds 0
     expect2 "finalists '-1'" "$replay" --finalists -1 -o "$T/x.csv"
     expect2 "option '-o' needs a value" "$replay" --grid cs=2 -o
+    expect2 "unknown arrival pattern 'late:5us'" "$replay" --grid cs=2 --arrivals late:5us -o "$T/x.csv"
+    expect2 "delay '0us' is not a duration" "$replay" --grid cs=2 --arrivals one-late:0us -o "$T/x.csv"
+    expect2 "--arrivals recorded: needs --profile" run 2 "$replay" --grid cs=2,ms=8 --arrivals recorded -o "$T/x.csv"
     # input errors found under MPI: the file is named
     expect2 "$T/nonexistent.prof" run 2 "$replay" --profile "$T/nonexistent.prof" -o "$T/x.csv"
     echo "not a profile" >"$T/bad.prof"

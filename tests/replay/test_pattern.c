@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../replay/pattern.h"
-#include "../../replay/timing.h"
+#include "replay/pattern.h"
+#include "replay/timing.h"
 #include "check.h"
 
 static int fails, rank, size;

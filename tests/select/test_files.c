@@ -131,6 +131,54 @@ static void test_perf(void)
     cs_perf_free(&t);
 }
 
+/* Arrival patterns in a perf table: the column round trip (version 2 only
+ * when used), a bad pattern named, the default pattern and the selection
+ * (segment rows kept whatever their pattern). */
+static void test_perf_arrivals(void)
+{
+    cs_perf t, u;
+    cs_err e;
+    cs_perf_init(&t);
+    const char *pats[] = {"none", "recorded", "", "one-late:20us@1"};
+    for (int k = 0; k < 4; k++) {
+        cs_perf_row r = {.coll = 1, .comm_size = 2, .msg_bytes = 8, .median_us = 1 + k,
+                         .min_us = 1, .max_us = 9, .reps = 3};
+        snprintf(r.method, sizeof r.method, "reduce.linear");
+        snprintf(r.arrivals, sizeof r.arrivals, "%s", pats[k]);
+        CHECK(cs_perf_add(&t, &r) == 0, "add");
+    }
+    cs_perf_row seg = {.coll = 1, .comm_size = 2, .median_us = 500, .reps = 3};
+    snprintf(seg.method, sizeof seg.method, "reduce.segment");
+    CHECK(cs_perf_add(&t, &seg) == 0, "add segment");
+    MUST(cs_perf_write(&t, path_of("arr.csv"), &e), e);
+    size_t n;
+    char *txt = get_file(path_of("arr.csv"), &n);
+    CHECK(!strncmp(txt, "# collsel perf v2\n", 18) && strstr(txt, ",reps,arrivals\n") &&
+              strstr(txt, ",3,one-late:20us@1\n") && strstr(txt, ",reduce.segment,500,0,0,3,\n"),
+          "arrivals column written: %s", txt);
+    free(txt);
+    cs_perf_init(&u);
+    MUST(cs_perf_read(&u, path_of("arr.csv"), &e), e);
+    CHECK(u.n == 5 && !strcmp(u.rows[3].arrivals, "one-late:20us@1") && !u.rows[2].arrivals[0],
+          "arrivals read back");
+    CHECK(!strcmp(cs_perf_default_arrivals(&u), "recorded"), "default: recorded");
+    char chosen[CS_PERF_ARRIVALS_MAX];
+    CHECK(cs_perf_select_arrivals(&u, NULL, chosen) == 4 && !strcmp(chosen, "recorded") &&
+              u.n == 2 && u.rows[0].median_us == 2 && cs_perf_is_segment(&u.rows[1]),
+          "select recorded (+ the segment row)");
+    cs_perf_free(&u);
+    t.n = 1; /* only "none": no column, no v2 */
+    t.rows[0].arrivals[0] = 0;
+    MUST(cs_perf_write(&t, path_of("arr1.csv"), &e), e);
+    txt = get_file(path_of("arr1.csv"), &n);
+    CHECK(!strncmp(txt, "# collsel perf v1\n", 18) && !strstr(txt, "arrivals"), "no column unused");
+    free(txt);
+    perf_rejects("collective,comm_size,msg_bytes,method,median_us,arrivals\n"
+                 "bcast,4,8,bcast.x,1,one late\n",
+                 ":2: arrivals 'one late' is not an arrival pattern");
+    cs_perf_free(&t);
+}
+
 /* ---- tree files ---- */
 static int best_fn(int i, int j) { return (i * 7 + j * 3) % 5 % 3; }
 
@@ -351,6 +399,7 @@ int main(int argc, char **argv)
 {
     snprintf(dir, sizeof dir, "%s", argc > 1 ? argv[1] : ".");
     test_perf();
+    test_perf_arrivals();
     test_tree_files();
     test_tree_many_methods();
     if (sel_failures)

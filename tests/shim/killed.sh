@@ -1,5 +1,5 @@
 #!/bin/sh
-# killed.sh MPIEXEC FLAVOUR NP COLLSEL KILLEDPROG CHECK OUTDIR
+# killed.sh MPIEXEC FLAVOUR NP COLLSEL KILLEDPROG CHECK OUTDIR [ARRCHECK]
 # Jobs killed without warning while recording with snapshots every 0.2 s
 # (COLLSEL_RECORD_INTERVAL): SIGKILL to every rank, or to one rank only
 # (the launcher then ends the others), of a job that idles, that keeps
@@ -7,8 +7,10 @@
 # leave its partial file, holding every call it made before the last
 # interval (the busy rank: at least the calls it had made 6 intervals
 # before the kill), and `collsel show` must say the run did not finish and
-# how old each rank's data is.
-mpiexec=$1 flavour=$2 np=$3 collsel=$4 prog=$5 check=$6 out=$7
+# how old each rank's data is.  With ARRCHECK: the partial files of the
+# busy jobs keep their arrivals too (operations matched across the ranks'
+# files).
+mpiexec=$1 flavour=$2 np=$3 collsel=$4 prog=$5 check=$6 out=$7 arrcheck=${8:-}
 interval=0.2
 mkdir -p "$out"
 fail=0
@@ -51,6 +53,10 @@ for case in idle-all busy-all hang-all busy-one hang-one; do
     # shellcheck disable=SC2086
     "$check" "$prof" "$base.expect" --partial --ranks "$np" --site main $least ||
         { echo "FAIL $case: the partial files lack calls made before the last interval"; fail=1; }
+    if [ -n "$arrcheck" ] && [ "$mode" = busy ]; then
+        "$arrcheck" "$prof" --matched ||
+            { echo "FAIL $case: the partial files lost the arrivals"; fail=1; }
+    fi
     "$collsel" show "$prof" >"$base.show" 2>&1
     if ! grep -q "INCOMPLETE: merged $np partial files" "$base.show" ||
         [ "$(grep -c 'rank [0-9]*: data as of .* old$' "$base.show")" != "$np" ]; then

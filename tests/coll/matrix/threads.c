@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../../coll/coll.h"
-#include "../arrival.h"
+#include "coll/coll.h"
+#include "tests/coll/arrival.h"
 
 #define NT 6
 #define ITERS 60

@@ -21,15 +21,14 @@
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "../../../coll/coll.h"
-#include "../../../coll/shm/shm.h"
-#include "../arrival.h"
+#include "coll/coll.h"
+#include "coll/shm/shm.h"
+#include "tests/coll/arrival.h"
 
 static const int sizes[] = {1, 100, 5000, 70001};
 #define NSIZES 4
@@ -163,21 +162,21 @@ static void fp_case(const cs_method *m, const cs_method *direct, enum cs_coll co
 
 /* --stop: world rank 0's thread stops a random other rank now and then. */
 static pid_t *pids;
-static atomic_int stopping = 1, stops;
+static int stopping = 1, stops; /* __atomic: the stopper thread and main */
 
 static void *stopper(void *arg)
 {
     unsigned seed = 99;
     (void)arg;
-    while (atomic_load(&stopping)) {
+    while (__atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) {
         usleep(2000 + (unsigned)rand_r(&seed) % 8000);
-        if (!atomic_load(&stopping))
+        if (!__atomic_load_n(&stopping, __ATOMIC_ACQUIRE))
             break;
         pid_t victim = pids[1 + rand_r(&seed) % (wsize - 1)];
         kill(victim, SIGSTOP);
         usleep(1000 + (unsigned)rand_r(&seed) % 4000);
         kill(victim, SIGCONT);
-        atomic_fetch_add(&stops, 1);
+        __atomic_fetch_add(&stops, 1, __ATOMIC_RELEASE);
     }
     return NULL;
 }
@@ -226,15 +225,15 @@ int main(int argc, char **argv)
         }
     }
     if (stop && wrank == 0 && wsize > 1) {
-        atomic_store(&stopping, 0);
+        __atomic_store_n(&stopping, 0, __ATOMIC_RELEASE);
         pthread_join(th, NULL);
     }
     long all;
     MPI_Allreduce(&failures, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (wrank == 0)
         printf("dynamic reductions: %d calls per method and rank, %d stops, %ld failures\n",
-               iters, atomic_load(&stops), all);
+               iters, __atomic_load_n(&stops, __ATOMIC_ACQUIRE), all);
     free(pids);
     MPI_Finalize();
-    return all != 0 || (stop && wsize > 1 && wrank == 0 && atomic_load(&stops) == 0);
+    return all != 0 || (stop && wsize > 1 && wrank == 0 && __atomic_load_n(&stops, __ATOMIC_ACQUIRE) == 0);
 }

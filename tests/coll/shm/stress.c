@@ -12,14 +12,13 @@
  * every other call of theirs sums integer-valued doubles, in rank order
  * and (c.reorder_fp) in arrival order by turns: exact either way.
  *   usage: stress [CALLS_PER_METHOD [NAME_SUBSTRING]]   (default 10000, all) */
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "../../../coll/coll.h"
-#include "../arrival.h"
+#include "coll/coll.h"
+#include "tests/coll/arrival.h"
 
 static const int sizes[] = {1, 3, 8, 14, 15, 100, 1000, 8191, 8192, 8193, 16385, 40000};
 #define NSIZES ((int)(sizeof sizes / sizeof sizes[0]))
@@ -80,7 +79,7 @@ static void one_double(const cs_method *m, enum cs_coll coll, int it, MPI_Comm c
 }
 
 static void one(const cs_method *m, enum cs_coll coll, int it, MPI_Comm comm, int *buf,
-                int *res, _Atomic int *arrivals, int *nbar)
+                int *res, int *arrivals, int *nbar)
 {
     int rank, p;
     MPI_Comm_rank(comm, &rank);
@@ -108,12 +107,12 @@ static void one(const cs_method *m, enum cs_coll coll, int it, MPI_Comm comm, in
     }
     cs_call c;
     if (coll == CS_BARRIER) {
-        atomic_fetch_add(arrivals, 1);
+        __atomic_fetch_add(arrivals, 1, __ATOMIC_SEQ_CST);
         rc = cs_call_barrier(&c, comm);
         if (rc == MPI_SUCCESS && cs_method_applies(m, &c))
             rc = cs_method_run(m, &c);
         ++*nbar;
-        int seen = atomic_load(arrivals);
+        int seen = __atomic_load_n(arrivals, __ATOMIC_SEQ_CST);
         if (rc != MPI_SUCCESS || seen < p * *nbar)
             fail(m, it, "barrier passed early", 0, seen, (long)p * *nbar);
         return;
@@ -161,7 +160,7 @@ int main(int argc, char **argv)
                 continue;
             MPI_Comm cur = MPI_COMM_NULL;
             MPI_Win win = MPI_WIN_NULL;
-            _Atomic int *arrivals = NULL;
+            int *arrivals = NULL;
             int nbar = 0;
             for (int it = 0; it < calls; it++) {
                 MPI_Comm comm = comm_for(it, &cur);
@@ -175,7 +174,7 @@ int main(int argc, char **argv)
                                             &base, &win);
                     MPI_Win_shared_query(win, 0, &sz, &du, (void *)&arrivals);
                     if (r == 0)
-                        atomic_store(arrivals, 0);
+                        __atomic_store_n(arrivals, 0, __ATOMIC_SEQ_CST);
                     nbar = 0;
                     MPI_Barrier(comm);
                 }
