@@ -21,16 +21,15 @@ int cs_allreduce_node_dynamic(const cs_call *c, const cs_method *m)
     const cs_method *bcast = cs_method_find("bcast.node.binomial", &cc, NULL);
     if (!bcast)
         return cs_shm_native(c);
-    cs_call r = *c;
+    cs_call r = *c, b = *c;
     r.coll = CS_REDUCE;
     r.root = 0;
-    int rc = cs_reduce_node_dynamic_into(&r, c->buf);
-    if (rc == MPI_SUCCESS) {
-        cs_call b = *c;
-        b.coll = CS_BCAST;
-        b.sendbuf = NULL;
-        b.root = 0;
-        rc = cs_method_run(bcast, &b);
-    }
+    int rc;
+    CS_TRY(cs_reduce_node_dynamic_into(&r, c->buf));
+    b.coll = CS_BCAST;
+    b.sendbuf = NULL;
+    b.root = 0;
+    CS_TRY(cs_method_run(bcast, &b));
+out:
     return rc;
 }

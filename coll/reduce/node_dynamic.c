@@ -48,26 +48,25 @@ int cs_reduce_node_dynamic_into(const cs_call *c, void *spare)
     cs_node_calls(nd, c, &in, &out);
     if (c->sendbuf == MPI_IN_PLACE)
         in.sendbuf = c->buf;
-    int rc, last = 0;
-    if (nd->my_node != rnode) { /* the node's result to whoever arrives last */
-        in.root = 0;
-        rc = cs_shm_dynamic_last(&in, spare, &last);
-        if (rc == MPI_SUCCESS && last && c->count > 0)
-            rc = PMPI_Ssend(spare, c->count, c->dt, c->root, CS_TAG_NODE_DYNAMIC + nd->my_node,
-                            c->pcomm);
-        return rc;
-    }
-    in.root = nd->node_of[2 * c->root + 1];
-    rc = cs_shm_dynamic(&in, 0);
-    if (rc != MPI_SUCCESS || c->rank != c->root || c->count == 0)
-        return rc;
+    int rc = MPI_SUCCESS, last = 0;
     cs_rtype t;
     char *raw = NULL, *part;
-    if ((rc = cs_reduce_rtype(c->dt, &t)) != MPI_SUCCESS)
-        return rc;
+    if (nd->my_node != rnode) { /* the node's result to whoever arrives last */
+        in.root = 0;
+        CS_TRY(cs_shm_dynamic_last(&in, spare, &last));
+        if (last && c->count > 0)
+            CS_TRY(PMPI_Ssend(spare, c->count, c->dt, c->root, CS_TAG_NODE_DYNAMIC + nd->my_node,
+                              c->pcomm));
+        goto out;
+    }
+    in.root = nd->node_of[2 * c->root + 1];
+    CS_TRY(cs_shm_dynamic(&in, 0));
+    if (c->rank != c->root || c->count == 0)
+        goto out;
+    CS_TRY(cs_reduce_rtype(c->dt, &t));
     if (!(part = cs_reduce_tmp(&t, c->count, &raw)))
-        return MPI_ERR_NO_MEM;
-    for (int k = 0; k < c->st->nnodes && rc == MPI_SUCCESS; k++)
+        CS_TRY(MPI_ERR_NO_MEM);
+    for (int k = 0; k < c->st->nnodes; k++)
         if (k != rnode) {
             CS_TRY(PMPI_Recv(part, c->count, c->dt, MPI_ANY_SOURCE, CS_TAG_NODE_DYNAMIC + k,
                              c->pcomm, MPI_STATUS_IGNORE));

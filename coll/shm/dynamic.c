@@ -143,14 +143,18 @@ static int fold_piece(const dyn_step *d, int j, uint64_t w, uint64_t *in_out)
     const size_t at = (size_t)first * d->esz;
     uint64_t have = bit(d->me);
     int fresh = 0;
-    for (int who; rc == MPI_SUCCESS && (who = next_fold_lazy(d, in, count, &have, &fresh)) >= 0;) {
+    /* an error is kept and the folding goes on: the piece must complete, or
+     * its waiters would wait forever */
+    for (int who; (who = next_fold_lazy(d, in, count, &have, &fresh)) >= 0;) {
         const unsigned char *x = who == d->me
                                      ? (const unsigned char *)d->own + at
                                      : cs_shm_data(d->s, who, d->step, d->bytes) + at;
+        int r = MPI_SUCCESS;
         if (count == 0)
             memcpy(acc, x, (size_t)len * d->esz);
         else
-            rc = PMPI_Reduce_local(x, acc, len, d->c->dt, d->c->op);
+            r = PMPI_Reduce_local(x, acc, len, d->c->dt, d->c->op);
+        rc = rc != MPI_SUCCESS ? rc : r;
         in |= bit(who);
         count++;
         __atomic_store_n(&line->mask, in, __ATOMIC_RELAXED);
@@ -196,7 +200,7 @@ static int run_local(dyn_step *d, int wants, char *out)
     uint64_t in = 0;
     cs_shm_slot_free(d->s, d->step);
     post(d);
-    while (wants && count < d->p && rc == MPI_SUCCESS) {
+    while (wants && count < d->p) {
         uint64_t have = bit(d->me);
         int fresh = 0, who = next_fold_lazy(d, in, count, &have, &fresh);
         if (who < 0) {
@@ -208,11 +212,12 @@ static int run_local(dyn_step *d, int wants, char *out)
         if (count == 0)
             memcpy(out, x, d->bytes);
         else
-            rc = PMPI_Reduce_local(x, out, d->n, d->c->dt, d->c->op);
+            CS_TRY(PMPI_Reduce_local(x, out, d->n, d->c->dt, d->c->op));
         in |= bit(who);
         count++;
         polls = 0;
     }
+out: /* nobody waits for this rank but for its post: done at once */
     cs_shm_set(&d->s->r[d->me]->done, d->step);
     return rc;
 }
@@ -262,8 +267,7 @@ static int run_step(dyn_step *d, int wants, char *out)
                 !__atomic_compare_exchange_n(&line->w, &w, w | W_LOCK, 0, __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE))
                 continue;
             int r = fold_piece(d, j, w, &in);
-            if (r != MPI_SUCCESS && rc == MPI_SUCCESS)
-                rc = r;
+            rc = rc != MPI_SUCCESS ? rc : r;
             if (in & bit(d->me))
                 todo &= ~bit(j);
             progress = 1;
@@ -332,8 +336,7 @@ static int dynamic_run(const cs_call *c, int wants, int everyone, char *out, int
         d.step = ++s->step;
         d.own = own + (size_t)off * d.esz;
         int r = run_step(&d, wants, out + (size_t)off * d.esz);
-        if (r != MPI_SUCCESS && rc == MPI_SUCCESS)
-            rc = r;
+        rc = rc != MPI_SUCCESS ? rc : r; /* the first error; the chunks go on (peers wait) */
     }
     return rc;
 }
