@@ -344,16 +344,19 @@ int cs_arr_match(cs_arr *a)
         i = j;
     }
     a->nrecs = k;
+    a->matched_at = k;
     return rc;
 }
 
-void cs_arr_finish(cs_arr *a)
+int cs_arr_finish(cs_arr *a)
 {
+    int rc = cs_arr_match(a);
     a->unmatched += a->nrecs;
     a->nrecs = 0;
     for (size_t i = 0; i < a->nsites; i++)
         free(a->sites[i]);
     a->nsites = 0;
+    return rc;
 }
 
 /* ---- merging ------------------------------------------------------------- */
@@ -413,7 +416,7 @@ int cs_arr_merge(cs_arr *dst, const cs_arr *src)
         if (!d || cell_merge(d, s) < 0)
             return -1;
     }
-    return cs_arr_match(dst);
+    return dst->nrecs >= 2 * dst->matched_at + 4096 ? cs_arr_match(dst) : 0;
 }
 
 /* ---- folding and bounds ------------------------------------------------------ */
@@ -469,7 +472,7 @@ int cs_arr_shrink(cs_arr *a)
     for (size_t i = 0; i < a->ncells; i++)
         if (a->cells[i].nvec > most)
             most = a->cells[i].nvec;
-    if (most > 1) {
+    if (most > 0) { /* halved; the last one of each cell goes too */
         for (size_t i = 0; i < a->ncells; i++)
             drop_vecs(a, &a->cells[i], most / 2);
         return 0;
@@ -478,8 +481,13 @@ int cs_arr_shrink(cs_arr *a)
     for (size_t i = 0; i < a->nrecs; i++)
         if (a->recs[i].wexp > lv)
             lv = a->recs[i].wexp;
-    if (a->nrecs == 0 || lv >= 63)
-        return most ? (drop_vecs(a, &a->cells[0], 0), 0) : 1;
+    if (a->nrecs == 0)
+        return 1;
+    if (lv >= 63) { /* every record at the last level: they all go */
+        a->dropped += a->nrecs;
+        a->nrecs = 0;
+        return 0;
+    }
     lv = lv < CS_ARR_LEVEL0 ? CS_ARR_LEVEL0 + 1 : lv + 1;
     size_t k = 0;
     for (size_t i = 0; i < a->nrecs; i++) {

@@ -12,8 +12,8 @@
  * sequence number (the communicator's call count on this rank, the same
  * operation on every member) and, for calls kept, (seq, entry, exit) in a
  * bounded ring per communicator.  Kept: the communicator's first
- * CS_ARR_FIRST calls, then the calls whose level (cs_arr_level: trailing
- * zero bits of a hash of (communicator key, seq)) is at least the ring's
+ * CS_ARR_FIRST calls, then the calls whose level (cs_arr_level: a
+ * function of (communicator key, seq)) is at least the ring's
  * level, at least CS_ARR_LEVEL0 (1 call in 8); a full ring raises its level
  * by one and drops the calls below it (half of them).  Every member of a
  * communicator keeps the same calls, chosen by sequence number only.  Each
@@ -128,6 +128,7 @@ typedef struct cs_arr {
     cs_arr_cell *cells;   /* sorted by (coll, comm_size, bin) */
     size_t ncells, cap_cells;
     uint32_t fold;        /* the profile's folding level (not serialised) */
+    size_t matched_at;    /* nrecs after the last cs_arr_match (not serialised) */
 } cs_arr;
 
 /* ---- reader API (replay, tune, show) ------------------------------------ */
@@ -154,32 +155,44 @@ static inline const uint32_t *cs_arr_vec(const cs_arr_cell *a, uint32_t i)
 
 /* ---- building and merging (record/, shim/) ----------------------------- */
 
-/* The level of a call: trailing zero bits of a hash of (comm, seq). */
+/* The level of a call: leading zero bits of (seq + comm) x 2^64 / golden
+ * ratio (mod 2^64), i.e. of the fraction of (seq + comm) x 0.618...: a
+ * Weyl sequence, so calls of level >= L are 1 in 2^L of any long run of
+ * calls, spread evenly (no aliasing with periodic call patterns: the
+ * multiplier is irrational), and a level >= L + 1 call has level >= L.
+ * One multiplication: the shim computes it on every call.  comm (the
+ * communicator key, a random 64-bit value) shifts the sequence, so
+ * communicators sample different calls. */
+static inline uint64_t cs_arr_hash(uint64_t comm, uint64_t seq)
+{
+    return (seq + comm) * 0x9E3779B97F4A7C15ull;
+}
 static inline uint32_t cs_arr_level(uint64_t comm, uint64_t seq)
 {
-    uint64_t z = comm ^ (seq * 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return z ? (uint32_t)__builtin_ctzll(z) : 64;
+    uint64_t h = cs_arr_hash(comm, seq);
+    return h ? (uint32_t)__builtin_clzll(h) : 64;
 }
 
 void cs_arr_free(cs_arr *a);
 /* Add a pending record (site: a name or NULL); -1 out of memory. */
 int cs_arr_add_rec(cs_arr *a, const cs_arr_rec *r, const char *site);
-/* dst += src: pending records merged, complete operations reduced into
- * cells; cells merged.  -1 out of memory. */
+/* dst += src: pending records merged, cells merged; the complete
+ * operations are reduced into cells once the pending records have doubled
+ * since the last time (merging n files costs O(n log n), not O(n^2)), and
+ * always by cs_arr_match / cs_arr_finish.  -1 out of memory. */
 int cs_arr_merge(cs_arr *dst, const cs_arr *src);
 /* Reduce the operations that are complete (after adding records). */
 int cs_arr_match(cs_arr *a);
-/* The profile is final: pending records counted as unmatched, dropped. */
-void cs_arr_finish(cs_arr *a);
+/* The profile is final: complete operations reduced, the other pending
+ * records counted as unmatched and dropped.  -1 out of memory. */
+int cs_arr_finish(cs_arr *a);
 /* Fold the arrival cells to a profile folding level (bound.c): vectors of
  * cells whose communicator size changes are dropped (vec_dropped). */
 int cs_arr_fold(cs_arr *a, uint32_t level);
-/* Make the arrival data smaller for a bound: halve the vectors kept, then
- * thin the pending records by one level.  0 if something was dropped,
- * 1 if nothing is left to drop. */
+/* Make the arrival data smaller for a bound: halve the vectors kept (the
+ * last one of each cell goes when none has more), then thin the pending
+ * records by one level (the first calls go last).  0 if something was
+ * dropped, 1 if nothing is left to drop (the cells' sums always stay). */
 int cs_arr_shrink(cs_arr *a);
 
 /* Serialisation (format version 3, after the version 2 fields). */

@@ -266,7 +266,10 @@ int cs_profile_load(cs_profile *p, const char *path, cs_err *e)
     }
     /* operations still missing a rank's record (a partial file that is
      * missing, or older than the others) are counted, not kept */
-    cs_arr_finish(&p->arr);
+    if (cs_arr_finish(&p->arr) < 0) {
+        cs_fail(e, "%s: out of memory matching the arrivals", path);
+        goto out;
+    }
     if (nranks > 0)
         p->complete = 0;
     p->npartial = (uint32_t)nranks;

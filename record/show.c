@@ -73,7 +73,7 @@ static void usage(FILE *f)
 
 /* ---- shared helpers ---------------------------------------------------- */
 
-static const char *fmt_time(char *buf, size_t len, double s)
+const char *cs_show_fmt_time(char *buf, size_t len, double s)
 {
     if (s < 1e-3)
         snprintf(buf, len, "%.1f us", s * 1e6);
@@ -266,7 +266,7 @@ static void show_text(FILE *f, const char *path, const cs_profile *p, size_t top
     if (m->selection && *m->selection)
         fprintf(f, "selection   %s\n", m->selection);
     fprintf(f, "start       %s\n", fmt_start(a, sizeof a, m->start_time));
-    fprintf(f, "duration    %s\n", fmt_time(a, sizeof a, m->duration));
+    fprintf(f, "duration    %s\n", cs_show_fmt_time(a, sizeof a, m->duration));
     text_spawned(f, path);
 
     summary s[CS_R_N];
@@ -277,8 +277,8 @@ static void show_text(FILE *f, const char *path, const cs_profile *p, size_t top
             "rank calls", "total time", "mean/call", "share", "wait", "compl");
     for (int i = 0; i < n; i++) {
         fprintf(f, "%-22s %12.10g %12llu %12s %12s %6.1f%%", cs_rcoll_name(s[i].coll), s[i].ops,
-                (unsigned long long)s[i].rank_calls, fmt_time(a, sizeof a, s[i].time),
-                fmt_time(b, sizeof b, s[i].time / (double)s[i].rank_calls),
+                (unsigned long long)s[i].rank_calls, cs_show_fmt_time(a, sizeof a, s[i].time),
+                cs_show_fmt_time(b, sizeof b, s[i].time / (double)s[i].rank_calls),
                 share(s[i].time, total));
         cs_arr_sum_of(p, s[i].coll, &as);
         cs_show_arr_shares(f, &as);
@@ -286,7 +286,7 @@ static void show_text(FILE *f, const char *path, const cs_profile *p, size_t top
     }
     if (n == 0)
         fprintf(f, "(no collective calls recorded)\n");
-    fprintf(f, "%-22s %12s %12s %12s %12s %7s", "all", "", "", fmt_time(a, sizeof a, total), "",
+    fprintf(f, "%-22s %12s %12s %12s %12s %7s", "all", "", "", cs_show_fmt_time(a, sizeof a, total), "",
             "");
     cs_arr_sum_of(p, -1, &as);
     cs_show_arr_shares(f, &as);
@@ -308,7 +308,7 @@ static void show_text(FILE *f, const char *path, const cs_profile *p, size_t top
             cs_bin_range(range, sizeof range, (int)c->bin, p->fold);
             text_root(r, sizeof r, c);
             fprintf(f, "%-22s %6u %-24s %10.10g %12s %6.1f%% %-10s ", cs_rcoll_name((int)c->coll),
-                    c->comm_size, range, cs_cell_ops(c), fmt_time(t, sizeof t, c->t_total),
+                    c->comm_size, range, cs_cell_ops(c), cs_show_fmt_time(t, sizeof t, c->t_total),
                     share(c->t_total, total), r);
             text_cell_sizes(f, c);
             fputc('\n', f);
@@ -324,7 +324,7 @@ static void show_text(FILE *f, const char *path, const cs_profile *p, size_t top
         for (size_t i = 0; i < k; i++) {
             const cs_site *c = &p->sites[i];
             fprintf(f, "%-22s %12llu %12s %6.1f%%  %s\n", cs_rcoll_name((int)c->coll),
-                    (unsigned long long)c->rank_calls, fmt_time(a, sizeof a, c->t_total),
+                    (unsigned long long)c->rank_calls, cs_show_fmt_time(a, sizeof a, c->t_total),
                     share(c->t_total, total), c->where);
         }
     }

@@ -39,12 +39,8 @@ static const char *fmt_t(char *buf, size_t len, double s)
         snprintf(buf, len, "-");
     else if (s < 1e-6)
         snprintf(buf, len, "%.0f ns", s * 1e9);
-    else if (s < 1e-3)
-        snprintf(buf, len, "%.1f us", s * 1e6);
-    else if (s < 1)
-        snprintf(buf, len, "%.2f ms", s * 1e3);
     else
-        snprintf(buf, len, "%.3f s", s);
+        cs_show_fmt_time(buf, len, s);
     return buf;
 }
 
@@ -92,13 +88,13 @@ void cs_show_arr_quality(FILE *f, const cs_profile *p)
     for (size_t i = 0; i < a->ncells; i++)
         entries += a->cells[i].entries;
     fprintf(f, "arrivals    estimated from %llu of %llu rank calls matched across ranks "
-               "(%.1f %%): the first %d calls of each communicator, then 1 in %llu",
+               "(%.1f %%): the first %d calls of each communicator, then 1 in %d",
             (unsigned long long)entries, (unsigned long long)calls, pct((double)entries,
                                                                         (double)calls),
-            CS_ARR_FIRST,
-            1ull << (a->level > CS_ARR_LEVEL0 ? a->level : CS_ARR_LEVEL0));
+            CS_ARR_FIRST, 1 << CS_ARR_LEVEL0);
     if (a->level > CS_ARR_LEVEL0)
-        fprintf(f, " (rings full: %llu kept calls dropped)", (unsigned long long)a->dropped);
+        fprintf(f, " (rings full: down to 1 in %.0f, %llu kept calls dropped)",
+                ldexp(1.0, (int)(a->level < 63 ? a->level : 63)), (unsigned long long)a->dropped);
     fprintf(f, "\n");
     if (a->unmatched || a->untracked)
         fprintf(f, "            %llu records without all ranks' records (not counted), %llu "

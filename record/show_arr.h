@@ -28,8 +28,9 @@ void cs_show_arr_csv_meta(FILE *f, const cs_profile *p);
 extern const char cs_show_arr_csv_header[];
 void cs_show_arr_csv_cell(FILE *f, const cs_profile *p, const cs_cell *c);
 
-/* A JSON string (show.c). */
+/* A JSON string; a time in us, ms or s (show.c). */
 void cs_json_str(FILE *f, const char *v);
+const char *cs_show_fmt_time(char *buf, size_t len, double s);
 
 /* JSON: the meta's "arrivals" member; a collective's and a cell's fields
  * (each starts with ", "). */

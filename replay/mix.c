@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll/pick.h"
+#include "select/pick.h"
 #include "op.h"
 #include "pattern.h"
 #include "replay.h"

@@ -19,7 +19,8 @@
  * Between the two the offset moves linearly (drift).  The remaining error
  * is at most half the fastest round trip (the asymmetry of the two
  * directions) plus any non-linear drift, and clock_err reports the first
- * part (max over nodes).  A partial file (a job killed before
+ * part (max over nodes).  A drift counts only beyond what the two
+ * estimates' errors explain.  A partial file (a job killed before
  * MPI_Finalize) has the MPI_Init offsets only: the drift since then adds
  * to its error (typically some us per second of run on NTP-disciplined
  * clocks).  Clocks that cannot be compared (a clock that went backwards
@@ -28,6 +29,7 @@
  * and wait and completion are taken within nodes (CS_ARR_CLOCK_NODE).
  */
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,10 +38,10 @@
 #include "rec.h"
 
 #define CS_ACOMMS 256                     /* communicator states per process */
-#define PP_ROUNDS 16
+#define PP_ROUNDS 32
 #define PP_TAG 7302
 #define CLOCK_HUGE_NS ((int64_t)1 << 56)  /* about 2.3 years */
-#define CLOCK_RTT_MAX_NS 2000000          /* 2 ms */
+#define CLOCK_RTT_MAX_NS 20000000         /* 20 ms: an error bound of 10 ms */
 #define DRIFT_MAX 1e-3                    /* 1000 ppm */
 
 static cs_acomm *slots[CS_ACOMMS]; /* append-only, published with release */
@@ -98,15 +100,37 @@ static uint64_t comm_key(MPI_Comm comm, int size)
     return mix64(h ^ mix64(n + 1));
 }
 
+/* Per thread, the last states found (valid while no handle was freed,
+ * rec.h's generation: a freed handle may name a new communicator). */
+#define TL_AC 8 /* power of two */
+static __thread struct {
+    uintptr_t h;
+    unsigned gen;
+    cs_acomm *a;
+} tl_ac[TL_AC] __attribute__((tls_model("initial-exec")));
+
+static cs_acomm *remember(uintptr_t h, unsigned gen, cs_acomm *a)
+{
+    __typeof__(tl_ac[0]) *e = &tl_ac[((h >> 4) ^ (h >> 11)) & (TL_AC - 1)];
+    e->h = h;
+    e->gen = gen;
+    e->a = a;
+    return a;
+}
+
 cs_acomm *cs_arr_comm(MPI_Comm comm)
 {
     uintptr_t h = (uintptr_t)comm;
+    unsigned gen = __atomic_load_n(&cs_handle_gen, __ATOMIC_RELAXED);
+    __typeof__(tl_ac[0]) *e = &tl_ac[((h >> 4) ^ (h >> 11)) & (TL_AC - 1)];
+    if (e->a && e->h == h && e->gen == gen)
+        return e->a;
     cs_acomm *a = find(h);
     if (a)
-        return a;
+        return remember(h, gen, a);
     int inter = 0, size = 0, rank = 0;
     if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
-        return &off_state; /* arrivals of two groups: not tracked */
+        return remember(h, gen, &off_state); /* arrivals of two groups: not tracked */
     PMPI_Comm_size(comm, &size);
     PMPI_Comm_rank(comm, &rank);
     pthread_mutex_lock(&mu);
@@ -119,7 +143,7 @@ cs_acomm *cs_arr_comm(MPI_Comm comm)
         __atomic_store_n(&slots[nslots++], a, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&mu);
-    return a ? a : &off_state;
+    return remember(h, gen, a ? a : &off_state);
 }
 
 void cs_arr_thin(cs_acomm *a)
@@ -155,6 +179,7 @@ static int64_t shift;    /* COLLSEL_CLOCK_SHIFT x the node's index (testing) */
 static uint32_t node_id; /* world rank of the node's leader */
 static uint32_t mode = CS_ARR_CLOCK_GLOBAL;
 static int64_t off_i, off_f, t_i, t_f; /* offsets to rank 0 and when (local ns) */
+static int64_t rtt_i;                  /* this node's fastest round trip at MPI_Init */
 static int have_f;
 static int64_t rtt_max; /* fastest round trip, max over nodes (ns) */
 
@@ -190,7 +215,7 @@ static const char *why_text(int why)
     switch (why) {
     case 1: return "a clock went backwards during the measurement";
     case 2: return "offset beyond 2^56 ns";
-    case 3: return "round trips above 2 ms";
+    case 3: return "round trips above 20 ms";
     case 4: return "drift above 1000 ppm between MPI_Init and MPI_Finalize";
     default: return "?";
     }
@@ -214,16 +239,23 @@ static MPI_Comm node_comm(MPI_Comm pcomm, int rank)
     return node;
 }
 
+/* The node and the nodes' leaders, made at MPI_Init, freed after the
+ * measurement at MPI_Finalize (no communicator is made there). */
+static MPI_Comm node = MPI_COMM_NULL, leaders = MPI_COMM_NULL;
+
 /* Measure this node's offset to world rank 0's: off (ns, add to a local
  * time), the fastest round trip, and why it cannot be used (0: it can).
- * Collective over pcomm.  first: also set node_id and shift. */
+ * Collective over pcomm.  first: also make the communicators, set node_id
+ * and shift. */
 static void measure(MPI_Comm pcomm, int first, int64_t *off, int64_t *rtt, int *why)
 {
     int rank = 0, nrank = 0, lrank = 0, lsize = 1;
     PMPI_Comm_rank(pcomm, &rank);
-    MPI_Comm node = node_comm(pcomm, rank), leaders = MPI_COMM_NULL;
-    PMPI_Comm_rank(node, &nrank);
-    PMPI_Comm_split(pcomm, nrank == 0 ? 0 : MPI_UNDEFINED, rank, &leaders);
+    if (first) {
+        node = node_comm(pcomm, rank);
+        PMPI_Comm_rank(node, &nrank);
+        PMPI_Comm_split(pcomm, nrank == 0 ? 0 : MPI_UNDEFINED, rank, &leaders);
+    }
     if (leaders != MPI_COMM_NULL) {
         PMPI_Comm_rank(leaders, &lrank);
         PMPI_Comm_size(leaders, &lsize);
@@ -269,9 +301,6 @@ static void measure(MPI_Comm pcomm, int first, int64_t *off, int64_t *rtt, int *
     *off = res[0];
     *rtt = res[1];
     *why = (int)res[2];
-    if (leaders != MPI_COMM_NULL)
-        PMPI_Comm_free(&leaders);
-    PMPI_Comm_free(&node);
 }
 
 /* Agree on the clocks: the worst node's reason (one line from rank 0). */
@@ -301,6 +330,7 @@ void cs_arr_init(MPI_Comm pcomm)
     int why;
     calibrate(&tick_a, &mono_a);
     measure(pcomm, 1, &off_i, &rtt, &why);
+    rtt_i = rtt;
     t_i = local_now();
     agree(pcomm, why, rtt, "MPI_Init");
 }
@@ -311,13 +341,17 @@ void cs_arr_finalize(MPI_Comm pcomm)
     int why;
     measure(pcomm, 0, &off_f, &rtt, &why);
     t_f = local_now();
-    if (!why && t_f > t_i) {
-        double d = (double)(off_f - off_i) / (double)(t_f - t_i);
-        if (d > DRIFT_MAX || d < -DRIFT_MAX)
+    if (!why && t_f > t_i) { /* the drift beyond what the two estimates' errors explain */
+        double d = fabs((double)(off_f - off_i)) - 0.5 * (double)(rtt_i + rtt);
+        if (d > DRIFT_MAX * (double)(t_f - t_i))
             why = 4;
     }
     have_f = !why;
     agree(pcomm, why, rtt, "MPI_Finalize");
+    if (leaders != MPI_COMM_NULL)
+        PMPI_Comm_free(&leaders);
+    if (node != MPI_COMM_NULL)
+        PMPI_Comm_free(&node);
 }
 
 /* Ticks to the job clock (ns). */

@@ -593,7 +593,8 @@ static void record_finalize(void)
     if (rank == 0) {
         cs_err e;
         p.complete = p.nranks == (uint32_t)size;
-        cs_arr_finish(&p.arr); /* every rank is in: what did not match never will */
+        if (cs_arr_finish(&p.arr) < 0) /* every rank is in: what did not match never will */
+            cs_log(0, 0, "rank 0: out of memory matching the arrivals; some are left out");
         cs_profile_trim_sites(&p, CS_MAX_SITES);
         cs_profile_sort(&p);
         size_t merged_cells = p.ncells;

@@ -204,7 +204,7 @@ static void memo_flush(cs_rtab *tab, cs_memo *m)
 void cs_rec_end_slow(const cs_rslot *s, uint64_t t0, uint64_t t1)
 {
     double t = (double)(t1 - t0);
-    cs_arr_note(s->ac, s->seq, s->lvl, t0, t1, s->coll, s->bin, s->ra);
+    cs_arr_note(s->ac, s->seq, t0, t1, s->coll, s->bin, s->ra);
     cs_rtab *tab = cs_tl_tab;
     cs_cell *c = s->cell;
     if (!c) { /* spill (or no table at all) */

@@ -1,4 +1,4 @@
-/* Recording internals of the preload library (shim owner): the per-call hot
+/* Recording internals of the preload library: the per-call hot
  * path (rec.c), call-site symbolisation (sites.c), and the run's life cycle
  * (life.c: init, metadata, the merge at MPI_Finalize, partial files of
  * incomplete runs).  Everything here is hidden.
@@ -160,9 +160,10 @@ void cs_arr_finalize(MPI_Comm pcomm) CS_HIDDEN;
  * copies of the rings, without stopping the recording threads). */
 int cs_arr_build(cs_profile *p, int snapshot) CS_HIDDEN;
 
-static inline void cs_arr_note(cs_acomm *a, uint64_t seq, uint32_t lvl, uint64_t t0,
-                               uint64_t t1, uint32_t coll, uint32_t bin, void *ra)
+static inline void cs_arr_note(cs_acomm *a, uint64_t seq, uint64_t t0, uint64_t t1,
+                               uint32_t coll, uint32_t bin, void *ra)
 {
+    uint32_t lvl = cs_arr_level(a->key, seq);
     if (a->off || (seq >= CS_ARR_FIRST && lvl < a->level))
         return;
     if (__builtin_expect(a->n == CS_ARR_RING, 0)) {
@@ -236,7 +237,6 @@ extern __thread cs_rtab *cs_tl_tab CS_HIDDEN __attribute__((tls_model("initial-e
 typedef struct cs_rslot {
     cs_memo *memo;    /* non-NULL: the inline case */
     uint32_t coll;
-    uint32_t lvl;     /* cs_arr_level(ac->key, seq) */
     cs_acomm *ac;     /* arrivals: the communicator's state, this call's number */
     uint64_t seq;
     int root;
@@ -285,8 +285,8 @@ static inline int cs_timed_call(cs_rslot *s, cs_acomm *ac, uint64_t ntimed)
     __atomic_store_n(&ac->seq, q + 1, __ATOMIC_RELAXED);
     s->ac = ac;
     s->seq = q;
-    s->lvl = cs_arr_level(ac->key, q);
-    return ntimed < CS_TIME_FIRST || q < CS_ARR_FIRST || s->lvl >= CS_ARR_LEVEL0;
+    return ntimed < CS_TIME_FIRST || q < CS_ARR_FIRST ||
+           cs_arr_hash(ac->key, q) < (1ull << (64 - CS_ARR_LEVEL0)); /* level >= 3 */
 }
 
 static inline int cs_rec_begin(cs_rslot *s, int coll, MPI_Comm comm, uint64_t bytes, int root,
@@ -334,7 +334,7 @@ static inline void cs_rec_end(const cs_rslot *s, int timed, uint64_t t0, uint64_
             __atomic_store(&c->t_min, &t, __ATOMIC_RELAXED);
         if (t > c->t_max)
             __atomic_store(&c->t_max, &t, __ATOMIC_RELAXED);
-        cs_arr_note(s->ac, s->seq, s->lvl, t0, t1, s->coll, c->bin, s->ra);
+        cs_arr_note(s->ac, s->seq, t0, t1, s->coll, c->bin, s->ra);
     }
 }
 
@@ -365,7 +365,6 @@ int cs_snap_collect(cs_profile *p, double sec_per_tick) CS_HIDDEN;
 void cs_site_name(void *ra, char *buf, size_t len) CS_HIDDEN;
 
 /* Configuration (config.c). */
-void cs_config_load(void) CS_HIDDEN;
 
 /* Life cycle (life.c). */
 int cs_life_init(int provided) CS_HIDDEN;     /* after PMPI_Init* */

@@ -1,32 +1,30 @@
 #!/bin/sh
-# tools/apptime.sh: does the tree make this application faster?  Records
-# the application natively, replays its profile, tunes a tree on it (or
-# takes --tree), then runs it natively and with the tree, alternating, RUNS
+# tools/apptime.sh: does the tree make this application faster?  Tunes a
+# tree on it with collsel autotune (budget BUDGET, default 60s; or takes
+# --tree), then runs it natively and with the tree, alternating, RUNS
 # times each, every run recorded, and prints per pair the ratio tuned /
 # native of the time in collectives (collsel show --compare) and of the
 # wall time, then their medians.  Open MPI, through tests/mpiexec.sh.
-# Predicted against measured: before the pairs, collsel-replay --mix replays
-# the recorded profile through the tree (under its recorded arrivals when
-# it has them) and predicts tuned / native for the application's collective
-# time (recorded wait + tuned completion) and for the completion alone; the
-# end prints both next to the medians measured over the pairs (completion
-# from profiles with arrival data).
-#   tools/apptime.sh [-n NP] [-r RUNS] [--tree TREE] [--budget S] [--dir DIR] -- APP [ARGS]
-# --budget: seconds for the replay that measures the methods (default: 1 s
-# per point, no cap).
+# Predicted against measured: collsel-replay --mix (autotune's check, or
+# with --tree a run recorded for it) replays the recorded profile through
+# the tree, under its recorded arrivals when it has them, and predicts
+# tuned / native for the application's collective time (recorded wait +
+# tuned completion) and for the completion alone; the end prints both next
+# to the medians measured over the pairs (completion: the cells with
+# arrival data in both runs).
+#   tools/apptime.sh [-n NP] [-r RUNS] [--tree TREE] [--dir DIR] -- APP [ARGS]
 # COLLSEL_BUILD: the build to use (default build/), e.g. an older one to
 # compare builds on the same application.
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${COLLSEL_BUILD:-$top/build}
-np=4 runs=5 tree= dir= budget=
-usage() { sed -n '2,18s/^# \{0,1\}//p' "$0"; }
+np=4 runs=5 tree= dir=
+usage() { sed -n '2,17s/^# \{0,1\}//p' "$0"; }
 while [ $# -gt 0 ]; do
     case "$1" in
     -n) np=$2; shift 2 ;;
     -r) runs=$2; shift 2 ;;
     --tree) tree=$2; shift 2 ;;
-    --budget) budget=$2; shift 2 ;;
     --dir) dir=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     --) shift; break ;;
@@ -35,26 +33,30 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || { echo "apptime.sh: no application given (see --help)" >&2; exit 2; }
 case "$np$runs" in *[!0-9]*) echo "apptime.sh: -n and -r take positive integers" >&2; exit 2 ;; esac
-c=$B/tools/collsel
+c=$B/cli/collsel
 [ -x "$c" ] || { echo "apptime.sh: no $c (build first, or set COLLSEL_BUILD)" >&2; exit 2; }
 dir=${dir:-$(mktemp -d "${TMPDIR:-/tmp}/apptime.XXXXXX")}
 mkdir -p "$dir"
 run() { "$top/tests/mpiexec.sh" openmpi "$np" "$@"; }
-echo "== recording${tree:+ (for the prediction)}${tree:-, replaying and tuning} ($np ranks; files in $dir)"
-run "$c" exec --record "$dir/app.prof" -- "$@" > /dev/null 2> "$dir/record.err" ||
-    { cat "$dir/record.err" >&2; echo "apptime.sh: the application failed" >&2; exit 1; }
 if [ -z "$tree" ]; then
-    run "$B/replay/collsel-replay" --profile "$dir/app.prof" --time-per-point 1 --no-progress \
-        ${budget:+--budget "$budget"} -o "$dir/perf.csv"
-    "$c" tune --perf "$dir/perf.csv" --profile "$dir/app.prof" -o "$dir/app.tree" > "$dir/tune.txt"
+    echo "== collsel autotune ($np ranks; files in $dir)"
+    "$c" autotune --launcher "$top/tests/mpiexec.sh openmpi $np" --budget "${BUDGET:-60s}" \
+        --dir "$dir/autotune" -o "$dir/app.tree" -- "$@" > "$dir/autotune.txt" 2>&1 ||
+        { cat "$dir/autotune.txt" >&2; echo "apptime.sh: collsel autotune failed" >&2; exit 1; }
     tree=$dir/app.tree
+    mix=$dir/autotune/mix.csv
+else
+    echo "== recording and replaying through the tree, for the prediction ($np ranks; files in $dir)"
+    run "$c" exec --record "$dir/app.prof" -- "$@" > /dev/null 2> "$dir/record.err" ||
+        { cat "$dir/record.err" >&2; echo "apptime.sh: the application failed" >&2; exit 1; }
+    mix=$dir/mix.csv
+    run "$B/replay/collsel-replay" --mix "$dir/app.prof" --tree "$tree" --budget 10 --csv \
+        > "$mix" 2> "$dir/mix.err" || { cat "$dir/mix.err" >&2; echo "apptime.sh: --mix failed" >&2; exit 1; }
 fi
 # the prediction: the mix's "application" and "completion" rows (under
 # arrivals), else its total (no arrival data: all of it taken as completion)
-run "$B/replay/collsel-replay" --mix "$dir/app.prof" --tree "$tree" --budget 10 --csv \
-    > "$dir/mix.csv" 2> "$dir/mix.err" || { cat "$dir/mix.err" >&2; echo "apptime.sh: --mix failed" >&2; exit 1; }
 pred=$(awk -F, '$1 == "application" { a = $13 } $1 == "completion" { c = $13 } $1 == "total" { t = $13 }
-    END { if (a == "") { a = t; c = t }; printf "%s %s", a, c }' "$dir/mix.csv")
+    END { if (a == "") { a = t; c = t }; printf "%s %s", a, c }' "$mix")
 echo "== $runs pairs of runs, native then tuned (tree $tree)"
 printf '%-5s %12s %12s %12s\n' pair collectives completion wall
 i=1
@@ -72,12 +74,11 @@ while [ "$i" -le "$runs" ]; do
     done
     cmp -s "$dir/nat-$i.out" "$dir/tun-$i.out" ||
         echo "   (pair $i: the outputs differ, if only in the timings an application prints: diff $dir/nat-$i.out $dir/tun-$i.out)"
-    "$c" show --compare "$dir/nat-$i.prof" "$dir/tun-$i.prof" > "$dir/compare-$i.txt"
-    coll=$(awk '$1 == "all" { print $8; exit }' "$dir/compare-$i.txt")
+    coll=$("$c" show --compare "$dir/nat-$i.prof" "$dir/tun-$i.prof" | awk '$1 == "all" { print $8; exit }')
     # completion: the cells with arrival data in both runs (show --compare --csv)
-    "$c" show --compare "$dir/nat-$i.prof" "$dir/tun-$i.prof" --csv > "$dir/compare-$i.csv"
-    compl=$(awk -F, '$1 == "cell" && $12 != "" && $13 != "" { a += $12; b += $13 }
-        END { if (a > 0) printf "%.3f", b / a; else print "-" }' "$dir/compare-$i.csv")
+    compl=$("$c" show --compare "$dir/nat-$i.prof" "$dir/tun-$i.prof" --csv |
+        awk -F, '$1 == "cell" && $12 != "" && $13 != "" { a += $12; b += $13 }
+            END { if (a > 0) printf "%.3f", b / a; else print "-" }')
     wall=$(awk '{ w[FILENAME] = $1 } END { printf "%.3f", w[ARGV[2]] / w[ARGV[1]] }' \
         "$dir/nat-$i.wall" "$dir/tun-$i.wall")
     printf '%-5s %12s %12s %12s\n' "$i" "$coll" "$compl" "$wall"

@@ -33,7 +33,7 @@ while [ $# -gt 0 ]; do
     *) echo "arrivals-case.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
-c=$B/tools/collsel r=$B/replay/collsel-replay
+c=$B/cli/collsel r=$B/replay/collsel-replay
 [ -x "$c" ] && [ -x "$r" ] || { echo "arrivals-case.sh: build first ($B)" >&2; exit 2; }
 dir=${dir:-$(mktemp -d "${TMPDIR:-/tmp}/arrivals-case.XXXXXX")}
 mkdir -p "$dir"

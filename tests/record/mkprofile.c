@@ -163,6 +163,8 @@ static void bad_payload(const char *dir, const char *name, cs_profile *p,
     put(dir, name, img.p, img.n);
     cs_buf_free(&img);
     free(cells);
+    if (q.arr.recs != p->arr.recs) /* the record fn added (no site name) */
+        free(q.arr.recs);
 }
 
 static void cell_coll(cs_profile *p) { p->cells[0].coll = CS_R_N + 5; }

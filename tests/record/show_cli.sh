@@ -30,6 +30,13 @@ if [ "$what" = golden ]; then
         "$collsel" show a.prof $opt > arr.$fmt 2> err.$fmt || bad "show a.prof $opt exit $?"
         diff -u "$golden/show.arr.$fmt" arr.$fmt >&2 || bad "show $opt differs from $golden/show.arr.$fmt"
     done
+    # --compare: the completion of both runs, the same figure show gives
+    compl=$(grep '^Allreduce,' arr.csv | cut -d, -f14)
+    "$collsel" show --compare a.prof a.prof --csv |
+        grep -q "^collective,Allreduce,0,0,0,3200,3200,0.098,0.098,1.0000,1.0000,$compl,$compl,1.0000$" ||
+        bad "compare: Allreduce completion $compl not in $("$collsel" show --compare a.prof a.prof --csv | grep Allreduce)"
+    "$collsel" show --compare g.prof a.prof | grep -q "^(completion: run A recorded no arrivals)$" ||
+        bad "compare: a run without arrivals not named"
     if command -v python3 > /dev/null; then
         python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["meta"]["complete"] is True; assert sum(c["rank_calls"] for c in d["cells"]) == 4488' out.json \
             || bad "JSON does not parse or has wrong content"

@@ -147,6 +147,10 @@ static void test_merge_orders(void)
     cs_profile_merge(&t2, &r[2]);
     cs_profile_merge(&t2, &r[3]);
     cs_profile_merge(&tree, &t2);
+    cs_arr_match(&lin.arr);
+    cs_arr_match(&rev.arr);
+    cs_arr_match(&tree.arr);
+    T_CHECK(lin.arr.ncells > 0, "nothing matched");
     cells_eq(&lin.arr, &rev.arr, "reverse order");
     cells_eq(&lin.arr, &tree.arr, "tree order");
     T_CHECK(lin.arr.nrecs > 0, "the operations missing a rank's record are pending");
@@ -164,6 +168,7 @@ static void test_merge_orders(void)
             (unsigned long long)lin.arr.unmatched);
     /* a rank's file merged twice: its records counted once, duplicates unmatched */
     cs_profile_merge(&rev, &r[2]);
+    cs_arr_match(&rev.arr);
     T_CHECK(rev.arr.unmatched > 0, "duplicates not noticed");
     for (size_t i = 0; i < rev.arr.ncells && i < tree.arr.ncells; i++)
         T_CHECK(rev.arr.cells[i].entries == tree.arr.cells[i].entries, "duplicates counted");
@@ -222,6 +227,21 @@ static void test_merge_orders(void)
         T_CHECK(r[1].arr.recs[i].wexp == 0 ||
                     cs_arr_level(r[1].arr.recs[i].comm, r[1].arr.recs[i].seq) >=
                         r[1].arr.recs[i].wexp, "a record kept below its level");
+    /* shrinking ends, with every vector and pending record gone, the sums kept */
+    cs_profile_merge(&lin, &r[0]);
+    cs_arr_match(&lin.arr);
+    double wl = 0;
+    for (size_t i = 0; i < lin.arr.ncells; i++)
+        wl += lin.arr.cells[i].wait;
+    int steps = 0;
+    while (steps < 200 && cs_arr_shrink(&lin.arr) == 0)
+        steps++;
+    uint64_t left = lin.arr.nrecs;
+    double wl2 = 0;
+    for (size_t i = 0; i < lin.arr.ncells; i++)
+        left += lin.arr.cells[i].nvec, wl2 += lin.arr.cells[i].wait;
+    T_CHECK(steps < 200 && left == 0 && near(wl, wl2), "shrink: %d steps, %llu left", steps,
+            (unsigned long long)left);
     for (int k = 0; k < 4; k++)
         cs_profile_free(&r[k]);
     cs_profile_free(&lin);

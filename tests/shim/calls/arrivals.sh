@@ -7,7 +7,7 @@
 #           measured wait + completion is the recorded time within 1 %;
 #           collsel show says how much any method could remove at most
 #  shift    COLLSEL_NODE_SIZE=1 (a node per rank) and every node's clock
-#           20 ms ahead of the previous one: the offsets estimated at
+#           50 ms ahead of the previous one: the offsets estimated at
 #           MPI_Init remove it (uncorrected, the wrong rank would be late)
 #  huge     an offset beyond 2^56 ns: one line at MPI_Init, wait and
 #           completion within nodes only, the application's results intact
@@ -17,7 +17,7 @@ mpiexec=$1 flavour=$2 np=$3 collsel=$4 prog=$5 check=$6 out=$7
 mkdir -p "$out"
 fail=0
 last=$((np - 1))
-delay=5000 # us
+delay=20000 # us: well above the scheduling noise of a loaded machine
 
 run() { # NAME ENV... -- ARGS: record a run into OUT/NAME.prof
     name=$1; shift
@@ -29,7 +29,7 @@ run() { # NAME ENV... -- ARGS: record a run into OUT/NAME.prof
 
 args="$last $delay 15"
 run late COLLSEL_VERBOSE=0
-"$check" "$out/late.prof" --clock global --late "$last" 0.8 --spread 0.004 0.1 \
+"$check" "$out/late.prof" --clock global --late "$last" 0.8 --spread 0.016 0.2 \
     --wait-min "$(awk "BEGIN {print 0.8 * 15 * $delay * 1e-6 * $last}")" --sum-tol 0.01 ||
     { echo "FAIL late: arrivals"; fail=1; }
 "$collsel" show "$out/late.prof" >"$out/late.show"
@@ -41,8 +41,8 @@ head -2 "$out/late.show" | grep -q "^any method could remove at most [0-9.]* % o
     { echo "FAIL late: the JSON does not name the late rank"; fail=1; }
 
 args="0 $delay 15"
-run shift COLLSEL_NODE_SIZE=1 COLLSEL_CLOCK_SHIFT=0.02
-"$check" "$out/shift.prof" --clock global --late 0 0.8 --spread 0.004 0.016 ||
+run shift COLLSEL_NODE_SIZE=1 COLLSEL_CLOCK_SHIFT=0.05
+"$check" "$out/shift.prof" --clock global --late 0 0.8 --spread 0.016 0.2 ||
     { echo "FAIL shift: the nodes' clock offsets were not removed"; fail=1; }
 grep -q "clock offsets estimated, error up to" <<EOF2 || { echo "FAIL shift: show does not give the clock error"; fail=1; }
 $("$collsel" show "$out/shift.prof")
@@ -56,7 +56,7 @@ n=$(grep -c "clocks of the nodes cannot be compared at MPI_Init" "$out/huge.log"
 args="$last 0 2500"
 run sampled COLLSEL_VERBOSE=0
 "$check" "$out/sampled.prof" --estimate 0.35 || { echo "FAIL sampled: estimates"; fail=1; }
-grep -q "rings full: [0-9]* kept calls dropped" <<EOF2 || { echo "FAIL sampled: show does not say the rings were thinned"; fail=1; }
+grep -q "rings full: down to 1 in [0-9]*, [0-9]* kept calls dropped" <<EOF2 || { echo "FAIL sampled: show does not say the rings were thinned"; fail=1; }
 $("$collsel" show "$out/sampled.prof")
 EOF2
 [ "$fail" = 0 ] && echo "arrivals: ok"

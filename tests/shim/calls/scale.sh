@@ -2,7 +2,8 @@
 # scale.sh MPIEXEC FLAVOUR NP COLLSEL SCALEPROG CHECK OUTDIR
 # Thousands of distinct cells on many communicators: recorded exactly
 # within the default bound; with a low bound (COLLSEL_RECORD_MAX_KIB=2) the
-# profile is folded to fit (file size checked), `collsel show` says so, and
+# profile is folded to fit (file size checked; the sampled arrival patterns
+# go first), `collsel show` says so, and
 # every count is still exact (the checker folds its expectation the same
 # way).
 mpiexec=$1 flavour=$2 np=$3 collsel=$4 prog=$5 check=$6 out=$7
@@ -20,6 +21,10 @@ for kib in 64 2; do
     "$collsel" show "$prof" >"$out/scale-$kib.show" || fail=1
     if [ "$kib" = 2 ] && ! grep -q "^folded      level [0-9]*: .* cells merged" "$out/scale-$kib.show"; then
         echo "FAIL $kib KiB: collsel show does not say the profile is folded"; head -5 "$out/scale-$kib.show"; fail=1
+    fi
+    # the arrivals give way first, and show says what was dropped
+    if [ "$kib" = 2 ] && ! grep -q "^            .*[0-9]* sampled arrival patterns dropped to fit the file's bound" "$out/scale-$kib.show"; then
+        echo "FAIL $kib KiB: collsel show does not say which arrival data was dropped"; head -8 "$out/scale-$kib.show"; fail=1
     fi
     echo "$kib KiB: $(cat "$out/scale-$kib.log" | grep shim_scale), profile $size bytes, $(grep '^folded' "$out/scale-$kib.show" || echo 'not folded')"
 done
