@@ -114,6 +114,8 @@ typedef struct cs_comm_state {
 #define CS_TAG_BARRIER 0x4342 /* "CB" */
 #define CS_TAG_REDUCE 0x4352  /* "CR" */
 #define CS_TAG_BCAST 0x4353   /* "CS": every bcast method */
+#define CS_TAG_NODE_DYNAMIC 0x4400 /* + node number: a node's result in the node-aware
+                                       dynamic reductions (nodes < 0x3c00) */
 #define CS_TAG_ALLREDUCE 0x4341 /* "CA": every allreduce method (the bcast
                                    and reduce steps of a composed method
                                    use their own tags) */
@@ -178,6 +180,9 @@ typedef struct cs_call {
     int rank, size;  /* in comm */
     size_t bytes;    /* count * type size: identical on every rank (alltoall: the
                         bytes of one block, recvcount x recvtype size when in place) */
+    int reorder_fp;  /* reduce, allreduce: 1 if floating-point operands may be combined
+                        in another order than rank order (the shim's COLLSEL_REORDER_FP;
+                        0 unless the caller sets it: identical on every rank) */
 } cs_call;
 
 struct cs_method;

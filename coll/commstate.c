@@ -255,6 +255,7 @@ static int call_init(cs_call *c, enum cs_coll coll, MPI_Comm comm)
     c->rank = st->rank;
     c->size = st->size;
     c->bytes = 0;
+    c->reorder_fp = 0;
 out:
     return rc;
 }

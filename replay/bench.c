@@ -41,6 +41,9 @@ typedef struct row {
 typedef struct bench_cfg {
     cs_timing_opts o;
     int top, rank, csv, root;
+    int reorder_fp;      /* --reorder-fp: the calls' c.reorder_fp */
+    int interleave;      /* --interleave N: N calls per method, one at a time in turn */
+    const char *methods; /* --methods: comma-separated name parts, or NULL (all) */
     double floor;
     const char *pattern; /* canonical arrival pattern name */
 } bench_cfg;
@@ -56,7 +59,9 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: mpirun -n P collsel-bench [--coll C[,C...]] [--sizes LIST]\n"
             "                                 [--time-per-method S] [--top N]\n"
-            "                                 [--arrivals PATTERN] [--root R] [--csv]\n\n"
+            "                                 [--arrivals PATTERN] [--root R] [--csv]\n"
+            "                                 [--methods PART[,PART...]] [--reorder-fp]\n"
+            "                                 [--interleave N]\n\n"
             "Times every method of the chosen collectives (default: all of them)\n"
             "against native on MPI_COMM_WORLD at each size of LIST (default\n"
             "8,65536,4194304; suffixes k, M accepted; barrier has no size) and prints,\n"
@@ -81,7 +86,17 @@ static void usage(FILE *f)
             "                       across nodes); a delay is a spin on that clock\n"
             "  --root R             root of bcast and reduce (default 0)\n"
             "  --csv                rows coll,comm_size,msg_bytes,arrivals,method,median_us,\n"
-            "                       ratio,span_us,native_us,rounds instead of the text\n");
+            "                       ratio,span_us,native_us,rounds instead of the text\n"
+            "  --methods PART,...   only the methods whose name contains one of the PARTs\n"
+            "                       (native is always measured)\n"
+            "  --reorder-fp         the dynamic reductions may sum the doubles in arrival\n"
+            "                       order (COLLSEL_REORDER_FP=1 of the preload library);\n"
+            "                       without it they keep rank order\n"
+            "  --interleave N       with --arrivals: N single calls per method, the methods\n"
+            "                       in turn (call 1 of each, call 2 of each, ...), so that\n"
+            "                       a loaded machine hits them all alike; prints per method\n"
+            "                       the 10th percentile and the median of the completion\n"
+            "                       (ratio: median / native's median) and the median span\n");
 }
 
 /* Time op through method m; returns median us (collective). */
@@ -248,6 +263,67 @@ static void print_point(const bench_cfg *b, const cs_rop *op, row *rows, int nr,
     fflush(stdout);
 }
 
+/* 1 if name contains one of the comma-separated parts (all: NULL). */
+static int wanted(const char *parts, const char *name)
+{
+    for (const char *p = parts; p && *p;) {
+        size_t n = strcspn(p, ",");
+        for (const char *q = name; n && *q; q++)
+            if (!strncmp(q, p, n))
+                return 1;
+        p += n + (p[n] == ',');
+    }
+    return parts == NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* --interleave: the methods (tab[idx[k]], native first) one call each in
+ * turn, b->interleave times; per method the 10th percentile and median of
+ * the completion and the median span. */
+static int bench_interleaved(cs_rop *op, const cs_method *tab, const int *idx, int nk,
+                             const bench_cfg *b)
+{
+    const int n = b->interleave;
+    double *v = malloc(sizeof *v * (size_t)n * (size_t)nk * 2), out[4];
+    int rc = v ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    const double t0 = cs_pat_now(b->o.arrivals);
+    for (int c = 0; c < n && rc == MPI_SUCCESS; c++)
+        for (int k = 0; k < nk && rc == MPI_SUCCESS; k++) {
+            long i = c;
+            op->m = &tab[idx[k]];
+            rc = cs_pat_round(op->comm, b->o.arrivals, cs_rop_run, op, &i, 1, t0, out);
+            v[(size_t)k * (size_t)n + (size_t)c] = out[0] * 1e6;
+            v[(size_t)(nk + k) * (size_t)n + (size_t)c] = out[3] * 1e6;
+        }
+    if (rc == MPI_SUCCESS && b->rank == 0) {
+        char bb[32];
+        for (int k = 0; k < 2 * nk; k++)
+            qsort(v + (size_t)k * (size_t)n, (size_t)n, sizeof *v, cmp_double);
+        const double nat = v[n / 2];
+        printf("\n%s %s, %d ranks, arrivals %s, %d calls per method in turn\n",
+               cs_coll_name(op->coll), cs_fmt_bytes(bb, sizeof bb, (double)op->call.bytes),
+               op->call.size, b->pattern, n);
+        printf("  %-34s %9s %9s %7s %9s%s\n", "method", "p10_us", "median_us", "ratio", "span_us",
+               b->floor > 0 ? "  x floor" : "");
+        for (int k = 0; k < nk; k++) {
+            const double *w = v + (size_t)k * (size_t)n, med = w[n / 2];
+            printf("  %-34s %9.2f %9.2f %7.3f %9.2f", tab[idx[k]].name, w[n / 10], med,
+                   nat > 0 ? med / nat : 0, v[(size_t)(nk + k) * (size_t)n + (size_t)n / 2]);
+            if (b->floor > 0)
+                printf("  %7.2f", med / b->floor);
+            printf("\n");
+        }
+        fflush(stdout);
+    }
+    free(v);
+    return rc;
+}
+
 static int bench_point(enum cs_coll coll, uint64_t bytes, const bench_cfg *b)
 {
     cs_rop op;
@@ -256,14 +332,27 @@ static int bench_point(enum cs_coll coll, uint64_t bytes, const bench_cfg *b)
                          b->root ? CS_ROOT_FIXED : CS_ROOT_ZERO, b->root);
     if (rc != MPI_SUCCESS)
         return rc;
+    op.call.reorder_fp = b->reorder_fp;
     int nm;
     const cs_method *tab = cs_methods(coll, &nm);
+    if (b->interleave > 0 && b->o.arrivals) {
+        int *idx = malloc(sizeof *idx * (size_t)nm), nk = 0;
+        for (int i = 0; idx && i < nm; i++)
+            if (i == 0 || (!cs_rop_redundant(&op, &tab[i]) && cs_rop_applies(&op, &tab[i]) &&
+                           wanted(b->methods, tab[i].name)))
+                idx[nk++] = i;
+        rc = idx ? bench_interleaved(&op, tab, idx, nk, b) : MPI_ERR_NO_MEM;
+        free(idx);
+        cs_rop_free(&op);
+        return rc;
+    }
     row *rows = calloc((size_t)nm, sizeof *rows);
     int nr = 0;
     cs_timing nat0, nat1, t;
     rc = measure(&op, &tab[0], o, &nat0);
     for (int i = 1; i < nm && rc == MPI_SUCCESS && rows; i++) {
-        if (cs_rop_redundant(&op, &tab[i]) || !cs_rop_applies(&op, &tab[i]))
+        if (cs_rop_redundant(&op, &tab[i]) || !cs_rop_applies(&op, &tab[i]) ||
+            !wanted(b->methods, tab[i].name))
             continue;
         rc = measure(&op, &tab[i], o, &t);
         rows[nr++] = (row){tab[i].name, t.median_us, 0, t.span_us, t.rounds, t.converged};
@@ -350,10 +439,26 @@ int main(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--csv")) {
             b.csv = 1;
+        } else if (!strcmp(a, "--interleave") && v) {
+            b.interleave = atoi(v);
+            if (b.interleave < 1 || b.interleave > 1000000) {
+                fprintf(stderr, "collsel-bench: --interleave '%s': need 1..1000000 calls\n", v);
+                bad = 1;
+            }
+            i++;
+        } else if (!strcmp(a, "--reorder-fp")) {
+            b.reorder_fp = 1;
+        } else if (!strcmp(a, "--methods") && v) {
+            b.methods = v;
+            i++;
         } else {
             fprintf(stderr, "collsel-bench: unknown or incomplete option '%s' (see --help)\n", a);
             bad = 1;
         }
+    }
+    if (!bad && b.interleave && !pattern) {
+        fprintf(stderr, "collsel-bench: --interleave needs --arrivals (use 'none' for no delay)\n");
+        bad = 1;
     }
     if (bad)
         return 2;

@@ -52,6 +52,10 @@ static const struct cs_var {
     {"COLLSEL_NODE_SIZE", CS_V_INT, "0", 0, 1 << 20, offsetof(cs_config, node_size), "N",
      "cut every node into virtual nodes of N ranks (testing node-aware methods on one "
      "machine); 0: real nodes"},
+    {"COLLSEL_REORDER_FP", CS_V_INT, "0", 0, 1, offsetof(cs_config, reorder_fp), "N",
+     "1: the dynamic reductions (reduce/allreduce .shm.dynamic and .node.dynamic) may combine "
+     "floating-point sums and products in the order ranks arrive (the last bits then vary "
+     "from run to run, every rank of an allreduce still gets the same bits); 0: rank order"},
     {"COLLSEL_CLOCK_SHIFT", CS_V_REAL, "0", 0, 1 << 30, offsetof(cs_config, clock_shift), "S",
      "testing the arrival clocks: node k's clock reads S x k seconds ahead (k: the node's index, "
      "virtual nodes of COLLSEL_NODE_SIZE too); the offsets estimated at MPI_Init remove it, an "

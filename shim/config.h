@@ -17,6 +17,8 @@ typedef struct cs_config {
     const char *force;  /* COLLSEL_FORCE: raw spec, or NULL (parsed by dispatch) */
     int verbose;        /* COLLSEL_VERBOSE 0..3 */
     int node_size;      /* COLLSEL_NODE_SIZE: virtual node size, 0 = real nodes */
+    int reorder_fp;     /* COLLSEL_REORDER_FP: 1 = floating point may be combined in
+                           arrival order (the dynamic reductions) */
     int shm_limit_mib;  /* COLLSEL_SHM_LIMIT: MiB of segments per process */
     int shm_warmup;     /* COLLSEL_SHM_WARMUP: calls before shared memory */
     double record_interval; /* COLLSEL_RECORD_INTERVAL: seconds between

@@ -321,6 +321,7 @@ int cs_dispatch_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
     if (comm != MPI_COMM_NULL && op != MPI_OP_NULL && dt != MPI_DATATYPE_NULL &&
         cs_call_reduce_local(&c, sendbuf, recvbuf, count, dt, op, root, comm) == 0 &&
         !c.st->is_inter && root >= 0 && root < c.size) {
+        c.reorder_fp = cs_cfg.reorder_fp;
         int rc = run(&c);
         if (rc >= 0)
             return rc;
@@ -335,6 +336,7 @@ int cs_dispatch_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Dat
     if (comm != MPI_COMM_NULL && op != MPI_OP_NULL && dt != MPI_DATATYPE_NULL &&
         cs_call_allreduce_local(&c, sendbuf, recvbuf, count, dt, op, comm) == 0 &&
         !c.st->is_inter) {
+        c.reorder_fp = cs_cfg.reorder_fp;
         int rc = run(&c);
         if (rc >= 0)
             return rc;

@@ -69,6 +69,8 @@ int cs_allreduce_ring(const cs_call *c, const cs_method *m);
 int cs_allreduce_rabenseifner(const cs_call *c, const cs_method *m);
 int cs_allreduce_shm_direct(const cs_call *c, const cs_method *m);
 int cs_allreduce_shm_ag(const cs_call *c, const cs_method *m);
+int cs_allreduce_shm_dynamic(const cs_call *c, const cs_method *m);
+int cs_allreduce_node_dynamic(const cs_call *c, const cs_method *m);
 int cs_allreduce_node(const cs_call *c, const cs_method *m);
 
 #endif

@@ -46,6 +46,10 @@ static const cs_method fixed[] = {
     M("shm.ag", "shm.ag", 0, 0,
       "shared memory: rank j combines piece j of all vectors, all copy the pieces (any op)",
       cs_shm_applies_dense, cs_allreduce_shm_ag),
+    M("shm.dynamic", "shm.dynamic", 0, 0,
+      "shared memory: contributions combined as ranks arrive, pieces in parallel, all copy "
+      "the one result (arrival order for exact ops or COLLSEL_REORDER_FP, else rank order)",
+      cs_shm_dynamic_applies, cs_allreduce_shm_dynamic),
     M("node.recursive_doubling", "node", 0, 2,
       "node-aware: shared memory in nodes, recursive doubling among leaders (commutative ops)",
       cs_node_applies_reduction, cs_allreduce_node),
@@ -58,6 +62,10 @@ static const cs_method fixed[] = {
     M("node.ring", "node", 0, 0,
       "node-aware: shared memory in nodes, ring among leaders (commutative ops)",
       cs_node_applies_reduction, cs_allreduce_node),
+    M("node.dynamic", "node.dynamic", 0, 0,
+      "node-aware, dynamic leaders: reduce.node.dynamic to rank 0, then bcast.node.binomial "
+      "(commutative ops)",
+      cs_reduce_node_dynamic_applies, cs_allreduce_node_dynamic),
     CS_SEGMENTED(CS_ALLREDUCE, "allreduce.ring", "ring", 0,
                  "ring reduce-scatter + ring allgather (commutative ops; segmented: the vector "
                  "in chunks of p segments)",

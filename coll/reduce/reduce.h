@@ -81,6 +81,13 @@ int cs_reduce_shm_direct(const cs_call *c, const cs_method *m);
 int cs_reduce_shm_ag(const cs_call *c, const cs_method *m);
 int cs_reduce_shm_tree(const cs_call *c, const cs_method *m);
 int cs_reduce_shm_tree_applies(const cs_call *c, const cs_method *m);
+int cs_reduce_shm_dynamic(const cs_call *c, const cs_method *m);
+int cs_reduce_node_dynamic(const cs_call *c, const cs_method *m);
+int cs_reduce_node_dynamic_applies(const cs_call *c, const cs_method *m);
+/* reduce.node.dynamic with spare: count elements where a rank outside the
+ * root's node may put its node's result (allreduce.node.dynamic passes its
+ * receive buffer). */
+int cs_reduce_node_dynamic_into(const cs_call *c, void *spare);
 int cs_reduce_node(const cs_call *c, const cs_method *m);
 
 #endif

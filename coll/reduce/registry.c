@@ -56,6 +56,10 @@ const cs_method cs_reduce_methods[] = {
       "shared memory: partial results combined up a " #k "-ary tree (commutative ops)",    \
       cs_reduce_shm_tree_applies, cs_reduce_shm_tree)
     SHM_TREE(2), SHM_TREE(3), SHM_TREE(4),
+    M("shm.dynamic", "shm.dynamic", 0, 0,
+      "shared memory: contributions combined as ranks arrive, pieces in parallel (arrival "
+      "order for exact ops or COLLSEL_REORDER_FP, else rank order; any op)",
+      cs_shm_dynamic_applies, cs_reduce_shm_dynamic),
     M("node.binomial", "node", 0, 2,
       "node-aware: shared memory to each node's leader, binomial among them (commutative ops)",
       cs_node_applies_reduction, cs_reduce_node),
@@ -66,5 +70,9 @@ const cs_method cs_reduce_methods[] = {
       "node-aware: shared memory to each node's leader, Rabenseifner among them (commutative "
       "ops)",
       cs_node_applies_reduction, cs_reduce_node),
+    M("node.dynamic", "node.dynamic", 0, 0,
+      "node-aware, dynamic leaders: each node reduces in arrival order, its last arrival "
+      "sends the node's result to the root at once (commutative ops)",
+      cs_reduce_node_dynamic_applies, cs_reduce_node_dynamic),
 };
 const int cs_reduce_nmethods = (int)(sizeof cs_reduce_methods / sizeof cs_reduce_methods[0]);

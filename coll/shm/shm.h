@@ -68,6 +68,21 @@ typedef struct {
     unsigned char data[CS_SHM_INLINE]; /* ring lines only: the payload of step v */
 } cs_shm_flag; /* one flag in a cache line of its own */
 
+/* The state of one piece of a dynamic reduction's step (reduce.shm.dynamic,
+ * allreduce.shm.dynamic; dynamic.c): w = step << 8 | contributions
+ * folded << 1 | lock (the lock taken with a CAS); mask: the ranks whose
+ * contribution is in the piece's accumulator; data: the accumulator of a
+ * message of at most CS_SHM_DYN_INLINE bytes. */
+#define CS_SHM_DYN_INLINE 40
+#define CS_SHM_DYN_MAX 64 /* ranks: one bit each in mask */
+typedef struct {
+    _Alignas(CS_SHM_LINE) uint64_t w;
+    uint64_t mask;
+    uint64_t arrived; /* piece 0's line: step << 8 | ranks arrived (the node-aware
+                                 dynamic methods' last arrival) */
+    unsigned char data[CS_SHM_DYN_INLINE];
+} cs_shm_dyn;
+
 /* The part of the segment owned by one rank (others read it and write the
  * flags that the algorithms name). */
 typedef struct cs_shm_rank {
@@ -87,6 +102,7 @@ typedef struct cs_shm_rank {
         int64_t pid;
     } cma;
     cs_shm_flag can_read; /* set once: 1 + (owner can read its neighbour's memory) */
+    cs_shm_dyn dyn[2];    /* the dynamic reductions' piece of step s: dyn[s % 2] (dynamic.c) */
     _Alignas(CS_SHM_LINE) unsigned char slot[2][CS_SHM_SLOT];
 } cs_shm_rank;
 #define CS_SHM_RANK_BYTES sizeof(cs_shm_rank)
@@ -220,6 +236,32 @@ int cs_shm_reduction(const cs_call *c, int ag, int everyone);
 /* Their start: the segment and the element size; NULL when the call is
  * over already (count 0, or no segment: it ran natively; *rc its result). */
 cs_shm *cs_shm_reduction_start(const cs_call *c, int *esz, int *rc);
+
+/* The dynamic reductions (dynamic.c): contributions combined in the order
+ * ranks arrive, by whichever rank holds a piece's lock.  reorder: the
+ * combining order may depend on arrival (cs_shm_dynamic_reorders), else
+ * ranks p-1, p-2, ..., 0 are folded in that order (the bits of
+ * reduce.shm.direct), the arrived prefix of it ahead of the late ranks.
+ * everyone 1 = allreduce. */
+int cs_shm_dynamic(const cs_call *c, int everyone);
+/* The same with the result going to the rank that arrives last (*last set
+ * to 1 there, 0 elsewhere; the ranks count themselves in with a CAS on a
+ * line of the segment, no message), into out (count elements of c->dt,
+ * dense) on that rank: the node step of the node-aware dynamic methods. */
+int cs_shm_dynamic_last(const cs_call *c, void *out, int *last);
+/* applies(): cs_shm_applies_dense, a commutative op, at most
+ * CS_SHM_DYN_MAX ranks. */
+int cs_shm_dynamic_applies(const cs_call *c, const cs_method *m);
+/* 1 if op on dt gives the same bits in any order: a predefined op other
+ * than sum and product on integer, logical or byte elements, or sum and
+ * product on integers of 32 bits or more (8- and 16-bit sums saturate
+ * in Open MPI 4.1's AVX code: their order shows).  Floating-point
+ * elements (min and max too: -0/+0 and NaN show the order), user ops and
+ * composite elements: 0. */
+int cs_shm_op_exact(MPI_Op op, MPI_Datatype dt);
+/* Whether call c's dynamic reduction combines in arrival order: an exact
+ * op, or c->reorder_fp (the user allowed floating-point reordering). */
+int cs_shm_dynamic_reorders(const cs_call *c);
 
 /* Node-aware methods (node.c).  Their state, made by the first of them on
  * a communicator (collective over pcomm): the leaders' communicator (the

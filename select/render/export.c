@@ -62,6 +62,10 @@ static const char *const why_shm =
     "a shared-memory / node-aware method: the library's tuning file cannot name one; "
     "its own choice is kept";
 
+static const char *const why_dynamic =
+    "a dynamic method (the combining order or the leader follows the ranks' arrival): no "
+    "native counterpart exists in either library; its own choice is kept";
+
 /* Families are matched on the algorithm's first token, so "shm" covers
  * every shared-memory method ("shm.tree", "shm.ota", ...), "node" every
  * node-aware one, "reduce_bcast" every composed allreduce. */
@@ -124,6 +128,11 @@ static const xalg xalgs[] = {
     {CS_ALLTOALL, "ring", 2, 1, "MPIR_Alltoall_intra_pairwise", 0, NULL},
     {CS_ALLTOALL, "bruck", 3, 3, "MPIR_Alltoall_intra_brucks", 3,
      "Open MPI's modified Bruck has radix 2"},
+    /* the whole algorithm name first: these are not their family */
+    {CS_REDUCE, "shm.dynamic", 0, 0, NULL, 0, why_dynamic},
+    {CS_ALLREDUCE, "shm.dynamic", 0, 0, NULL, 0, why_dynamic},
+    {CS_REDUCE, "node.dynamic", 0, 0, NULL, 0, why_dynamic},
+    {CS_ALLREDUCE, "node.dynamic", 0, 0, NULL, 0, why_dynamic},
     {CS_BCAST, "shm", 0, 0, NULL, 0, why_shm},
     {CS_REDUCE, "shm", 0, 0, NULL, 0, why_shm},
     {CS_BARRIER, "shm", 0, 0, NULL, 0, why_shm},
@@ -147,6 +156,9 @@ static const xalg *xalg_of(const char *name, cs_rmeth *m)
 {
     if (cs_rmeth_parse(name, m) < 0)
         return NULL;
+    for (size_t i = 0; i < sizeof xalgs / sizeof xalgs[0]; i++)
+        if (xalgs[i].coll == m->coll && strcmp(xalgs[i].algo, m->algo) == 0)
+            return &xalgs[i];
     size_t fam = strcspn(m->algo, ".");
     for (size_t i = 0; i < sizeof xalgs / sizeof xalgs[0]; i++)
         if (xalgs[i].coll == m->coll && strlen(xalgs[i].algo) == fam &&
@@ -217,7 +229,7 @@ static int translate(const cs_tree *t, const char *path, const cs_bands *bs, int
                     printf("  %-28s -> %s%s%s\n", name,
                            xr.mpich ? xr.mpich : "MPICH's default rules",
                            exact ? "" : "\n      no exact counterpart: ",
-                           exact ? "" : x->why == why_shm ? why_shm
+                           exact ? "" : x->why == why_shm || x->why == why_dynamic ? x->why
                                       : "MPICH 4.0 has no such blocking algorithm, closest taken");
             }
             if (cur.n && same_rule(&cur.r[cur.n - 1], &xr, ompi))

@@ -24,6 +24,9 @@
  * non-commutative 2x2 matrices).  Methods that do not apply are skipped and
  * counted; a method that never ran a multi-segment case is a failure.
  *
+ * The dynamic methods (*.dynamic) run after a random delay on every rank
+ * (../arrival.h), so that the order in which the ranks arrive changes.
+ *
  * usage: matrix [--sizes 1,2,3] [--colls bcast,reduce,barrier,allreduce,alltoall] [--quick]
  *               [--node-size N] (virtual nodes of N ranks: the node-aware methods run)
  *        [--methods SUBSTRING] [--selftest] [-v]
@@ -40,6 +43,7 @@
 
 #include "coll/coll.h"
 #include "coll/shm/shm.h"
+#include "tests/coll/arrival.h"
 #include "mtypes.h"
 #include "selftest.h"
 
@@ -120,6 +124,17 @@ static long first_diff(const mbuf *a, const mbuf *b, const unsigned char *mask)
             return (long)i;
     }
     return -1;
+}
+
+/* Before a method's call: a random delay on this rank for the methods
+ * that use the arrival order. */
+static void arrive(const cs_method *m)
+{
+    static unsigned seed;
+    if (!seed)
+        seed = 2654435761u * (unsigned)(G.wrank + 1);
+    if (strstr(m->name, ".dynamic"))
+        test_arrival_delay(&seed);
 }
 
 /* ---- bcast ---------------------------------------------------------------- */
@@ -274,6 +289,7 @@ static void reduce_case(const group *g, int mi, const cs_method *m, int root, in
     } else if (!cs_method_applies(m, &c)) {
         s->skipped++;
     } else {
+        arrive(m);
         rc = cs_method_run(m, &c);
         /* The reference is never in place: MPICH 4.0.2's native MPI_Reduce
          * crashes with MPI_IN_PLACE at a non-zero root for 70001 ints.  The
@@ -375,6 +391,7 @@ static void allreduce_case(const group *g, int mi, const cs_method *m, int ci, i
     } else if (!cs_method_applies(m, &c)) {
         s->skipped++;
     } else {
+        arrive(m);
         rc = cs_method_run(m, &c);
         int nrc = MPI_Allreduce(sb.p, rn.p, count, t->dt, k->op, g->comm); /* never in place */
         long d = -1;

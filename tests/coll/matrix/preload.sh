@@ -54,7 +54,8 @@ for spec in "bcast=binomial,reduce=inorder_binary.seg1k,barrier=dissemination" \
             "reduce=shm.ag,barrier=shm.counter,allreduce=recursive_doubling" \
             "barrier=shm.tree.k2,allreduce=reduce_bcast.knomial_k4-knomial_k4" \
             "barrier=shm.pairwise,allreduce=shm.ag" "barrier=shm.ota,allreduce=knomial.k3" \
-            "allreduce=ring" "allreduce=reduce_bcast.inorder_binary-binomial"; do
+            "allreduce=ring" "allreduce=reduce_bcast.inorder_binary-binomial" \
+            "reduce=shm.dynamic,allreduce=shm.dynamic"; do
     i=$((i + 1))
     run force$i COLLSEL_VERBOSE=2 COLLSEL_FORCE="$spec"
     for item in $(echo "$spec" | tr ',' ' '); do
@@ -71,8 +72,20 @@ run shmlimit COLLSEL_VERBOSE=1 COLLSEL_SHM_LIMIT=0 \
     COLLSEL_FORCE=bcast=shm.ota,barrier=shm.dissemination,allreduce=shm.direct
 expect shmlimit "no shared-memory segment .*COLLSEL_SHM_LIMIT=0 MiB"
 
+# 1b'. The dynamic reductions with floating-point reordering allowed (the
+#      example's sums are exact in any order), and a bad value of the
+#      setting: one line, rank order
+run reorder COLLSEL_VERBOSE=2 COLLSEL_REORDER_FP=1 COLLSEL_FORCE=reduce=shm.dynamic,allreduce=shm.dynamic
+expect reorder "allreduce 8 B -> allreduce.shm.dynamic (forced)"
+run badreorder COLLSEL_REORDER_FP=yes COLLSEL_FORCE=allreduce=shm.dynamic
+n=$(grep -c "COLLSEL_REORDER_FP='yes' is not valid (accepted: an integer 0..1)" "$tmp/badreorder.err")
+[ "$n" -eq 1 ] || { cat "$tmp/badreorder.err" >&2; fail "badreorder: $n lines about COLLSEL_REORDER_FP, expected 1"; }
+
 # 1c. Node-aware methods on virtual nodes of 2 ranks (COLLSEL_NODE_SIZE)
 if [ "$np" -ge 4 ]; then
+    run nodedyn COLLSEL_VERBOSE=2 COLLSEL_NODE_SIZE=2 \
+        COLLSEL_FORCE=reduce=node.dynamic,allreduce=node.dynamic
+    expect nodedyn "allreduce 8 B -> allreduce.node.dynamic (forced)"
     run nodes COLLSEL_VERBOSE=2 COLLSEL_NODE_SIZE=2 \
         COLLSEL_FORCE=bcast=node.binomial,reduce=node.knomial.k4,barrier=node.dissemination,allreduce=node.recursive_doubling
     expect nodes "barrier -> barrier.node.dissemination (forced)"

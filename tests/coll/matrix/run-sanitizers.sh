@@ -1,6 +1,7 @@
 #!/bin/sh
-# Sanitizer run of the correctness matrix, the isolation test and the
-# multi-threaded test:
+# Sanitizer run of the correctness matrix, the isolation test, the
+# multi-threaded test and the dynamic reductions' tests (random arrivals,
+# virtual nodes, ranks stopped; the shm stress of the dynamic methods):
 # configures (once) a separate build directory with AddressSanitizer +
 # UndefinedBehaviorSanitizer (gcc), builds only these two programs, and
 # runs them at 4 ranks (sizes 4 | 3+1 | 2: every method, every root, every
@@ -17,7 +18,7 @@ if [ ! -f "$bdir/build.ninja" ]; then
         -Dbuildtype=debugoptimized -Dwerror=false >/dev/null
 fi
 ninja -C "$bdir" tests/coll/matrix/matrix tests/coll/matrix/anysource \
-    tests/coll/matrix/threads >/dev/null
+    tests/coll/matrix/threads tests/coll/shm/shm_dynamic tests/coll/shm/shm_stress >/dev/null
 # detect_leaks=0: MPI's own allocations at exit are not ours to fix.
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
@@ -26,7 +27,10 @@ start=$(date +%s)
 # virtual nodes of 2: the node-aware methods (and shared memory in the nodes)
 "$top/tests/mpiexec.sh" openmpi 4 "$bdir/tests/coll/matrix/matrix" --methods .node. --node-size 2
 "$top/tests/mpiexec.sh" openmpi 4 "$bdir/tests/coll/matrix/anysource"
+"$top/tests/mpiexec.sh" openmpi 4 "$bdir/tests/coll/shm/shm_dynamic" 200
+"$top/tests/mpiexec.sh" openmpi 4 "$bdir/tests/coll/shm/shm_dynamic" 100 --node-size 2 --stop
+"$top/tests/mpiexec.sh" openmpi 3 "$bdir/tests/coll/shm/shm_stress" 2000 .dynamic
 rc=0
 "$top/tests/mpiexec.sh" openmpi 2 "$bdir/tests/coll/matrix/threads" || rc=$?
 [ $rc -eq 0 ] || [ $rc -eq 77 ] || exit $rc
-echo "run-sanitizers: matrix, anysource, threads under ASan/UBSan passed in $(($(date +%s) - start)) s"
+echo "run-sanitizers: matrix, anysource, dynamic, stress (dynamic), threads under ASan/UBSan passed in $(($(date +%s) - start)) s"

@@ -4,15 +4,17 @@
  * keeps creating and freeing sub-communicators, so that the keyval creation
  * (once), the per-thread state cache (invalidated by every free) and the
  * list of private communicators are exercised concurrently.  Results are
- * checked against values computed locally.  Exit 77 (skipped) when the MPI
+ * checked against values computed locally.  The dynamic reduction runs
+ * after a random delay of every rank (../arrival.h).  Exit 77 (skipped) when the MPI
  * library does not provide MPI_THREAD_MULTIPLE. */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "coll/coll.h"
+#include "tests/coll/arrival.h"
 
-#define NT 5
+#define NT 6
 #define ITERS 60
 #define N 100
 
@@ -25,6 +27,7 @@ static const char *names[NT][3] = {
     /* shared memory: each communicator has its own segment */
     {"bcast.shm.ota", "reduce.shm.direct", "barrier.shm.dissemination"},
     {"bcast.shm.ota", "reduce.shm.ag", "barrier.shm.counter"},
+    {"bcast.shm.tree.k2", "reduce.shm.dynamic", "barrier.shm.pairwise"},
 };
 
 static int run(const char *name, MPI_Comm comm, int it, int *buf, int *res)
@@ -49,6 +52,11 @@ static int run(const char *name, MPI_Comm comm, int it, int *buf, int *res)
     }
     if (rc != MPI_SUCCESS || !m || !cs_method_applies(m, &c))
         return 1;
+    static _Thread_local unsigned seed;
+    if (!seed)
+        seed = 1u + (unsigned)rank * 7919u + (unsigned)(it & 0xff);
+    if (strstr(name, ".dynamic"))
+        test_arrival_delay(&seed);
     if (cs_method_run(m, &c) != MPI_SUCCESS)
         return 1;
     for (int i = 0; i < N; i++) {

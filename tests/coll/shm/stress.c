@@ -8,13 +8,18 @@
  * other call); a barrier is checked with a counter in shared memory (after
  * barrier k every rank must see p (k + 1) arrivals).  Phases of small
  * messages from one root let the writers run as far ahead as they may.
- *   usage: stress [CALLS_PER_METHOD]   (default 10000) */
+ * The dynamic reductions (*.shm.dynamic) get a random delay on every rank
+ * before each call (so the arrival order changes from call to call), and
+ * every other call of theirs sums integer-valued doubles, in rank order
+ * and (c.reorder_fp) in arrival order by turns: exact either way.
+ *   usage: stress [CALLS_PER_METHOD [NAME_SUBSTRING]]   (default 10000, all) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "coll/coll.h"
+#include "tests/coll/arrival.h"
 
 static const int sizes[] = {1, 3, 8, 14, 15, 100, 1000, 8191, 8192, 8193, 16385, 40000};
 #define NSIZES ((int)(sizeof sizes / sizeof sizes[0]))
@@ -47,12 +52,48 @@ static MPI_Comm comm_for(int it, MPI_Comm *cur)
     return *cur;
 }
 
+/* A dynamic reduction on integer-valued doubles (sum: exact in any order),
+ * in rank order (it % 4 == 1) or in arrival order (3). */
+static void one_double(const cs_method *m, enum cs_coll coll, int it, MPI_Comm comm, int n,
+                       int root, int rank, int p)
+{
+    static double dbuf[MAXN], dres[MAXN];
+    for (int i = 0; i < n; i++)
+        dbuf[i] = rank + i + it;
+    cs_call c;
+    int rc = coll == CS_REDUCE
+                 ? cs_call_reduce(&c, dbuf, dres, n, MPI_DOUBLE, MPI_SUM, root, comm)
+                 : cs_call_allreduce(&c, dbuf, dres, n, MPI_DOUBLE, MPI_SUM, comm);
+    c.reorder_fp = it % 4 == 3;
+    if (rc != MPI_SUCCESS || !cs_method_applies(m, &c) ||
+        (rc = cs_method_run(m, &c)) != MPI_SUCCESS) {
+        fail(m, it, "double call failed or method does not apply", 0, rc, MPI_SUCCESS);
+        return;
+    }
+    for (int i = 0; (coll != CS_REDUCE || rank == root) && i < n; i++) {
+        double want = (double)p * (p - 1) / 2 + (double)p * (i + it);
+        if (dres[i] != want) {
+            fail(m, it, "wrong double element", i, (long)dres[i], (long)want);
+            break;
+        }
+    }
+}
+
 static void one(const cs_method *m, enum cs_coll coll, int it, MPI_Comm comm, int *buf,
                 int *res, int *arrivals, int *nbar)
 {
     int rank, p;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &p);
+    static unsigned seed;
+    if (!seed) {
+        int wr;
+        MPI_Comm_rank(MPI_COMM_WORLD, &wr);
+        seed = 12345u + 7919u * (unsigned)wr;
+    }
+    const int dynamic = strstr(m->name, ".dynamic") != NULL;
+    if (dynamic)
+        test_arrival_delay(&seed);
     /* calls 0..199 of every 500: a small message from root 0 while the
      * ranks that only read pause now and then, so that the writers run
      * ahead until the ring of small payloads is full (its guard holds) */
@@ -61,6 +102,10 @@ static void one(const cs_method *m, enum cs_coll coll, int it, MPI_Comm comm, in
     if (ahead && it % 40 == 0 &&
         (coll == CS_REDUCE ? rank == root : coll == CS_BCAST ? rank != root : rank % 2))
         usleep(300);
+    if (dynamic && it % 2) {
+        one_double(m, coll, it, comm, n, root, rank, p);
+        return;
+    }
     cs_call c;
     if (coll == CS_BARRIER) {
         __atomic_fetch_add(arrivals, 1, __ATOMIC_SEQ_CST);
@@ -134,7 +179,7 @@ int main(int argc, char **argv)
         int nm;
         const cs_method *t = cs_methods((enum cs_coll)coll, &nm);
         for (int k = 1; k < nm; k++) {
-            if (!strstr(t[k].name, ".shm."))
+            if (!strstr(t[k].name, ".shm.") || (argc > 2 && !strstr(t[k].name, argv[2])))
                 continue;
             MPI_Comm cur = MPI_COMM_NULL;
             MPI_Win win = MPI_WIN_NULL;

@@ -1,0 +1,31 @@
+/* Allreduce through shared memory in arrival order:
+ * "allreduce.shm.dynamic".
+ *
+ * Algorithm (../shm/dynamic.c): as reduce.shm.dynamic, every rank wanting
+ * the result.  Below 4 KiB every rank folds the posted contributions into
+ * its own buffer as it finds them, in the order found where the op is
+ * exact (any order, the same bits) or in the fixed order of
+ * allreduce.shm.direct (the same operations everywhere); floating point
+ * that may be reordered (c->reorder_fp) goes into one shared accumulator,
+ * under its lock, that every rank copies: the same bits on every rank.
+ * From 4 KiB the pieces' shared accumulators, combined once, copied out by
+ * all.
+ * References: Open MPI's xhc (coll_xhc_dynamic_reduce); Proficz,
+ * J. Supercomputing 2018; MPICH's release-gather allreduce (the shared
+ * accumulators of a node).
+ * Restrictions: one node, dense datatype elements, at most 64 ranks.
+ * Cost per chunk of n bytes: n < 4 KiB: a copy-in, alpha + (p - 1) n gamma
+ * per rank, of which alpha + n gamma after the last arrival (reordered
+ * floating point: p lock hand-offs in turn, then alpha + n copy-out); from
+ * 4 KiB: n copy-in, about n gamma per rank in parallel, n copy-out; after
+ * the last of a skewed arrival: n copy-in + n/p gamma, then alpha + n
+ * copy-out.
+ */
+#include "coll/shm/shm.h"
+#include "allreduce.h"
+
+int cs_allreduce_shm_dynamic(const cs_call *c, const cs_method *m)
+{
+    (void)m;
+    return cs_shm_dynamic(c, 1);
+}

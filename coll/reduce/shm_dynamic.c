@@ -1,0 +1,39 @@
+/* Reduce through shared memory in arrival order: "reduce.shm.dynamic".
+ *
+ * Algorithm (../shm/dynamic.c): below 4 KiB every rank posts its vector
+ * and leaves, and the root folds the contributions as it finds them
+ * posted, so when the last one comes only it is left.  From 4 KiB the
+ * ranks fold their contributions into shared accumulators as they arrive, each under the accumulator's lock
+ * (one CAS): the early ranks combine whatever is posted, in the order they
+ * find it, so when the last rank arrives only its own contribution is left
+ * to fold in, and the root copies the result out.  Vectors of 4 KiB and
+ * more are cut into up to p pieces with an accumulator each (in the slots
+ * of ranks root, root + 1, ...): the ranks post their chunk and take the
+ * pieces in turn, so the pre-reduction runs in parallel.  The order of the
+ * operands depends on arrival only where that cannot change the bits (an
+ * exact op: cs_shm_op_exact) or where the caller allows it for floating
+ * point (c->reorder_fp, the shim's COLLSEL_REORDER_FP); otherwise the
+ * operands go in the fixed order of reduce.shm.direct (the same bits) and
+ * the arrived prefix of that order is combined before the late ranks come.
+ * Non-commutative ops: the fixed order.
+ * References: Open MPI's xhc (coll_xhc_dynamic_reduce: out of rank order,
+ * non-floating-point types by default); Proficz, J. Supercomputing 2018
+ * (pre-reduction by the early arrivals); Marendic et al., Euro-Par 2012.
+ * Restrictions: one node, dense datatype elements, at most 64 ranks (one
+ * bit each in a piece's mask).
+ * Cost per chunk of n bytes (alpha: a cache-line transfer; gamma: combining
+ * a byte): n < 4 KiB: a copy-in everywhere, alpha + (p - 1) n gamma at the
+ * root, of which only alpha + n gamma after the last arrival; from 4 KiB
+ * (pieces): n copy-in per rank, about n gamma per rank in parallel, n copy
+ * at the root; after the
+ * last of a skewed arrival: n copy-in + n/p gamma, then alpha + n copy at
+ * the root, whatever came before.
+ */
+#include "coll/shm/shm.h"
+#include "reduce.h"
+
+int cs_reduce_shm_dynamic(const cs_call *c, const cs_method *m)
+{
+    (void)m;
+    return cs_shm_dynamic(c, 0);
+}

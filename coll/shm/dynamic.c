@@ -1,0 +1,416 @@
+/* The engine of the dynamic reductions (reduce.shm.dynamic,
+ * allreduce.shm.dynamic: their files carry the description and the cost).
+ *
+ * A chunk below 4 KiB (run_local): every rank posts it; a rank that wants
+ * the result folds the contributions into its buffer itself, as it finds
+ * them posted (or in the fixed order below), so that when the last rank
+ * posts only its contribution is left; the others leave once posted.  An
+ * allreduce whose floating point may be reordered takes the shared
+ * accumulator instead (the ranks' orders would differ, and so their bits).
+ *
+ * Otherwise, per chunk of at most half a slot (a step), the vector is cut
+ * into np pieces (one below 4 KiB, else up to one per rank, at least 1 KiB
+ * each).
+ * Piece j has an accumulator (in the line of its state when the chunk has
+ * at most CS_SHM_DYN_INLINE bytes, else in the second half of the slot of
+ * rank (root + j) % p) and a state line (cs_shm_dyn in that rank's part):
+ * the step, how many contributions are folded in, which ones (mask), and a
+ * lock bit taken with a CAS.  A rank that takes a piece's lock folds in
+ * every contribution it may: its own (straight from its buffer) and every
+ * one posted (copied into its owner's slot or ring line) that is not in
+ * yet; the first one is copied, the others combined with
+ * PMPI_Reduce_local (x op acc).  Which ones it may:
+ *   reorder  any, in the order found (its own first);
+ *   fixed    only the next one of the order p-1, p-2, ..., 0 (acc = x_k op
+ *            acc: x_0 op (x_1 op (... op x_(p-1))), the bits of
+ *            reduce.shm.direct, non-commutative ops included), as long as
+ *            it is there: the arrived prefix of the order is combined
+ *            before the late rank comes.
+ * A rank loops over the pieces until its own contribution is in all of
+ * them and, if it wants the result (the root, or everyone), until every
+ * piece holds all p and it has copied them out; it posts its vector (one
+ * copy) when the pieces are more than one (so the early ranks share the
+ * folding of every piece) or when its first pass could not fold it (a lock
+ * held, or not its turn).  The last rank to arrive so finds the others'
+ * contributions combined already: it folds its own and releases everyone.
+ * A rank that waits folds what it finds; nobody waits on anyone in
+ * particular, so a rank stopped for a while (a signal, the scheduler)
+ * delays the call and breaks nothing.
+ *
+ * Synchronisation (shm.h): a rank starts step s when every rank is done
+ * with step s - 2 (its slot, its ring line and the state lines of step s
+ * are free then); it raises `done` when it leaves the step.  The state word
+ * only changes under its lock, except the CAS that takes it; the mask is
+ * reset by the first holder of the step before the word shows the step,
+ * so a reader that sees the step in the word sees that step's mask.
+ */
+#include <sched.h>
+#include <string.h>
+
+#include "coll/shm/shm.h"
+
+#define W_STEP(w) ((w) >> 8)
+#define W_COUNT(w) ((int)(((w) >> 1) & 0x7f))
+#define W_LOCK 1u
+#define DYN_SPLIT 4096 /* bytes of a chunk from which it is cut into pieces */
+#define DYN_PIECE 1024 /* the smallest piece */
+
+typedef struct {
+    const cs_call *c;
+    cs_shm *s;
+    uint64_t step;
+    int n, np, me, p, reorder;
+    int local; /* a small chunk: every rank posts, who wants the result folds it alone */
+    size_t esz, bytes;
+    const char *own; /* this rank's elements of the chunk */
+} dyn_step;
+
+static inline uint64_t bit(int i)
+{
+    return (uint64_t)1 << i;
+}
+
+static void piece_range(const dyn_step *d, int j, int *first, int *len)
+{
+    const int q = d->n / d->np, extra = d->n % d->np;
+    *first = j * q + (j < extra ? j : extra);
+    *len = q + (j < extra);
+}
+
+static cs_shm_dyn *line_of(const dyn_step *d, int j)
+{
+    return &d->s->r[(d->c->root + j) % d->p]->dyn[d->step % 2];
+}
+
+static unsigned char *acc_of(const dyn_step *d, int j, int first)
+{
+    if (d->bytes <= CS_SHM_DYN_INLINE)
+        return line_of(d, j)->data;
+    return cs_shm_result(d->s, (d->c->root + j) % d->p, d->step) + (size_t)first * d->esz;
+}
+
+/* The ranks whose chunk is posted in their slot (or ring line). */
+static uint64_t posted_set(const dyn_step *d)
+{
+    uint64_t set = 0;
+    for (int i = 0; i < d->p; i++)
+        if (__atomic_load_n(&cs_shm_posted(d->s, i, d->step, d->bytes)->v,
+                                 __ATOMIC_ACQUIRE) >= d->step)
+            set |= bit(i);
+    return set;
+}
+
+/* The contribution the holder of a piece may fold next (in: the ones in
+ * it, their count; have: the ones it can read), or -1. */
+static int next_fold(const dyn_step *d, uint64_t in, int count, uint64_t have)
+{
+    if (!d->reorder) {
+        const int k = d->p - 1 - count;
+        return k >= 0 && (have & bit(k)) ? k : -1;
+    }
+    uint64_t can = have & ~in;
+    if (can & bit(d->me))
+        return d->me; /* its own first: straight from its buffer */
+    return can ? __builtin_ctzll(can) : -1;
+}
+
+/* next_fold, reading the posted flags (once: *fresh) only when this rank
+ * has nothing of its own to fold: the last rank to arrive finds the piece
+ * complete after its own and reads no other rank's line. */
+static int next_fold_lazy(const dyn_step *d, uint64_t in, int count, uint64_t *have, int *fresh)
+{
+    int who = next_fold(d, in, count, *have);
+    if (who < 0 && !*fresh && count < d->p) {
+        *have |= posted_set(d);
+        *fresh = 1;
+        who = next_fold(d, in, count, *have);
+    }
+    return who;
+}
+
+/* With piece j's lock held (w: the word when it was taken): fold in every
+ * contribution this rank may, then release with the new count. */
+static int fold_piece(const dyn_step *d, int j, uint64_t w, uint64_t *in_out)
+{
+    cs_shm_dyn *line = line_of(d, j);
+    const int cur = W_STEP(w) == d->step;
+    uint64_t in = cur ? __atomic_load_n(&line->mask, __ATOMIC_RELAXED) : 0;
+    int count = cur ? W_COUNT(w) : 0, first, len, rc = MPI_SUCCESS;
+    if (!cur) /* the first holder of the step: before the word shows it */
+        __atomic_store_n(&line->mask, 0, __ATOMIC_RELAXED);
+    piece_range(d, j, &first, &len);
+    unsigned char *acc = acc_of(d, j, first);
+    const size_t at = (size_t)first * d->esz;
+    uint64_t have = bit(d->me);
+    int fresh = 0;
+    /* an error is kept and the folding goes on: the piece must complete, or
+     * its waiters would wait forever */
+    for (int who; (who = next_fold_lazy(d, in, count, &have, &fresh)) >= 0;) {
+        const unsigned char *x = who == d->me
+                                     ? (const unsigned char *)d->own + at
+                                     : cs_shm_data(d->s, who, d->step, d->bytes) + at;
+        int r = MPI_SUCCESS;
+        if (count == 0)
+            memcpy(acc, x, (size_t)len * d->esz);
+        else
+            r = PMPI_Reduce_local(x, acc, len, d->c->dt, d->c->op);
+        rc = rc != MPI_SUCCESS ? rc : r;
+        in |= bit(who);
+        count++;
+        __atomic_store_n(&line->mask, in, __ATOMIC_RELAXED);
+    }
+    __atomic_store_n(&line->w, d->step << 8 | (uint64_t)count << 1, __ATOMIC_RELEASE);
+    *in_out = in;
+    return rc;
+}
+
+/* Copy this rank's chunk into its slot (ring line) and say so. */
+static void post(const dyn_step *d)
+{
+    memcpy(cs_shm_data(d->s, d->me, d->step, d->bytes), d->own, d->bytes);
+    cs_shm_set(cs_shm_posted(d->s, d->me, d->step, d->bytes), d->step);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/* One poll that found nothing to do: spin, then yield (as cs_shm_wait). */
+static void idle(const cs_shm *s, int *polls)
+{
+    if (++*polls > s->spin) {
+        sched_yield();
+        *polls = s->spin;
+    }
+#if defined(__x86_64__) || defined(__i386__)
+    else
+        __builtin_ia32_pause();
+#endif
+}
+
+/* One step of a small chunk (d->local): this rank posts its chunk; if it
+ * wants the result it folds the contributions into out itself as they are
+ * posted, in the order found (or the fixed order), so when the last one
+ * comes only it is left.  No lock, no line written by two ranks: for a few
+ * bytes the combining costs less than handing a lock around.  Every rank
+ * that wants the result does the same operations only where the order
+ * cannot show (exact ops) or is fixed; floating point reordered in an
+ * allreduce takes the shared accumulator instead (the same bits
+ * everywhere). */
+static int run_local(dyn_step *d, int wants, char *out)
+{
+    int polls = 0, count = 0, rc = MPI_SUCCESS;
+    uint64_t in = 0;
+    cs_shm_slot_free(d->s, d->step);
+    post(d);
+    while (wants && count < d->p) {
+        uint64_t have = bit(d->me);
+        int fresh = 0, who = next_fold_lazy(d, in, count, &have, &fresh);
+        if (who < 0) {
+            idle(d->s, &polls);
+            continue;
+        }
+        const unsigned char *x = cs_shm_data(d->s, who, d->step, d->bytes); /* its own too: out
+                                                        may be its send buffer (in place) */
+        if (count == 0)
+            memcpy(out, x, d->bytes);
+        else
+            CS_TRY(PMPI_Reduce_local(x, out, d->n, d->c->dt, d->c->op));
+        in |= bit(who);
+        count++;
+        polls = 0;
+    }
+out: /* nobody waits for this rank but for its post: done at once */
+    cs_shm_set(&d->s->r[d->me]->done, d->step);
+    return rc;
+}
+
+/* One step: this rank's contribution into every piece; the result copied
+ * to out when wants. */
+static int run_step(dyn_step *d, int wants, char *out)
+{
+    if (d->local)
+        return run_local(d, wants, out);
+    const int np = d->np, p = d->p;
+    uint64_t todo = np == 64 ? ~0ull : bit(np) - 1, need = wants ? todo : 0;
+    int posted = 0, polls = 0, rc = MPI_SUCCESS;
+    cs_shm_slot_free(d->s, d->step);
+    if (np > 1) {
+        post(d);
+        posted = 1;
+    }
+    while (todo | need) {
+        int progress = 0;
+        uint64_t have = bit(d->me);
+        int fresh = 0;
+        for (int t = 0; t < np; t++) {
+            const int j = (t + d->me) % np;
+            if (!((todo | need) & bit(j)))
+                continue;
+            cs_shm_dyn *line = line_of(d, j);
+            uint64_t w = __atomic_load_n(&line->w, __ATOMIC_ACQUIRE), in = 0;
+            const int cur = W_STEP(w) == d->step, count = cur ? W_COUNT(w) : 0;
+            if (cur)
+                in = __atomic_load_n(&line->mask, __ATOMIC_ACQUIRE);
+            if (count == p) {
+                todo &= ~bit(j);
+                if (need & bit(j)) {
+                    int first, len;
+                    piece_range(d, j, &first, &len);
+                    memcpy(out + (size_t)first * d->esz, acc_of(d, j, first),
+                           (size_t)len * d->esz);
+                    need &= ~bit(j);
+                    progress = 1;
+                }
+                continue;
+            }
+            if (in & bit(d->me))
+                todo &= ~bit(j);
+            if ((w & W_LOCK) || next_fold_lazy(d, in, count, &have, &fresh) < 0 ||
+                !__atomic_compare_exchange_n(&line->w, &w, w | W_LOCK, 0, __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE))
+                continue;
+            int r = fold_piece(d, j, w, &in);
+            rc = rc != MPI_SUCCESS ? rc : r;
+            if (in & bit(d->me))
+                todo &= ~bit(j);
+            progress = 1;
+        }
+        if (todo && !posted) { /* its own could not go in at once: let others fold it */
+            post(d);
+            posted = progress = 1;
+        }
+        if (!progress)
+            idle(d->s, &polls);
+        else
+            polls = 0;
+    }
+    cs_shm_set(&d->s->r[d->me]->done, d->step);
+    return rc;
+}
+
+/* Count this rank in at the call whose first step is `step`: 1 if it is
+ * the last of the p to arrive.  Once every rank is done with step - 2
+ * (they all counted themselves in there), the word is this step's to take
+ * (a rank that does not want the result may be two calls ahead, no
+ * further). */
+static int arrive_last(const cs_shm *s, int root, uint64_t step)
+{
+    cs_shm_slot_free(s, step);
+    uint64_t *a = &s->r[root]->dyn[step % 2].arrived;
+    uint64_t v = __atomic_load_n(a, __ATOMIC_ACQUIRE), n;
+    do
+        n = W_STEP(v) == step ? v + 1 : step << 8 | 1;
+    while (!__atomic_compare_exchange_n(a, &v, n, 1, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+    return (int)(n & 0xff) == s->p;
+}
+
+/* The chunks of call c; the result into out where wants (-1: where this
+ * rank arrives last, *last says so); everyone: an allreduce (its ranks
+ * must hold the same bits). */
+static int dynamic_run(const cs_call *c, int wants, int everyone, char *out, int *last)
+{
+    int esz, rc;
+    if (wants < 0 && c->count > 0 && !cs_shm_get(c)) { /* no segment: root c->root, natively */
+        *last = c->rank == c->root;
+        return PMPI_Reduce(c->sendbuf, *last ? out : NULL, c->count, c->dt, c->op, c->root,
+                           c->comm);
+    }
+    cs_shm *s = cs_shm_reduction_start(c, &esz, &rc);
+    if (!s)
+        return rc;
+    const int chunk = cs_shm_chunk((size_t)esz);
+    if (wants < 0)
+        wants = *last = arrive_last(s, c->root, s->step + 1);
+    const char *own = c->sendbuf == MPI_IN_PLACE ? c->buf : c->sendbuf;
+    dyn_step d = {.c = c, .s = s, .me = s->rank, .p = s->p, .esz = (size_t)esz,
+                  .reorder = cs_shm_dynamic_reorders(c)};
+    /* small chunks folded by each rank that wants them, unless an
+     * allreduce's floating point is reordered (one accumulator then) */
+    const int local_ok = !everyone || !d.reorder || cs_shm_op_exact(c->op, c->dt);
+    for (int off = 0; off < c->count; off += chunk) {
+        d.n = c->count - off < chunk ? c->count - off : chunk;
+        d.bytes = (size_t)d.n * d.esz;
+        d.np = 1;
+        if (d.bytes >= DYN_SPLIT) {
+            size_t k = d.bytes / DYN_PIECE;
+            d.np = k < (size_t)d.p ? (int)k : d.p;
+        }
+        d.local = d.np == 1 && local_ok;
+        d.step = ++s->step;
+        d.own = own + (size_t)off * d.esz;
+        int r = run_step(&d, wants, out + (size_t)off * d.esz);
+        rc = rc != MPI_SUCCESS ? rc : r; /* the first error; the chunks go on (peers wait) */
+    }
+    return rc;
+}
+
+int cs_shm_dynamic(const cs_call *c, int everyone)
+{
+    return dynamic_run(c, everyone || c->rank == c->root, everyone, c->buf, NULL);
+}
+
+int cs_shm_dynamic_last(const cs_call *c, void *out, int *last)
+{
+    *last = 0;
+    return dynamic_run(c, -1, 0, out, last);
+}
+
+int cs_shm_dynamic_applies(const cs_call *c, const cs_method *m)
+{
+    return c->size <= CS_SHM_DYN_MAX && cs_shm_applies_dense(c, m);
+}
+
+int cs_shm_dynamic_reorders(const cs_call *c)
+{
+    return c->commute && (c->reorder_fp || cs_shm_op_exact(c->op, c->dt));
+}
+
+/* The one element type of dt (a predefined type, or a derived type built
+ * of one), or MPI_DATATYPE_NULL. */
+static MPI_Datatype base_type(MPI_Datatype dt, int depth)
+{
+    int ni, na, nd, comb;
+    if (depth > 8 || PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) != MPI_SUCCESS)
+        return MPI_DATATYPE_NULL;
+    if (comb == MPI_COMBINER_NAMED)
+        return dt;
+    if (nd != 1 || ni > 64 || na > 64 || comb == MPI_COMBINER_STRUCT)
+        return MPI_DATATYPE_NULL;
+    int ints[64];
+    MPI_Aint addrs[64];
+    MPI_Datatype inner;
+    if (PMPI_Type_get_contents(dt, ni, na, nd, ints, addrs, &inner) != MPI_SUCCESS)
+        return MPI_DATATYPE_NULL;
+    MPI_Datatype b = base_type(inner, depth + 1);
+    int ci, ca, cd, cc;
+    if (PMPI_Type_get_envelope(inner, &ci, &ca, &cd, &cc) == MPI_SUCCESS &&
+        cc != MPI_COMBINER_NAMED)
+        PMPI_Type_free(&inner);
+    return b;
+}
+
+int cs_shm_op_exact(MPI_Op op, MPI_Datatype dt)
+{
+    static const MPI_Op any[] = {MPI_MAX, MPI_MIN, MPI_LAND, MPI_LOR, MPI_LXOR,
+                                 MPI_BAND, MPI_BOR, MPI_BXOR};
+    int known = op == MPI_SUM || op == MPI_PROD;
+    for (size_t i = 0; i < sizeof any / sizeof any[0] && !known; i++)
+        known = op == any[i];
+    if (!known)
+        return 0;
+    MPI_Datatype b = base_type(dt, 0);
+    if (b == MPI_DATATYPE_NULL)
+        return 0;
+    static const MPI_Datatype ints[] = {
+        MPI_BYTE, MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_INT8_T, MPI_UINT8_T,
+        MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_INT16_T, MPI_UINT16_T, MPI_C_BOOL, MPI_WCHAR,
+        MPI_INT, MPI_UNSIGNED, MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_LONG,
+        MPI_UNSIGNED_LONG_LONG, MPI_INT32_T, MPI_UINT32_T, MPI_INT64_T, MPI_UINT64_T,
+        MPI_AINT, MPI_OFFSET, MPI_COUNT};
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        if (ints[i] != b)
+            continue;
+        int size = 0;
+        if (op != MPI_SUM && op != MPI_PROD)
+            return 1;
+        return PMPI_Type_size(b, &size) == MPI_SUCCESS && size >= 4;
+    }
+    return 0;
+}

@@ -1,0 +1,239 @@
+/* The dynamic reductions (reduce.shm.dynamic, allreduce.shm.dynamic) under
+ * changing arrival orders (a random delay on every rank before each call):
+ *  - exact ops (int sum, max, bxor; long long sum) give the native bits;
+ *  - floating-point sums in rank order (reorder_fp 0) give the bits of
+ *    reduce/allreduce.shm.direct;
+ *  - floating-point sums in arrival order (reorder_fp 1) agree with native
+ *    within the documented tolerance (per element, 2 (p - 1) eps sum |x_i|:
+ *    the bound of any summation order, for both sides) and every rank of
+ *    an allreduce holds the same bits;
+ *  - with --node-size N (virtual nodes of N ranks), the same for
+ *    reduce.node.dynamic and allreduce.node.dynamic (every floating-point
+ *    sum then within the tolerance of native: the nodes' results are
+ *    combined in node order, not the order of any other method);
+ *  - with --stop, a thread of world rank 0 stops another rank (SIGSTOP)
+ *    for 1 to 5 ms at random moments and lets it go on (SIGCONT): the
+ *    calls are delayed, every result stays right.
+ * Sizes: 1, 100, 5000 and 70001 elements (one piece, a chunk cut into
+ * pieces, several chunks).
+ *   usage: dynamic [ITERATIONS] [--stop] [--node-size N]   exit 0: every check held */
+#include <float.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "coll/coll.h"
+#include "coll/shm/shm.h"
+#include "tests/coll/arrival.h"
+
+static const int sizes[] = {1, 100, 5000, 70001};
+#define NSIZES 4
+#define MAXN 70001
+
+static long failures;
+static int wrank, wsize;
+
+static void fail(const char *name, int it, const char *what, int i, double got, double want)
+{
+    if (failures++ < 10)
+        fprintf(stderr, "FAIL rank %d %s call %d: %s at %d: got %.17g want %.17g\n", wrank, name,
+                it, what, i, got, want);
+}
+
+static const cs_method *method(enum cs_coll coll, const char *name)
+{
+    enum cs_coll cc;
+    const cs_method *m = cs_method_find(name, &cc, NULL);
+    if (!m || cc != coll) {
+        fprintf(stderr, "dynamic: no method %s\n", name);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    return m;
+}
+
+/* Run m on the call (reorder as given); MPI error code. */
+static int run(const cs_method *m, enum cs_coll coll, const void *sb, void *rb, int n,
+               MPI_Datatype dt, MPI_Op op, int root, int reorder)
+{
+    cs_call c;
+    int rc = coll == CS_REDUCE ? cs_call_reduce(&c, sb, rb, n, dt, op, root, MPI_COMM_WORLD)
+                               : cs_call_allreduce(&c, sb, rb, n, dt, op, MPI_COMM_WORLD);
+    c.reorder_fp = reorder;
+    if (rc == MPI_SUCCESS && !cs_method_applies(m, &c))
+        rc = MPI_ERR_OTHER;
+    return rc == MPI_SUCCESS ? cs_method_run(m, &c) : rc;
+}
+
+static int native(enum cs_coll coll, const void *sb, void *rb, int n, MPI_Datatype dt,
+                  MPI_Op op, int root)
+{
+    return coll == CS_REDUCE ? MPI_Reduce(sb, rb, n, dt, op, root, MPI_COMM_WORLD)
+                             : MPI_Allreduce(sb, rb, n, dt, op, MPI_COMM_WORLD);
+}
+
+/* An exact op on ints: the native bits. */
+static void exact_case(const cs_method *m, enum cs_coll coll, int it, int n, int root,
+                       unsigned *seed)
+{
+    static int sb[MAXN], got[MAXN], want[MAXN];
+    static const MPI_Op ops[] = {MPI_SUM, MPI_MAX, MPI_BXOR};
+    MPI_Op op = ops[it % 3];
+    for (int i = 0; i < n; i++)
+        sb[i] = (int)(((unsigned)i * 2654435761u) ^ (unsigned)(wrank * 7919 + it)) % 100000;
+    memset(got, 0, sizeof got[0] * (size_t)n);
+    test_arrival_delay(seed);
+    int rc = run(m, coll, sb, got, n, MPI_INT, op, root, 0);
+    int nrc = native(coll, sb, want, n, MPI_INT, op, root);
+    if (rc != MPI_SUCCESS || nrc != MPI_SUCCESS)
+        fail(m->name, it, "int call failed", 0, rc, nrc);
+    else if ((coll == CS_ALLREDUCE || wrank == root) &&
+             memcmp(got, want, sizeof got[0] * (size_t)n))
+        for (int i = 0; i < n; i++)
+            if (got[i] != want[i]) {
+                fail(m->name, it, "int result differs from native", i, got[i], want[i]);
+                break;
+            }
+}
+
+/* Back-to-back calls with nothing between them (a rank that does not
+ * want the result may run ahead of the others), then each checked against
+ * native. */
+#define BURST 8
+static void burst_case(const cs_method *m, enum cs_coll coll, int it, int root, unsigned *seed)
+{
+    static int sb[BURST][16], got[BURST][16], want[16];
+    for (int k = 0; k < BURST; k++) {
+        for (int i = 0; i < 16; i++)
+            sb[k][i] = wrank * 1000 + k * 16 + i + it;
+        if (wrank == (k + it) % wsize)
+            test_arrival_delay(seed);
+        if (run(m, coll, sb[k], got[k], 1 + k, MPI_INT, MPI_SUM, root, 0) != MPI_SUCCESS)
+            fail(m->name, it, "burst call failed", k, 0, 0);
+    }
+    for (int k = 0; k < BURST; k++) {
+        native(coll, sb[k], want, 1 + k, MPI_INT, MPI_SUM, root);
+        if ((coll == CS_ALLREDUCE || wrank == root) && memcmp(got[k], want, sizeof(int) * (size_t)(1 + k)))
+            fail(m->name, it, "burst result differs from native", k, got[k][0], want[0]);
+    }
+}
+
+/* A floating-point sum of numbers whose sum depends on the order. */
+static void fp_case(const cs_method *m, const cs_method *direct, enum cs_coll coll, int it,
+                    int n, int root, int reorder, unsigned *seed)
+{
+    static double sb[MAXN], got[MAXN], want[MAXN], mag[MAXN];
+    for (int i = 0; i < n; i++)
+        sb[i] = ((double)rand_r(seed) / RAND_MAX - 0.5) * pow(10.0, (i + wrank) % 9 - 4);
+    test_arrival_delay(seed);
+    int rc = run(m, coll, sb, got, n, MPI_DOUBLE, MPI_SUM, root, reorder);
+    /* the reference: native (arrival order) or the rank-order method */
+    int nrc = reorder || !direct ? native(coll, sb, want, n, MPI_DOUBLE, MPI_SUM, root)
+                      : run(direct, coll, sb, want, n, MPI_DOUBLE, MPI_SUM, root, 0);
+    for (int i = 0; i < n; i++)
+        mag[i] = fabs(sb[i]);
+    MPI_Allreduce(MPI_IN_PLACE, mag, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS || nrc != MPI_SUCCESS) {
+        fail(m->name, it, "double call failed", 0, rc, nrc);
+        return;
+    }
+    const int mine = coll == CS_ALLREDUCE || wrank == root;
+    for (int i = 0; mine && i < n; i++) {
+        const double tol = reorder || !direct ? 2.0 * (wsize - 1) * DBL_EPSILON * mag[i] : 0;
+        if (!(fabs(got[i] - want[i]) <= tol)) {
+            fail(m->name, it, reorder ? "double sum beyond the tolerance"
+                                      : "double sum in rank order differs from shm.direct",
+                 i, got[i], want[i]);
+            break;
+        }
+    }
+    if (coll != CS_ALLREDUCE)
+        return;
+    /* every rank the same bits: compare with rank 0's */
+    static double r0[MAXN];
+    memcpy(r0, got, sizeof got[0] * (size_t)n);
+    MPI_Bcast(r0, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (memcmp(r0, got, sizeof got[0] * (size_t)n))
+        fail(m->name, it, "allreduce: this rank's bits differ from rank 0's", 0, got[0], r0[0]);
+}
+
+/* --stop: world rank 0's thread stops a random other rank now and then. */
+static pid_t *pids;
+static int stopping = 1, stops; /* __atomic: the stopper thread and main */
+
+static void *stopper(void *arg)
+{
+    unsigned seed = 99;
+    (void)arg;
+    while (__atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) {
+        usleep(2000 + (unsigned)rand_r(&seed) % 8000);
+        if (!__atomic_load_n(&stopping, __ATOMIC_ACQUIRE))
+            break;
+        pid_t victim = pids[1 + rand_r(&seed) % (wsize - 1)];
+        kill(victim, SIGSTOP);
+        usleep(1000 + (unsigned)rand_r(&seed) % 4000);
+        kill(victim, SIGCONT);
+        __atomic_fetch_add(&stops, 1, __ATOMIC_RELEASE);
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    int iters = 400, stop = 0, node = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--stop"))
+            stop = 1;
+        else if (!strcmp(argv[i], "--node-size") && i + 1 < argc)
+            cs_shm_set_node_size(node = atoi(argv[++i]));
+        else
+            iters = atoi(argv[i]);
+    }
+    pthread_t th;
+    if (stop) {
+        pids = malloc(sizeof *pids * (size_t)wsize);
+        pid_t me = getpid();
+        MPI_Allgather(&me, (int)sizeof me, MPI_BYTE, pids, (int)sizeof me, MPI_BYTE,
+                      MPI_COMM_WORLD);
+        if (wrank == 0 && wsize > 1)
+            pthread_create(&th, NULL, stopper, NULL);
+    }
+    unsigned seed = 7u + 31u * (unsigned)wrank;
+    static const enum cs_coll colls[] = {CS_REDUCE, CS_ALLREDUCE};
+    for (int k = 0; k < 2; k++) {
+        const enum cs_coll coll = colls[k];
+        const char *family = node ? "node" : "shm";
+        char name[64];
+        snprintf(name, sizeof name, "%s.%s.dynamic", cs_coll_name(coll), family);
+        const cs_method *m = method(coll, name);
+        snprintf(name, sizeof name, "%s.shm.direct", cs_coll_name(coll));
+        const cs_method *direct = node ? NULL : method(coll, name);
+        for (int it = 0; it < iters; it++) {
+            const int n = sizes[it % NSIZES], root = (it / NSIZES) % wsize;
+            if (it % 10 == 9)
+                burst_case(m, coll, it, root, &seed);
+            else if (it % 3 == 0)
+                exact_case(m, coll, it, n, root, &seed);
+            else
+                fp_case(m, direct, coll, it, n, root, it % 3 == 2, &seed);
+        }
+    }
+    if (stop && wrank == 0 && wsize > 1) {
+        __atomic_store_n(&stopping, 0, __ATOMIC_RELEASE);
+        pthread_join(th, NULL);
+    }
+    long all;
+    MPI_Allreduce(&failures, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (wrank == 0)
+        printf("dynamic reductions: %d calls per method and rank, %d stops, %ld failures\n",
+               iters, __atomic_load_n(&stops, __ATOMIC_ACQUIRE), all);
+    free(pids);
+    MPI_Finalize();
+    return all != 0 || (stop && wsize > 1 && wrank == 0 && __atomic_load_n(&stops, __ATOMIC_ACQUIRE) == 0);
+}
