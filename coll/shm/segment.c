@@ -293,9 +293,10 @@ static cs_shm *shm_make(const cs_call *c)
         return NULL;
     }
     /* single copy between processes: can this rank read its neighbour's
-     * memory (same user, ptrace policy, no seccomp filter)?  All must; the
+     * memory (same user, ptrace policy, no seccomp filter; alone: nothing to
+     * read, yes)?  All must; the
      * verdicts meet in the segment (no MPI call). */
-    int cma = c->size > 1 && cs_shm_peek(s, (c->rank + 1) % c->size, &probe, &(uint64_t){0});
+    int cma = c->size == 1 || cs_shm_peek(s, (c->rank + 1) % c->size, &probe, &(uint64_t){0});
     cs_shm_set(&s->r[c->rank]->can_read, 1 + (uint64_t)cma);
     s->cma = 1;
     for (int i = 0; i < c->size; i++) {
