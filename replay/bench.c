@@ -153,7 +153,7 @@ static int bench_point(enum cs_coll coll, uint64_t bytes, const cs_timing_opts *
         qsort(rows, (size_t)nr, sizeof *rows, cmp_row);
         char b[32];
         printf("\n%s %s, %d ranks: native %.2f us (before %.2f, after %.2f), %d methods\n",
-               cs_coll_name(coll), coll == CS_BARRIER ? "-" : cs_fmt_bytes(b, sizeof b, (double)op.call.bytes),
+               cs_coll_name(coll), !cs_coll_sized(coll) ? "-" : cs_fmt_bytes(b, sizeof b, (double)op.call.bytes),
                op.call.size, nat, nat0.median_us, nat1.median_us, nr);
         printf("  %-34s %12s %7s %6s%s\n", "method", "median_us", "ratio", "rounds",
                floor > 0 ? "  x floor" : "");
@@ -244,8 +244,8 @@ int main(int argc, char **argv)
                "%.3f us (x floor below: the method's time in round trips)\n", floor);
     int rc = MPI_SUCCESS;
     for (int c = 0; c < CS_NCOLL && rc == MPI_SUCCESS; c++)
-        for (int s = 0; colls[c] && s < (c == CS_BARRIER ? 1 : nsizes) && rc == MPI_SUCCESS; s++)
-            rc = bench_point((enum cs_coll)c, c == CS_BARRIER ? 0 : sizes[s], &o, top, rank,
+        for (int s = 0; colls[c] && s < (cs_coll_sized(c) ? nsizes : 1) && rc == MPI_SUCCESS; s++)
+            rc = bench_point((enum cs_coll)c, cs_coll_sized(c) ? sizes[s] : 0, &o, top, rank,
                              floor);
     if (rc != MPI_SUCCESS && rank == 0) {
         char msg[MPI_MAX_ERROR_STRING];

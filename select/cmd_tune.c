@@ -411,8 +411,7 @@ static double replaced_time(const cs_profile *p)
 {
     double t = 0;
     for (size_t i = 0; i < p->ncells; i++) {
-        int c = (int)p->cells[i].coll;
-        if (c == CS_R_BCAST || c == CS_R_REDUCE || c == CS_R_BARRIER || c == CS_R_ALLREDUCE)
+        if (cs_coll_of_rcoll((int)p->cells[i].coll) >= 0)
             t += p->cells[i].t_total;
     }
     return t;
@@ -423,8 +422,8 @@ static int normalise(cs_profile *p, const char *path, double w)
 {
     double t = replaced_time(p);
     if (!(t > 0)) {
-        fprintf(stderr, "collsel tune: %s: no Bcast, Reduce, Barrier or Allreduce time to weigh\n",
-                path);
+        fprintf(stderr, "collsel tune: %s: no time in the collectives collsel replaces (%s) to weigh\n",
+                path, cs_coll_names());
         return -1;
     }
     for (size_t i = 0; i < p->ncells; i++)

@@ -94,18 +94,11 @@ static int nearest_u64(const uint64_t *a, int n, double v)
     return best;
 }
 
-/* The profile's collective of a tree's (the same name: "allreduce" is
- * "Allreduce"). */
-static int rcoll_of(int coll)
-{
-    return cs_rcoll_from_name(cs_coll_name(coll));
-}
-
 static void add_weights(cs_map *m, const cs_profile *prof)
 {
     for (size_t c = 0; c < prof->ncells; c++) {
         const cs_cell *cell = &prof->cells[c];
-        if ((int)cell->coll != rcoll_of(m->coll) || !cell->rank_calls || !cell->comm_size)
+        if ((int)cell->coll != cs_rcoll_of_coll(m->coll) || !cell->rank_calls || !cell->comm_size)
             continue;
         int i = nearest_u32(m->cs, m->ncs, cell->comm_size);
         double per_call = cell->t_total / (double)cell->rank_calls / cell->comm_size;
@@ -159,9 +152,8 @@ static void spread_segments(cs_map *m, const cs_profile *prof)
     double world = prof->meta.world_size ? prof->meta.world_size : 1;
     for (size_t c = 0; c < prof->ncells; c++) {
         const cs_cell *cell = &prof->cells[c];
-        int ours = 0; /* the collectives collsel selects share the segment */
-        for (int k = 0; k < CS_NCOLL; k++)
-            ours |= (int)cell->coll == rcoll_of(k);
+        /* the collectives collsel selects share the segment */
+        int ours = cs_coll_of_rcoll((int)cell->coll) >= 0;
         if (!ours || !cell->comm_size || !cell->rank_calls || m->ncs == 0)
             continue;
         int i = nearest_u32(m->cs, m->ncs, cell->comm_size);

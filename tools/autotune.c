@@ -230,11 +230,10 @@ static size_t count_points(const cs_profile *p)
     size_t n = 0;
     for (size_t i = 0; i < p->ncells; i++) {
         const cs_cell *c = &p->cells[i];
-        int r = (int)c->coll;
-        if (c->comm_size > p->nranks || c->rank_calls == 0 ||
-            (r != CS_R_BCAST && r != CS_R_REDUCE && r != CS_R_BARRIER && r != CS_R_ALLREDUCE))
+        int coll = cs_coll_of_rcoll((int)c->coll);
+        if (c->comm_size > p->nranks || c->rank_calls == 0 || coll < 0)
             continue;
-        n += r == CS_R_BARRIER || c->nsizes == 0 ? 1 : c->nsizes;
+        n += !cs_coll_sized(coll) || c->nsizes == 0 ? 1 : c->nsizes;
     }
     return n;
 }
@@ -293,8 +292,8 @@ static int step_record(at_opts *o, cs_profile *prof)
         return 1;
     }
     if (count_points(prof) == 0) {
-        fprintf(stderr, CMD "the application made no Bcast, Reduce, Barrier or Allreduce call: "
-                            "nothing to tune (profile: %s)\n", o->prof);
+        fprintf(stderr, CMD "the application made no call to a collective collsel replaces (%s): "
+                            "nothing to tune (profile: %s)\n", cs_coll_names(), o->prof);
         return 1;
     }
     return 0;
@@ -444,8 +443,7 @@ static void report(at_opts *o, const cs_profile *prof)
                 best = r;
         if (best < 0)
             break;
-        int ours = best == CS_R_BCAST || best == CS_R_REDUCE || best == CS_R_BARRIER ||
-                   best == CS_R_ALLREDUCE;
+        int ours = cs_coll_of_rcoll(best) >= 0;
         printf("  %-16s %5.1f %%%s\n", cs_rcoll_name(best), all > 0 ? 100 * per[best] / all : 0,
                ours ? "" : "  (not replaced by collsel)");
         per[best] = 0;
@@ -485,21 +483,20 @@ static void report(at_opts *o, const cs_profile *prof)
                unmeasured, n);
     printf("\n== expected gain per collective (tuned/native time, weighted by the profile; "
            "CI: every point at the low / high end of its own)\n");
-    const char *colls[] = {"bcast", "reduce", "barrier", "allreduce"};
-    for (int c = 0; c < 4; c++) {
+    for (int c = 0; c < CS_NCOLL; c++) {
         double w = 0, t = 0, lo = 0, hi = 0;
         for (int i = 0; i < n; i++) {
-            if (strcmp(rows[i].coll, colls[c]) != 0)
+            if (strcmp(rows[i].coll, cs_coll_name(c)) != 0)
                 continue;
             double wi = rows[i].ops * rows[i].native;
             w += wi, t += wi * rows[i].ratio, lo += wi * rows[i].lo, hi += wi * rows[i].hi;
         }
         if (w > 0)
-            printf("  %-9s %.3f [%.3f, %.3f]  (%s)\n", colls[c], t / w, lo / w, hi / w,
+            printf("  %-9s %.3f [%.3f, %.3f]  (%s)\n", cs_coll_name(c), t / w, lo / w, hi / w,
                    t / w < 0.95 ? "faster" : t / w > 1.05 ? "slower" : "about the same");
     }
     if (total.native > 0)
-        printf("  all four  %.3f [%.3f, %.3f]  (the recorded calls: native %.3f ms, tuned %.3f ms "
+        printf("  all       %.3f [%.3f, %.3f]  (the recorded calls: native %.3f ms, tuned %.3f ms "
                "per rank)\n",
                total.ratio, total.lo, total.hi, total.native * 1e-3, total.tuned * 1e-3);
     char *words[] = {o->self, "exec", "--tree", (char *)o->tree, "--", NULL};

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../topo.h"
-#include "shm.h"
+#include "coll/shm/shm.h"
+#include "coll/topo.h"
 
 static int node_size; /* virtual node size, 0 = real nodes */
 
@@ -68,7 +68,7 @@ static void node_free(cs_node *nd)
 {
     if (!nd)
         return;
-    cs_shm_state_free(&nd->node_st); /* its segment (the node communicator is ours) */
+    cs_shm_free(nd->node_st.shm); /* its segment (the node communicator is ours) */
     cs_topo_cache_free(nd->leader_st.topo_cache);
     if (nd->leaders != MPI_COMM_NULL)
         PMPI_Comm_free(&nd->leaders);
@@ -186,4 +186,13 @@ const cs_method *cs_node_inner(enum cs_coll coll)
         atomic_store(&cache[coll], m);
     }
     return m;
+}
+
+void cs_shm_state_free(cs_comm_state *st)
+{
+    cs_node_state_free(st);
+    cs_shm_free(st->shm);
+    st->shm = NULL;
+    if (st->nodecomm != MPI_COMM_NULL)
+        PMPI_Comm_free(&st->nodecomm);
 }

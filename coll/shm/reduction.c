@@ -8,7 +8,41 @@
  * the p pieces out (ag).  Operands in rank order everywhere. */
 #include <string.h>
 
-#include "shm.h"
+#include "coll/shm/shm.h"
+
+int cs_shm_chunk(size_t esz)
+{
+    return (int)(CS_SHM_SLOT / 2 / esz);
+}
+
+uint64_t cs_shm_post(cs_shm *s, const void *own, int n, size_t esz)
+{
+    const uint64_t step = ++s->step;
+    const size_t bytes = (size_t)n * esz;
+    cs_shm_data_free(s, step, bytes);
+    memcpy(cs_shm_data(s, s->rank, step, bytes), own, bytes);
+    cs_shm_set(cs_shm_posted(s, s->rank, step, bytes), step);
+    return step;
+}
+
+int cs_shm_fold(const cs_shm *s, uint64_t step, size_t posted, int first, int n, size_t esz,
+                MPI_Datatype dt, MPI_Op op, void *out)
+{
+    const int p = s->p;
+    for (int i = 0; i < p; i++)
+        if (i != s->rank)
+            cs_shm_wait(s, cs_shm_posted(s, i, step, posted), step);
+    if (n <= 0)
+        return MPI_SUCCESS;
+    const size_t at = (size_t)first * esz, bytes = (size_t)n * esz;
+    memcpy(out, cs_shm_data(s, p - 1, step, posted) + at, bytes);
+    for (int i = p - 2; i >= 0; i--) {
+        int rc = PMPI_Reduce_local(cs_shm_data(s, i, step, posted) + at, out, n, dt, op);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
 
 cs_shm *cs_shm_reduction_start(const cs_call *c, int *esz, int *rc)
 {

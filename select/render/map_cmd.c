@@ -55,18 +55,11 @@ static void cell_bounds(const cs_map *m, int i, int j, cs_rrect *r)
     r->ms_hi = j == m->nms - 1 ? UINT64_MAX : (uint64_t)floor(sqrt((double)m->ms[j] * (double)m->ms[j + 1]));
 }
 
-/* The profile's collective of a tree's (the same name: "allreduce" is
- * "Allreduce"). */
-static int rcoll_of(int coll)
-{
-    return cs_rcoll_from_name(cs_coll_name(coll));
-}
-
 static int add_profile(cs_panel *p, const cs_profile *prof)
 {
     for (size_t c = 0; c < prof->ncells; c++) {
         const cs_cell *cell = &prof->cells[c];
-        if ((int)cell->coll != rcoll_of(p->coll) || !cell->comm_size || !cell->rank_calls)
+        if ((int)cell->coll != cs_rcoll_of_coll(p->coll) || !cell->comm_size || !cell->rank_calls)
             continue;
         uint64_t kept = 0;
         for (uint32_t s = 0; s < cell->nsizes && s < CS_CELL_NSIZES; s++) {
