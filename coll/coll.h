@@ -245,8 +245,18 @@ int cs_method_applies(const cs_method *m, const cs_call *c);
  * bytes); others are asked of MPI. */
 int cs_dt_plain(MPI_Datatype dt);
 
+/* The method cs_method_run last started on this thread (the innermost
+ * step of a composed or node-aware method): what the shared-memory
+ * stuck-wait report names (shm/wait.c). */
+#ifndef COLLSEL_SMPI
+extern _Thread_local __attribute__((tls_model("initial-exec"))) const cs_method *cs_method_running;
+#else
+extern _Thread_local const cs_method *cs_method_running; /* SMPI: one copy per simulated rank */
+#endif
+
 static inline int cs_method_run(const cs_method *m, const cs_call *c)
 {
+    cs_method_running = m;
     return m->fn(c, m);
 }
 

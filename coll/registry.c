@@ -10,6 +10,11 @@
 #include "reduce/reduce.h"
 
 void (*cs_coll_warn)(const char *fmt, ...);
+#ifndef COLLSEL_SMPI
+_Thread_local __attribute__((tls_model("initial-exec"))) const cs_method *cs_method_running;
+#else
+_Thread_local const cs_method *cs_method_running;
+#endif
 
 static const struct {
     const cs_method *table;

@@ -119,11 +119,29 @@ static int seg_agree(cs_shm *s, const cs_call *c, int ok, const uint64_t *probe)
         memset(me, 0, offsetof(cs_shm_rank, slot));
         me->cma.addr = (uint64_t)(uintptr_t)probe;
         me->cma.pid = (int64_t)getpid();
+        int w = -1;
+        PMPI_Comm_rank(MPI_COMM_WORLD, &w);
+        me->cma.world = w;
     }
     int all = 0;
     if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c->pcomm) != MPI_SUCCESS)
         all = 0;
     return all;
+}
+
+/* What the stuck-wait report calls the communicator: its name, else its
+ * handle (a debugger finds it by that). */
+static void comm_name(const cs_call *c, char *out, size_t n)
+{
+    char name[MPI_MAX_OBJECT_NAME] = "";
+    int len = 0;
+    if (c->comm != MPI_COMM_NULL)
+        PMPI_Comm_get_name(c->comm, name, &len);
+    if (len > 0 && name[0])
+        snprintf(out, n, "%s", name);
+    else
+        snprintf(out, n, "communicator %#llx (unnamed)",
+                 (unsigned long long)(uintptr_t)c->comm);
 }
 
 /* Make the segment (collective over pcomm); NULL on failure, the same on
@@ -137,6 +155,7 @@ static cs_shm *shm_make(const cs_call *c)
         s->p = c->size;
         s->rank = c->rank;
         s->spin = cs_shm_spin_for(c->size);
+        comm_name(c, s->comm, sizeof s->comm);
         s->r = calloc((size_t)c->size, sizeof *s->r);
         s->seen = calloc((size_t)c->size, sizeof *s->seen);
         ok = s->r != NULL && s->seen != NULL;
@@ -182,11 +201,15 @@ static cs_shm *shm_make(const cs_call *c)
 cs_shm *cs_shm_get(const cs_call *c)
 {
     cs_comm_state *st = c->st;
-    if (st->shm)
+    if (st->shm) {
+        ((cs_shm *)st->shm)->calls++;
         return st->shm;
+    }
     if (st->shm_failed)
         return NULL;
     st->shm = shm_make(c);
+    if (st->shm)
+        ((cs_shm *)st->shm)->calls = 1;
     if (!st->shm) {
         st->shm_failed = 1;
         if (cs_coll_warn && c->rank == 0)

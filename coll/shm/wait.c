@@ -1,7 +1,12 @@
 /* Waiting on the flags of a segment: the spin-or-yield rule, and the waits
  * before a rank reuses its slot or ring line (see shm.h). */
+#include <errno.h>
 #include <sched.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "coll/shm/shm.h"
@@ -41,12 +46,88 @@ int cs_shm_spin_for(int p)
     return ncpu > 0 && node_ranks(p) > ncpu ? CS_SHM_SPIN_SHARED : CS_SHM_SPIN_ALONE;
 }
 
+static _Atomic int64_t stuck_ns = 10 * (int64_t)1000000000; /* COLLSEL_SHM_STUCK */
+
+void cs_shm_set_stuck(double seconds)
+{
+    atomic_store(&stuck_ns, (int64_t)(seconds * 1e9));
+}
+
+static int64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* A process's state letter from /proc/PID/stat (R running, S sleeping, T
+ * stopped, Z zombie, ...), '?' when unknown, 'X' when it is gone. */
+static char proc_state(int64_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%lld/stat", (long long)pid);
+    FILE *fp = pid > 0 ? fopen(path, "r") : NULL;
+    if (!fp)
+        return pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH ? 'X' : '?';
+    size_t n = fread(buf, 1, sizeof buf - 1, fp);
+    fclose(fp);
+    buf[n] = 0;
+    const char *e = strrchr(buf, ')'); /* after "pid (comm)" */
+    return e && e[1] == ' ' && e[2] ? e[2] : '?';
+}
+
+/* The stuck-wait report (one line, see shm.h). */
+static void report_stuck(const cs_shm *s, const cs_shm_flag *f, uint64_t v, double waited)
+{
+    int owner = -1;
+    for (int i = 0; i < s->p && owner < 0; i++)
+        if ((const char *)f >= (const char *)s->r[i] && (const char *)f < (const char *)(s->r[i] + 1))
+            owner = i;
+    const cs_shm_rank *me = s->r[s->rank], *o = owner >= 0 ? s->r[owner] : NULL;
+    char who[96] = "a flag outside the ranks' parts";
+    if (o) {
+        char st = proc_state(o->cma.pid);
+        snprintf(who, sizeof who, "rank %d's flag (world rank %lld, pid %lld, state %c%s)", owner,
+                 (long long)o->cma.world, (long long)o->cma.pid, st,
+                 st == 'T' || st == 't' ? ": stopped" : st == 'X' ? ": gone" : "");
+    }
+    const cs_method *m = cs_method_running;
+    cs_coll_warn("world rank %lld (pid %lld): one wait in %s on %s (%d ranks, rank %d here), "
+                 "its shared-memory call %llu, has taken %.1f s: waiting for %s to reach %llu "
+                 "(it holds %llu); still waiting",
+                 (long long)me->cma.world, (long long)me->cma.pid, m ? m->name : "a shared-memory method",
+                 s->comm, s->p, s->rank, (unsigned long long)s->calls, waited, who,
+                 (unsigned long long)v,
+                 (unsigned long long)atomic_load_explicit(&f->v, memory_order_relaxed));
+}
+
+/* The slow path of a wait (yielding): every 64 polls, the clock; past the
+ * stuck time, one report.  *t0: when the yielding began (0: not yet; -1:
+ * reported). */
+static void check_stuck(const cs_shm *s, const cs_shm_flag *f, uint64_t v, int64_t *t0)
+{
+    int64_t limit = atomic_load_explicit(&stuck_ns, memory_order_relaxed);
+    if (*t0 < 0 || limit <= 0 || !cs_coll_warn)
+        return;
+    int64_t t = now_ns();
+    if (*t0 == 0) {
+        *t0 = t;
+    } else if (t - *t0 >= limit) {
+        report_stuck(s, f, v, (double)(t - *t0) * 1e-9);
+        *t0 = -1;
+    }
+}
+
 void cs_shm_wait(const cs_shm *s, const cs_shm_flag *f, uint64_t v)
 {
+    int64_t t0 = 0;
+    unsigned yields = 0;
     for (int i = 0; atomic_load_explicit(&f->v, memory_order_acquire) < v; i++) {
         if (i >= s->spin) {
             sched_yield();
             i = s->spin; /* yield on every further poll */
+            if (yields++ % 64 == 0)
+                check_stuck(s, f, v, &t0);
         }
 #if defined(__x86_64__) || defined(__i386__)
         else
