@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "coll/shm/shm.h"
@@ -27,15 +30,57 @@ void cs_shm_free(cs_shm *s)
     free(s);
 }
 
-/* The segment as one POSIX shared-memory object: rank 0 creates it (each
- * rank's part page-aligned, so each rank's first touch places its pages),
- * its name goes out in one bcast (empty: rank 0 could not, or did not
- * want to), every rank maps it.  Returns 1 when this rank mapped it (s->r
- * set), 0 when it did not, -1 when no name came (nothing to undo); *name
- * (64 bytes) keeps the name for the unlink.  Collective over c->pcomm. */
-static int seg_posix(cs_shm *s, const cs_call *c, int want, char *name)
+/* A name for a new object: /collsel.PID.SERIAL.RANDOM (the random part:
+ * another user cannot plant the names we will try). */
+static void seg_name(char *name)
 {
     static _Atomic unsigned serial;
+    uint64_t r = 0;
+    if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        r = (uint64_t)t.tv_nsec * 0x9E3779B97F4A7C15u ^ (uint64_t)(uintptr_t)&t;
+    }
+    snprintf(name, 64, "/collsel.%ld.%u.%016llx", (long)getpid(), atomic_fetch_add(&serial, 1),
+             (unsigned long long)r);
+}
+
+/* The object rank 0 named is the one it made: ours (our user), a regular
+ * object of exactly the segment's size, open to no one else. */
+static int seg_ours(int fd, size_t bytes)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 && st.st_uid == geteuid() && S_ISREG(st.st_mode) &&
+           (st.st_mode & 077) == 0 && (size_t)st.st_size == bytes;
+}
+
+/* Unlink the object at name if it is still the one we made (made: its
+ * identity; someone may have replaced it, and theirs is not ours to
+ * remove). */
+static void seg_unlink(const char *name, const struct stat *made)
+{
+    struct stat now;
+    int fd = shm_open(name, O_RDONLY | O_NOFOLLOW, 0);
+    if (fd < 0)
+        return;
+    int same = fstat(fd, &now) == 0 && now.st_dev == made->st_dev && now.st_ino == made->st_ino;
+    close(fd);
+    if (same)
+        shm_unlink(name);
+}
+
+/* The segment as one POSIX shared-memory object: rank 0 creates it (each
+ * rank's part page-aligned, so each rank's first touch places its pages)
+ * under a new name, never opening one that exists (O_EXCL: an object
+ * someone else made, or one a crashed run left, is passed over for the
+ * next name; after 4 names, MPI's window), its name goes out in one bcast
+ * (empty: rank 0 could not, or did not want to), every rank maps it once
+ * it has checked that the object is the one rank 0 made (seg_ours).
+ * Returns 1 when this rank mapped it (s->r set), 0 when it did not, -1
+ * when no name came (nothing to undo); *name (64 bytes) and *made (rank 0:
+ * the object's identity) are for the unlink.  Collective over c->pcomm. */
+static int seg_posix(cs_shm *s, const cs_call *c, int want, char *name, struct stat *made)
+{
     long pg = sysconf(_SC_PAGESIZE);
     size_t page = pg > 0 ? (size_t)pg : 4096;
     size_t part = (CS_SHM_RANK_BYTES + page - 1) / page * page, bytes = part * (size_t)c->size;
@@ -43,12 +88,12 @@ static int seg_posix(cs_shm *s, const cs_call *c, int want, char *name)
     memset(name, 0, 64);
     if (c->rank == 0 && want) {
         for (int k = 0; k < 4 && fd < 0; k++) {
-            snprintf(name, 64, "/collsel.%ld.%u", (long)getpid(), atomic_fetch_add(&serial, 1));
-            fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+            seg_name(name);
+            fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW, 0600);
         }
-        if (fd >= 0 && ftruncate(fd, (off_t)bytes) != 0) {
+        if (fd >= 0 && (fstat(fd, made) != 0 || ftruncate(fd, (off_t)bytes) != 0)) {
             close(fd);
-            shm_unlink(name);
+            shm_unlink(name); /* (just made: fstat fails only if the kernel is broken) */
             fd = -1;
         }
         if (fd < 0)
@@ -57,12 +102,17 @@ static int seg_posix(cs_shm *s, const cs_call *c, int want, char *name)
     if (PMPI_Bcast(name, 64, MPI_CHAR, 0, c->pcomm) != MPI_SUCCESS || !name[0]) {
         if (fd >= 0) { /* the bcast failed here only */
             close(fd);
-            shm_unlink(name);
+            seg_unlink(name, made);
         }
         return -1;
     }
-    if (c->rank != 0 && want)
-        fd = shm_open(name, O_RDWR, 0);
+    if (c->rank != 0 && want) {
+        fd = shm_open(name, O_RDWR | O_NOFOLLOW, 0);
+        if (fd >= 0 && !seg_ours(fd, bytes)) { /* replaced since: not ours */
+            close(fd);
+            fd = -1;
+        }
+    }
     void *m = fd >= 0 ? mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
     if (fd >= 0)
         close(fd);
@@ -166,11 +216,12 @@ static cs_shm *shm_make(const cs_call *c)
     cs_shm dummy = {.win = MPI_WIN_NULL};        /* a rank without memory takes part too */
     cs_shm *t = s ? s : &dummy;
     char name[64];
-    int mapped = seg_posix(t, c, ok, name), all = 0;
+    struct stat made;
+    int mapped = seg_posix(t, c, ok, name, &made), all = 0;
     if (mapped >= 0) {
         all = seg_agree(t, c, mapped, &probe);
         if (c->rank == 0) /* every rank has mapped it, or given up */
-            shm_unlink(name);
+            seg_unlink(name, &made);
         if (!all && t->map) {
             munmap(t->map, t->map_bytes);
             t->map = NULL;
