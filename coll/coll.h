@@ -235,6 +235,11 @@ const cs_method *cs_method_find(const char *name, enum cs_coll *coll, int *index
  * method: its applies() reads the node split, which exists once the
  * communicator has its private duplicate (the dispatcher attaches first). */
 int cs_method_needs_node(const cs_method *m);
+/* 1 if m is a shared-memory method that runs within one node: it needs the
+ * node split, and neither it nor a step of it is node-aware (the "node"
+ * family, which needs several nodes).  What the stress and soak tests pick
+ * from the registry, so that they cover methods added later. */
+int cs_method_shm_only(const cs_method *m);
 /* 1 if method idx of collective c applies to call c (always 1 for native). */
 int cs_method_applies(const cs_method *m, const cs_call *c);
 

@@ -69,6 +69,16 @@ int cs_method_needs_node(const cs_method *m)
            cs_method_needs_node(m->part[0]) || cs_method_needs_node(m->part[1]);
 }
 
+static int node_aware(const cs_method *m)
+{
+    return m && (!strcmp(m->algo, "node") || node_aware(m->part[0]) || node_aware(m->part[1]));
+}
+
+int cs_method_shm_only(const cs_method *m)
+{
+    return cs_method_needs_node(m) && !node_aware(m);
+}
+
 int cs_dt_plain(MPI_Datatype dt)
 {
     return dt == MPI_BYTE || dt == MPI_CHAR || dt == MPI_INT || dt == MPI_DOUBLE ||

@@ -28,5 +28,5 @@ start=$(date +%s)
 "$top/tests/mpiexec.sh" openmpi 4 "$bdir/tests/coll/matrix/anysource"
 rc=0
 "$top/tests/mpiexec.sh" openmpi 2 "$bdir/tests/coll/matrix/threads" || rc=$?
-[ $rc -eq 0 ] || [ $rc -eq 77 ] || exit $rc
+[ $rc -eq 0 ] || exit $rc # (77, MPI_THREAD_MULTIPLE not provided, is a failure too)
 echo "run-sanitizers: matrix, anysource, threads under ASan/UBSan passed in $(($(date +%s) - start)) s"

@@ -1,4 +1,7 @@
-/* Stress of every shared-memory method: back-to-back calls with no
+/* Stress of every shared-memory method (every registry method of
+ * cs_method_shm_only: composed methods of shared-memory steps too, and
+ * methods added later; at least one per collective must be found, and
+ * every one must apply): back-to-back calls with no
  * barrier between them, changing roots and sizes (across the 64 KiB slots
  * and the 32 KiB reduction chunks: a fast rank must never overwrite a slot
  * a slow one still reads, nor take a flag of the previous call for this
@@ -21,13 +24,6 @@ static const int sizes[] = {1, 3, 8, 14, 15, 100, 1000, 8191, 8192, 8193, 16385,
 #define MAXN 40000
 
 static long failures;
-
-/* Node-aware (a "node" family method, or a composed method with such a
- * step): it needs several (virtual) nodes, which this test does not make. */
-static int node_aware(const cs_method *m)
-{
-    return m && (!strcmp(m->algo, "node") || node_aware(m->part[0]) || node_aware(m->part[1]));
-}
 
 static void fail(const cs_method *m, int it, const char *what, int i, long got, long want)
 {
@@ -119,7 +115,7 @@ int main(int argc, char **argv)
         int nm, found = 0;
         const cs_method *t = cs_methods((enum cs_coll)coll, &nm);
         for (int k = 1; k < nm; k++) {
-            if (!cs_method_needs_node(&t[k]) || node_aware(&t[k]))
+            if (!cs_method_shm_only(&t[k]))
                 continue;
             found++;
             MPI_Comm cur = MPI_COMM_NULL;
