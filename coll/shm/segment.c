@@ -1,7 +1,10 @@
 /* The shared-memory segment of a communicator: its creation (POSIX shared
  * memory, else an MPI window), the agreement of its ranks, and its free
  * (see shm.h). */
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -69,6 +72,34 @@ static void seg_unlink(const char *name, const struct stat *made)
         shm_unlink(name);
 }
 
+/* Objects of ours that a killed run left: an object lives under its name
+ * only while a segment is being made (rank 0 unlinks it once every rank
+ * has it), so a name whose creator (the PID in "/collsel.PID.*") no longer
+ * exists was left by a job killed in that moment (SIGKILL, or the
+ * launcher's kill after another rank died).  Removed by the first segment
+ * this process makes (rank 0 only; our user's objects only). */
+static void seg_sweep(void)
+{
+    static _Atomic int swept;
+    if (atomic_exchange(&swept, 1))
+        return;
+    DIR *d = opendir("/dev/shm");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        long pid = 0;
+        struct stat st;
+        if (sscanf(e->d_name, "collsel.%ld.", &pid) != 1 || pid <= 0 || pid == (long)getpid() ||
+            fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_uid != geteuid() ||
+            !S_ISREG(st.st_mode) || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        char name[300];
+        snprintf(name, sizeof name, "/%s", e->d_name);
+        shm_unlink(name);
+    }
+    if (d)
+        closedir(d);
+}
+
 /* The segment as one POSIX shared-memory object: rank 0 creates it (each
  * rank's part page-aligned, so each rank's first touch places its pages)
  * under a new name, never opening one that exists (O_EXCL: an object
@@ -87,6 +118,7 @@ static int seg_posix(cs_shm *s, const cs_call *c, int want, char *name, struct s
     int fd = -1;
     memset(name, 0, 64);
     if (c->rank == 0 && want) {
+        seg_sweep();
         for (int k = 0; k < 4 && fd < 0; k++) {
             seg_name(name);
             fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW, 0600);
