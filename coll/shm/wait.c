@@ -21,9 +21,36 @@
 #define CS_SHM_SPIN_ALONE 20000
 #define CS_SHM_SPIN_SHARED 0
 
+/* Slurm's tasks on this node: entry SLURM_NODEID of
+ * SLURM_STEP_TASKS_PER_NODE ("2(x3),1": 2 tasks on each of nodes 0-2, 1
+ * on node 3); 0 when not under srun or unreadable. */
+static long slurm_local_tasks(void)
+{
+    const char *v = getenv("SLURM_STEP_TASKS_PER_NODE"), *id = getenv("SLURM_NODEID");
+    long node = id ? strtol(id, NULL, 10) : 0;
+    while (v && *v && node >= 0) {
+        char *e;
+        long n = strtol(v, &e, 10), rep = 1;
+        if (e == v)
+            return 0;
+        if (e[0] == '(' && e[1] == 'x') {
+            rep = strtol(e + 2, &e, 10);
+            if (*e++ != ')')
+                return 0;
+        }
+        if (node < rep)
+            return n;
+        node -= rep;
+        if (*e && *e != ',')
+            return 0;
+        v = *e ? e + 1 : e;
+    }
+    return 0;
+}
+
 /* How many processes of the job share this node: the launcher's count
- * (Open MPI: OMPI_COMM_WORLD_LOCAL_SIZE, MPICH hydra: MPI_LOCALNRANKS),
- * at least the communicator's own p.  A communicator of 2 ranks on a node
+ * (Open MPI: OMPI_COMM_WORLD_LOCAL_SIZE, MPICH hydra: MPI_LOCALNRANKS,
+ * Slurm's srun: slurm_local_tasks), at least the communicator's own p.  A communicator of 2 ranks on a node
  * that runs 4 on 2 processors must yield as soon as the node's full one
  * does: its peer may be waiting for the processor (measured on the demo at
  * 4 ranks: its 2-rank communicators' small bcasts and reduces took 3.8x
@@ -37,7 +64,8 @@ static int node_ranks(int p)
         if (n > p && n < 1 << 24)
             return (int)n;
     }
-    return p;
+    long n = slurm_local_tasks();
+    return n > p && n < 1 << 24 ? (int)n : p;
 }
 
 int cs_shm_spin_for(int p)
