@@ -17,7 +17,7 @@
  *   exports map every family (select/render/export.c; the test
  *   render_export_families walks every registry method through it).
  *
- * Rules for algorithms (see ../shared/STYLE.md):
+ * Rules for algorithms:
  *  - they talk only through PMPI_* point-to-point calls on c->pcomm, the
  *    private duplicate of the user communicator (never on c->comm);
  *  - they never read configuration: parameters come from the method entry
@@ -25,7 +25,9 @@
  *  - errors from PMPI_* are returned to the caller unchanged, through one
  *    idiom (MPICH's MPIR_ERR_CHECK / fn_fail): CS_TRY(call) below, which
  *    keeps the code in the function's `rc` and jumps to its `out` label,
- *    where the clean-up runs and rc is returned;
+ *    where the clean-up runs and rc is returned; CS_TRY_CODE(rc) for a code
+ *    kept until a shared-memory step is finished (its flags raised, so
+ *    that no peer waits forever);
  *  - an algorithm may assume m->applies (if set) returned 1 for this call.
  *    applies() must depend only on values that are identical on every rank
  *    of the call (comm size, total bytes, op commutativity, count for
@@ -43,13 +45,19 @@
 #include <mpi.h>
 #include <stddef.h>
 
-#include "../common/colls.h"
+#include "common/colls.h"
 
 /* The error idiom of every algorithm: `int rc = MPI_SUCCESS;` ...
- * CS_TRY(PMPI_Send(...)); ... `out:` clean-up; `return rc;`. */
+ * CS_TRY(PMPI_Send(...)); ... `out:` clean-up; `return rc;`.  Resources
+ * that `out:` frees are declared (NULL) before the first CS_TRY. */
 #define CS_TRY(call)                      \
     do {                                  \
         if ((rc = (call)) != MPI_SUCCESS) \
+            goto out;                     \
+    } while (0)
+#define CS_TRY_CODE(code)                 \
+    do {                                  \
+        if ((code) != MPI_SUCCESS)        \
             goto out;                     \
     } while (0)
 

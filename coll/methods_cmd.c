@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../common/util.h"
+#include "common/util.h"
 #include "coll.h"
 
 int cs_cmd_methods(int argc, char **argv);

@@ -10,7 +10,7 @@
 #ifndef COLLSEL_PICK_H
 #define COLLSEL_PICK_H
 
-#include "../select/tree.h"
+#include "select/tree.h"
 #include "coll.h"
 
 /* Tree-local method id -> registry index of collective coll (-1: not in

@@ -23,8 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/colls.h"
-#include "../common/util.h"
+#include "common/colls.h"
+#include "common/util.h"
 
 /* Every collective we record.  Order is part of the file format: append
  * only (the neighborhood collectives came later: profiles without them

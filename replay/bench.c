@@ -12,12 +12,11 @@
  */
 #include <mpi.h>
 #include <sched.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../coll/coll.h"
+#include "coll/coll.h"
 #include "op.h"
 #include "spec.h"
 #include "timing.h"
@@ -60,14 +59,14 @@ static int measure(cs_rop *op, const cs_method *m, const cs_timing_opts *o, cs_t
  * between world ranks 0 and 1 through shared memory (one cache line each
  * way), timed like a collective (rounds, median).  Other ranks idle. */
 typedef struct pingpong {
-    _Atomic uint64_t *ping, *pong;
+    uint64_t *ping, *pong;
     int rank;
     uint64_t n;
 } pingpong;
 
-static void pp_wait(_Atomic uint64_t *f, uint64_t v)
+static void pp_wait(uint64_t *f, uint64_t v)
 {
-    for (int i = 0; atomic_load_explicit(f, memory_order_acquire) < v; i++) {
+    for (int i = 0; __atomic_load_n(f, __ATOMIC_ACQUIRE) < v; i++) {
         if (i > 20000)
             sched_yield(); /* oversubscribed: let the peer run */
 #if defined(__x86_64__) || defined(__i386__)
@@ -84,11 +83,11 @@ static int pp_run(void *arg, long i)
     pingpong *p = arg;
     uint64_t v = ++p->n;
     if (p->rank == 0) {
-        atomic_store_explicit(p->ping, v, memory_order_release);
+        __atomic_store_n(p->ping, v, __ATOMIC_RELEASE);
         pp_wait(p->pong, v);
     } else if (p->rank == 1) {
         pp_wait(p->ping, v);
-        atomic_store_explicit(p->pong, v, memory_order_release);
+        __atomic_store_n(p->pong, v, __ATOMIC_RELEASE);
     }
     return MPI_SUCCESS;
 }
@@ -112,9 +111,10 @@ static double floor_us(const cs_timing_opts *o, int rank)
         MPI_Aint sz;
         int du;
         MPI_Win_shared_query(win, 0, &sz, &du, &base);
-        pingpong p = {(_Atomic uint64_t *)base, (_Atomic uint64_t *)(base + 64), rank, 0};
+        pingpong p = {(uint64_t *)base, (uint64_t *)(base + 64), rank, 0};
         if (rank == 0)
-            atomic_store(p.ping, 0), atomic_store(p.pong, 0);
+            __atomic_store_n(p.ping, 0, __ATOMIC_SEQ_CST),
+                __atomic_store_n(p.pong, 0, __ATOMIC_SEQ_CST);
         MPI_Barrier(node);
         cs_timing t;
         if (cs_time_collective(MPI_COMM_WORLD, pp_run, &p, o, &t) == MPI_SUCCESS)

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../record/profile.h"
-#include "../coll/pick.h"
+#include "record/profile.h"
+#include "coll/pick.h"
 
 uint64_t cs_rop_bytes(enum cs_coll coll, uint64_t bytes)
 {

@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/colls.h"
-#include "../record/profile.h"
+#include "common/colls.h"
+#include "record/profile.h"
 #include "spec.h"
 
 typedef struct cs_point {

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../select/perf.h"
-#include "../select/tree.h"
+#include "select/perf.h"
+#include "select/tree.h"
 #include "op.h"
 #include "replay.h"
 #include "spec.h"

@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#include "../common/util.h"
+#include "common/util.h"
 
 typedef struct cs_replay_grid {
     uint32_t *cs; /* ascending, no duplicates */

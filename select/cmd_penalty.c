@@ -78,7 +78,7 @@ static int penalty_tree(const char *tree, const char *perf_path, const cs_perf *
             free(pen);
             free(chosen);
             cs_map_free(&m);
-            goto done;
+            goto out;
         }
         n++;
         if (csv) {
@@ -105,7 +105,7 @@ static int penalty_tree(const char *tree, const char *perf_path, const cs_perf *
                 perf_path);
     else
         rc = CS_EXIT_OK;
-done:
+out:
     cs_tree_free(t);
     return rc;
 }

@@ -354,7 +354,7 @@ static int print_one(const tune_args *a, const cs_map *m, const cs_tree *t, cons
         cs_sel_print_native(stdout, &pc, 1);
     }
     return 0;
-fail:
+out:
     fprintf(stderr, "collsel tune: %s\n", e.msg);
     return -1;
 }
@@ -402,7 +402,7 @@ static int build(const tune_args *a, const cs_map *maps, int n, cs_tree *t, cs_t
         }
     }
     return 0;
-fail:
+out:
     return -1;
 }
 
@@ -507,7 +507,7 @@ int cs_cmd_tune(int argc, char **argv)
     cs_err e;
     cs_tree *t = cs_tree_new(), *cmp = prof ? cs_tree_new() : NULL;
     if (!t || (prof && !cmp))
-        goto done;
+        goto out;
     for (int c = 0; c < CS_NCOLL; c++) {
         int present = 0;
         for (size_t r = 0; r < perf.n && !present; r++)
@@ -516,17 +516,17 @@ int cs_cmd_tune(int argc, char **argv)
             continue;
         if (cs_map_build(&maps[n], &perf, c, prof, &e) < 0) {
             fprintf(stderr, "collsel tune: %s: %s\n", a.perf, e.msg);
-            goto done;
+            goto out;
         }
         maps[n++].margin = a.margin;
     }
     if (!n) {
         fprintf(stderr, "collsel tune: %s: no rows\n", a.perf);
-        goto done;
+        goto out;
     }
     if (build(&a, maps, n, t, cmp, res, &e) < 0) {
         fprintf(stderr, "collsel tune: %s: %s\n", a.perf, e.msg);
-        goto done;
+        goto out;
     }
     if (a.json)
         printf("{\"perf\":\"%s\",\"mode\":\"%s\",\"collectives\":[", a.perf,
@@ -536,18 +536,18 @@ int cs_cmd_tune(int argc, char **argv)
                                               : "papers");
     for (int k = 0; k < n; k++)
         if (print_one(&a, &maps[k], t, cmp, &res[k], k == 0) < 0)
-            goto done;
+            goto out;
     if (a.json)
         printf("],\"margin\":%g}\n", a.margin);
     if (cs_tree_write(t, a.out, &e) < 0) {
         fprintf(stderr, "collsel tune: %s\n", e.msg);
         rc = CS_EXIT_FAIL;
-        goto done;
+        goto out;
     }
     if (!a.json)
         printf("wrote %s (%d collective%s)\n", a.out, n, n > 1 ? "s" : "");
     rc = CS_EXIT_OK;
-done:
+out:
     for (int k = 0; k < n; k++)
         cs_map_free(&maps[k]);
     cs_tree_free(t);

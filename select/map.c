@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/colls.h"
+#include "common/colls.h"
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -191,7 +191,7 @@ int cs_map_build(cs_map *m, const cs_perf *perf, int coll, const cs_profile *pro
     m->ms = malloc(n * sizeof *m->ms);
     m->methods = malloc(n * sizeof *m->methods);
     if (!m->cs || !m->ms || !m->methods)
-        goto oom;
+        goto out;
     int k = 0;
     for (size_t r = 0; r < perf->n; r++) {
         const cs_perf_row *row = &perf->rows[r];
@@ -216,7 +216,7 @@ int cs_map_build(cs_map *m, const cs_perf *perf, int coll, const cs_profile *pro
     m->seg_us = malloc((size_t)m->ncs * sizeof *m->seg_us);
     m->seg_calls = calloc((size_t)m->ncs, sizeof *m->seg_calls);
     if (!m->t || !m->seg_us || !m->seg_calls)
-        goto oom;
+        goto out;
     for (size_t i = 0; i < npts * m->nmethods; i++)
         m->t[i] = NAN;
     for (int i = 0; i < m->ncs; i++)
@@ -241,12 +241,12 @@ int cs_map_build(cs_map *m, const cs_perf *perf, int coll, const cs_profile *pro
     if (prof) {
         m->w = calloc(npts, sizeof *m->w);
         if (!m->w)
-            goto oom;
+            goto out;
         add_weights(m, prof);
         spread_segments(m, prof);
     }
     return 0;
-oom:
+out:
     cs_map_free(m);
     return cs_fail(e, "out of memory building the %s map", cs_coll_name(coll));
 }

@@ -526,7 +526,7 @@ static int grow(qbuild *b)
         CS_CHECK(split(b, i));
     }
     return 0;
-fail:
+out:
     return -1;
 }
 
@@ -608,16 +608,16 @@ int cs_tree_build(cs_tree *t, const cs_map *m, const cs_tune_opts *o, cs_err *e)
     b.v = malloc((size_t)b.cap * sizeof *b.v);
     if (!b.key1 || !b.key2 || !b.rank || !b.v) {
         cs_fail(e, "out of memory building the %s tree", cs_coll_name(m->coll));
-        goto fail;
+        goto out;
     }
     b.v[0] = (qnode){0, 0, g.n, 0, -1, 0, 0};
     b.n = b.nleaves = b.nanswer = 1;
     if (grow(&b) < 0) {
         cs_fail(e, "out of memory building the %s tree", cs_coll_name(m->coll));
-        goto fail;
+        goto out;
     }
     rc = encode(&b, t, m, e);
-fail:
+out:
     free(b.v);
     free(b.key1);
     free(b.key2);

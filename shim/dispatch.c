@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../coll/coll.h"
-#include "../coll/pick.h"
+#include "coll/coll.h"
+#include "coll/pick.h"
 #include "shim.h"
 
 int cs_sel_active[CS_NCOLL];

@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../common/rankenv.h"
-#include "../common/util.h"
+#include "common/rankenv.h"
+#include "common/util.h"
 #include "flavours.h"
 
 #define CMD "collsel exec: "

@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "../common/colls.h"
-#include "../record/profile.h"
+#include "common/colls.h"
+#include "record/profile.h"
 #include "shim.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -190,10 +190,10 @@ void cs_rec_end_slow(const cs_rslot *s, uint64_t ticks) CS_HIDDEN; /* always tim
 /* The owning thread's changes to its table outside the memo's inline
  * counting (cs_rec_end): between cs_tab_enter() and cs_tab_leave() (a
  * seqlock: two plain stores and compiler barriers on x86).  On leaving, a
- * snapshot request (cs_snap_req moved on, snap.c) is answered by copying
+ * snapshot request (cs_snap_req moved on by snap.c) is answered by copying
  * the table, once per interval, outside any call. */
 extern unsigned cs_snap_req CS_HIDDEN;
-void cs_snap_answer(cs_rtab *t) CS_HIDDEN;
+void cs_tab_answer(cs_rtab *t) CS_HIDDEN; /* rec.c */
 
 static inline void cs_tab_enter(cs_rtab *t)
 {
@@ -205,7 +205,7 @@ static inline void cs_tab_leave(cs_rtab *t)
 {
     __atomic_store_n(&t->seq, t->seq + 1, __ATOMIC_RELEASE);
     if (__builtin_expect(__atomic_load_n(&cs_snap_req, __ATOMIC_RELAXED) != t->snap_ans, 0))
-        cs_snap_answer(t);
+        cs_tab_answer(t);
 }
 
 /* Time this call?  The first CS_TIME_FIRST of a cell, then a random 1 in

@@ -11,8 +11,8 @@
 
 #include <mpi.h>
 
-#include "../common/colls.h"
-#include "../common/util.h"
+#include "common/colls.h"
+#include "common/util.h"
 
 /* Configuration, filled once by cs_config_load() at MPI_Init from the
  * environment (one table of {name, default, doc}; unknown COLLSEL_*

@@ -36,11 +36,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../common/colls.h"
-#include "../common/util.h"
-#include "../record/profile.h"
-#include "../select/perf.h"
-#include "../shim/flavours.h"
+#include "common/colls.h"
+#include "common/util.h"
+#include "record/profile.h"
+#include "select/perf.h"
+#include "shim/flavours.h"
 
 #define CMD "collsel autotune: "
 #define MIN_POINT_S 0.1 /* the least replay time of one point (warm-up, a few rounds) */

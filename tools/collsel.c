@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../shim/flavours.h"
+#include "shim/flavours.h"
 #include "collsel_config.h"
 
 typedef int (*cs_cmd_fn)(int argc, char **argv);

@@ -22,13 +22,13 @@ int cs_allreduce_rabenseifner(const cs_call *c, const cs_method *m)
     (void)m;
     if (c->count == 0)
         return MPI_SUCCESS;
-    cs_rtype t;
-    int rc = cs_reduce_rtype(c->dt, &t), leader = 0;
-    if (rc != MPI_SUCCESS)
-        return rc;
     const int p = c->size, npart = cs_allreduce_pow_below(p, 2);
-    char *raw = NULL, *tmp = cs_reduce_tmp(&t, c->count, &raw), *acc;
-    int *disp = malloc(sizeof *disp * (size_t)(npart + 1));
+    char *raw = NULL, *tmp = NULL, *acc;
+    int *disp = NULL, leader = 0, rc;
+    cs_rtype t;
+    CS_TRY(cs_reduce_rtype(c->dt, &t));
+    tmp = cs_reduce_tmp(&t, c->count, &raw);
+    disp = malloc(sizeof *disp * (size_t)(npart + 1));
     if (!tmp || !disp) {
         rc = MPI_ERR_NO_MEM;
         goto out;

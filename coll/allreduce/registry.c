@@ -17,8 +17,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../bcast/bcast.h"
-#include "../shm/shm.h"
+#include "coll/bcast/bcast.h"
+#include "coll/shm/shm.h"
 #include "allreduce.h"
 
 int cs_allreduce_native(const cs_call *c, const cs_method *m)

@@ -19,7 +19,7 @@
  * Restrictions: the communicator lies within one node (cs_shm_applies).
  * A transfer is one cache line moving between cores: ~0.08 us here.
  */
-#include "../shm/shm.h"
+#include "coll/shm/shm.h"
 #include "barrier.h"
 
 /* The segment and this call's number; NULL: run natively. */
@@ -58,7 +58,7 @@ int cs_barrier_shm_counter(const cs_call *c, const cs_method *m)
         return cs_shm_native(c);
     (void)seq; /* the counter counts this method's calls only: */
     uint64_t n = ++s->nsig;
-    atomic_fetch_add_explicit(&s->r[0]->count.v, 1, memory_order_acq_rel);
+    __atomic_fetch_add(&s->r[0]->count.v, 1, __ATOMIC_ACQ_REL);
     cs_shm_wait(s, &s->r[0]->count, n * (uint64_t)s->p);
     return MPI_SUCCESS;
 }

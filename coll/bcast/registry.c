@@ -4,7 +4,7 @@
  * SEGMENTED(), generated here rather than written out. */
 #include <limits.h>
 
-#include "../shm/shm.h"
+#include "coll/shm/shm.h"
 #include "bcast.h"
 
 /* bcast.native: the MPI library's own MPI_Bcast on the user communicator. */

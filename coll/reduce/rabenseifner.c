@@ -52,8 +52,7 @@ int cs_reduce_rabenseifner(const cs_call *c, const cs_method *m)
 
     if (count == 0)
         return MPI_SUCCESS;
-    if ((rc = cs_reduce_rtype(c->dt, &ty)) != MPI_SUCCESS)
-        return rc;
+    CS_TRY(cs_reduce_rtype(c->dt, &ty));
     while (pof2 * 2 <= p)
         pof2 *= 2;
     const int r = p - pof2;

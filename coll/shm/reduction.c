@@ -29,6 +29,7 @@ int cs_shm_fold(const cs_shm *s, uint64_t step, size_t posted, int first, int n,
                 MPI_Datatype dt, MPI_Op op, void *out)
 {
     const int p = s->p;
+    int rc = MPI_SUCCESS;
     for (int i = 0; i < p; i++)
         if (i != s->rank)
             cs_shm_wait(s, cs_shm_posted(s, i, step, posted), step);
@@ -36,12 +37,10 @@ int cs_shm_fold(const cs_shm *s, uint64_t step, size_t posted, int first, int n,
         return MPI_SUCCESS;
     const size_t at = (size_t)first * esz, bytes = (size_t)n * esz;
     memcpy(out, cs_shm_data(s, p - 1, step, posted) + at, bytes);
-    for (int i = p - 2; i >= 0; i--) {
-        int rc = PMPI_Reduce_local(cs_shm_data(s, i, step, posted) + at, out, n, dt, op);
-        if (rc != MPI_SUCCESS)
-            return rc;
-    }
-    return MPI_SUCCESS;
+    for (int i = p - 2; i >= 0; i--)
+        CS_TRY(PMPI_Reduce_local(cs_shm_data(s, i, step, posted) + at, out, n, dt, op));
+out:
+    return rc;
 }
 
 cs_shm *cs_shm_reduction_start(const cs_call *c, int *esz, int *rc)
@@ -91,8 +90,8 @@ int cs_shm_reduction(const cs_call *c, int ag, int everyone)
             }
         }
         cs_shm_set(&mine->done, step);
-        if (rc != MPI_SUCCESS)
-            return rc;
+        CS_TRY_CODE(rc); /* after the step: nobody waits for this rank's flags */
     }
-    return MPI_SUCCESS;
+out:
+    return rc;
 }

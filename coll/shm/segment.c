@@ -37,14 +37,14 @@ void cs_shm_free(cs_shm *s)
  * another user cannot plant the names we will try). */
 static void seg_name(char *name)
 {
-    static _Atomic unsigned serial;
+    static unsigned serial;
     uint64_t r = 0;
     if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
         struct timespec t;
         clock_gettime(CLOCK_MONOTONIC, &t);
         r = (uint64_t)t.tv_nsec * 0x9E3779B97F4A7C15u ^ (uint64_t)(uintptr_t)&t;
     }
-    snprintf(name, 64, "/collsel.%ld.%u.%016llx", (long)getpid(), atomic_fetch_add(&serial, 1),
+    snprintf(name, 64, "/collsel.%ld.%u.%016llx", (long)getpid(), __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED),
              (unsigned long long)r);
 }
 
@@ -80,8 +80,8 @@ static void seg_unlink(const char *name, const struct stat *made)
  * this process makes (rank 0 only; our user's objects only). */
 static void seg_sweep(void)
 {
-    static _Atomic int swept;
-    if (atomic_exchange(&swept, 1))
+    static int swept;
+    if (__atomic_exchange_n(&swept, 1, __ATOMIC_RELAXED))
         return;
     DIR *d = opendir("/dev/shm");
     struct dirent *e;
@@ -276,7 +276,7 @@ static cs_shm *shm_make(const cs_call *c)
     s->cma = 1;
     for (int i = 0; i < c->size; i++) {
         cs_shm_wait(s, &s->r[i]->can_read, 1);
-        s->cma &= atomic_load_explicit(&s->r[i]->can_read.v, memory_order_acquire) == 2;
+        s->cma &= __atomic_load_n(&s->r[i]->can_read.v, __ATOMIC_ACQUIRE) == 2;
     }
     return s;
 }

@@ -43,12 +43,15 @@
  * slot s % 2 of step s, it waits until every rank has finished step s - 2
  * (its `done` flag), the last step that could still read that slot.
  * Waiting spins, then yields the processor (sched_yield), sooner when the
- * node has more ranks than processors (see cs_shm_wait).
+ * node has more ranks than processors (see cs_shm_wait).  Flags are plain
+ * uint64_t read and written with the GCC __atomic built-ins, the one kind
+ * of atomics in collsel (the recorder's seqlock, shim/rec.h, stores into
+ * plain fields of tables that are also copied whole, which C11 atomic
+ * objects would not allow).
  */
 #ifndef COLLSEL_SHM_H
 #define COLLSEL_SHM_H
 
-#include <stdatomic.h>
 #include <stdint.h>
 
 #include "coll/coll.h"
@@ -61,7 +64,7 @@
 #define CS_SHM_RING 64   /* lines of small payloads per rank: steps a writer may run ahead */
 
 typedef struct {
-    _Alignas(CS_SHM_LINE) _Atomic uint64_t v;
+    _Alignas(CS_SHM_LINE) uint64_t v;
     unsigned char data[CS_SHM_INLINE]; /* ring lines only: the payload of step v */
 } cs_shm_flag; /* one flag in a cache line of its own */
 
@@ -157,7 +160,7 @@ int cs_shm_spin_for(int p);
 void cs_shm_set_stuck(double seconds);
 static inline void cs_shm_set(cs_shm_flag *f, uint64_t v)
 {
-    atomic_store_explicit(&f->v, v, memory_order_release);
+    __atomic_store_n(&f->v, v, __ATOMIC_RELEASE);
 }
 
 /* cma.c: what a peer reads to find out whether it can read this process's

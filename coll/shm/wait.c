@@ -74,11 +74,11 @@ int cs_shm_spin_for(int p)
     return ncpu > 0 && node_ranks(p) > ncpu ? CS_SHM_SPIN_SHARED : CS_SHM_SPIN_ALONE;
 }
 
-static _Atomic int64_t stuck_ns = 10 * (int64_t)1000000000; /* COLLSEL_SHM_STUCK */
+static int64_t stuck_ns = 10 * (int64_t)1000000000; /* COLLSEL_SHM_STUCK */
 
 void cs_shm_set_stuck(double seconds)
 {
-    atomic_store(&stuck_ns, (int64_t)(seconds * 1e9));
+    __atomic_store_n(&stuck_ns, (int64_t)(seconds * 1e9), __ATOMIC_RELAXED);
 }
 
 static int64_t now_ns(void)
@@ -126,7 +126,7 @@ static void report_stuck(const cs_shm *s, const cs_shm_flag *f, uint64_t v, doub
                  (long long)me->cma.world, (long long)me->cma.pid, m ? m->name : "a shared-memory method",
                  s->comm, s->p, s->rank, (unsigned long long)s->calls, waited, who,
                  (unsigned long long)v,
-                 (unsigned long long)atomic_load_explicit(&f->v, memory_order_relaxed));
+                 (unsigned long long)__atomic_load_n(&f->v, __ATOMIC_RELAXED));
 }
 
 /* The slow path of a wait (yielding): every 64 polls, the clock; past the
@@ -134,7 +134,7 @@ static void report_stuck(const cs_shm *s, const cs_shm_flag *f, uint64_t v, doub
  * reported). */
 static void check_stuck(const cs_shm *s, const cs_shm_flag *f, uint64_t v, int64_t *t0)
 {
-    int64_t limit = atomic_load_explicit(&stuck_ns, memory_order_relaxed);
+    int64_t limit = __atomic_load_n(&stuck_ns, __ATOMIC_RELAXED);
     if (*t0 < 0 || limit <= 0 || !cs_coll_warn)
         return;
     int64_t t = now_ns();
@@ -150,7 +150,7 @@ void cs_shm_wait(const cs_shm *s, const cs_shm_flag *f, uint64_t v)
 {
     int64_t t0 = 0;
     unsigned yields = 0;
-    for (int i = 0; atomic_load_explicit(&f->v, memory_order_acquire) < v; i++) {
+    for (int i = 0; __atomic_load_n(&f->v, __ATOMIC_ACQUIRE) < v; i++) {
         if (i >= s->spin) {
             sched_yield();
             i = s->spin; /* yield on every further poll */
@@ -171,7 +171,7 @@ static void all_done(const cs_shm *s, uint64_t upto)
         if (i == s->rank || s->seen[i] >= upto)
             continue; /* known done already: the line need not move */
         cs_shm_wait(s, &s->r[i]->done, upto);
-        s->seen[i] = atomic_load_explicit(&s->r[i]->done.v, memory_order_acquire);
+        s->seen[i] = __atomic_load_n(&s->r[i]->done.v, __ATOMIC_ACQUIRE);
     }
 }
 

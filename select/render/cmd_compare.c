@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../c45.h"
-#include "../cmd_util.h"
+#include "select/c45.h"
+#include "select/cmd_util.h"
 #include "render.h"
 
 int cs_cmd_compare(int argc, char **argv);
@@ -169,7 +169,7 @@ static int build_rows(const cs_map *m, int weighted, const queries *q, crow *row
             }
     cs_tree_free(t);
     return n;
-fail:
+out:
     cs_tree_free(t);
     return -1;
 }
@@ -304,7 +304,7 @@ int cs_cmd_compare(int argc, char **argv)
     cs_cpanel *panels = calloc(2 * CS_NCOLL, sizeof *panels);
     if (!rows || !q || !panels) {
         fprintf(stderr, "collsel compare: out of memory\n");
-        goto done;
+        goto out;
     }
     if (csv)
         printf("collective,kind,setting,leaves,nodes,bytes,mean_pct,max_pct,median_pct,"
@@ -318,7 +318,7 @@ int cs_cmd_compare(int argc, char **argv)
         cs_map m;
         if (cs_map_build(&m, &perf, coll, prof, &e) < 0) {
             fprintf(stderr, "collsel compare: %s: %s\n", perf_path, e.msg);
-            goto done;
+            goto out;
         }
         m.margin = margin;
         int weighted = 0;
@@ -329,7 +329,7 @@ int cs_cmd_compare(int argc, char **argv)
         if (n < 0) {
             fprintf(stderr, "collsel compare: %s: %s\n", perf_path, e.msg);
             cs_map_free(&m);
-            goto done;
+            goto out;
         }
         print_rows(&m, rows, n, weighted, csv);
         np += add_panels(&m, rows, n, weighted, &panels[np]);
@@ -338,7 +338,7 @@ int cs_cmd_compare(int argc, char **argv)
     }
     if (!any) {
         fprintf(stderr, "collsel compare: %s: no rows\n", perf_path);
-        goto done;
+        goto out;
     }
     rc = CS_EXIT_OK;
     if (out) {
@@ -349,7 +349,7 @@ int cs_cmd_compare(int argc, char **argv)
             printf("wrote %s (%d panel%s)\n", out, np, np == 1 ? "" : "s");
         }
     }
-done:
+out:
     free(rows);
     free(q);
     free(panels);

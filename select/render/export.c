@@ -497,12 +497,12 @@ int cs_cmd_export(int argc, char **argv)
     char *incopy = strdup(x.in);
     rc = 2;
     if (!incopy || cs_rfile_crc(x.in, &crc, &e) < 0)
-        goto fail;
+        goto out;
     for (int coll = 0; coll < CS_NCOLL; coll++)
         ncoll += cs_tree_has(t, coll);
     if (ncoll == 0) {
         cs_fail(&e, "%s: the tree has no collective", x.in);
-        goto fail;
+        goto out;
     }
     if (!x.ompi && !x.no_defaults)
         CS_CHECK(cs_mpich_defaults_load(x.mpich_lib, &defaults, deffrom, sizeof deffrom, &e));
@@ -532,7 +532,7 @@ int cs_cmd_export(int argc, char **argv)
         printf("wrote %s\n", x.out);
         rc = 0;
     }
-fail:
+out:
     if (rc)
         fprintf(stderr, "collsel export: %s\n", e.msg);
     free(incopy);

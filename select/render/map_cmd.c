@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../map.h"
+#include "select/map.h"
 #include "map_png.h"
 #include "render.h"
 
@@ -230,18 +230,18 @@ int cs_cmd_map(int argc, char **argv)
     rc = 2;
     int kind = cs_rinput_kind(o.in, &e);
     if (kind < 0)
-        goto fail;
+        goto out;
     if (kind == CS_RIN_PERF && o.penalty) {
         cs_fail(&e, "%s is a performance table; --penalty needs a TREE", o.in);
-        goto fail;
+        goto out;
     }
     if (kind == CS_RIN_TREE && cs_tree_read(&t, o.in, &e) < 0)
-        goto fail;
+        goto out;
     const char *perfpath = kind == CS_RIN_PERF ? o.in : o.perf;
     if (perfpath && cs_perf_read(&perf, perfpath, &e) < 0)
-        goto fail;
+        goto out;
     if (o.profile && cs_profile_read(&prof, o.profile, &e) < 0)
-        goto fail;
+        goto out;
     rc = 1;
     for (int coll = 0; coll < CS_NCOLL; coll++) {
         cs_panel *p = &s.p[s.np];
@@ -265,7 +265,7 @@ int cs_cmd_map(int argc, char **argv)
         s.np++;
         if (ok < 0 || (o.profile && add_profile(p, &prof) < 0)) {
             cs_fail(&e, "out of memory drawing %s", cs_coll_name(coll));
-            goto fail;
+            goto out;
         }
     }
     if (s.np == 0) {
@@ -275,11 +275,11 @@ int cs_cmd_map(int argc, char **argv)
         else
             cs_fail(&e, "%s: nothing to draw (no collective)", o.in);
         rc = 2;
-        goto fail;
+        goto out;
     }
     CS_CHECK(cs_sheet_draw(&s, o.out, &e));
     rc = 0;
-fail:
+out:
     if (rc)
         fprintf(stderr, "collsel map: %s\n", e.msg);
     cs_sheet_free(&s);

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../coll/coll.h"
+#include "coll/coll.h"
 
 #define N_ELEMS 1000 /* over the 56-byte inline payloads, within one slot */
 

@@ -17,14 +17,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static _Atomic int planted;
+static int planted;
 
 /* This process's world rank, from the launcher (-1: unknown). */
 static int world_rank(void)
@@ -34,7 +33,7 @@ static int world_rank(void)
         r = getenv("PMI_RANK");
     return r ? atoi(r) : -1;
 }
-static _Atomic int tries; /* creates since the last one that went through */
+static int tries; /* creates since the last one that went through */
 
 typedef int (*shm_open_fn)(const char *, int, ...);
 
@@ -54,7 +53,7 @@ static void plant(shm_open_fn real, const char *name)
     if (fd < 0)
         return;
     if (ftruncate(fd, 4096) == 0 && write(fd, "planted", 7) == 7) {
-        atomic_fetch_add(&planted, 1);
+        __atomic_fetch_add(&planted, 1, __ATOMIC_RELAXED);
         logline("planted", name);
     }
     close(fd);
@@ -72,7 +71,7 @@ int shm_open(const char *name, int oflag, ...)
     const char *how = getenv("PLANT_SHM");
     if (how && !strncmp(name, "/collsel.", 9)) {
         int create = (oflag & O_CREAT) != 0;
-        if (create && (!strcmp(how, "all") || (!strcmp(how, "first") && atomic_load(&tries) == 0)))
+        if (create && (!strcmp(how, "all") || (!strcmp(how, "first") && __atomic_load_n(&tries, __ATOMIC_RELAXED) == 0)))
             plant(real, name);
         int (*unlink_obj)(const char *) = (int (*)(const char *))dlsym(RTLD_NEXT, "shm_unlink");
         if (!create && !strcmp(how, "replace") && world_rank() > 0 && unlink_obj &&
@@ -81,10 +80,10 @@ int shm_open(const char *name, int oflag, ...)
         int fd = real(name, oflag, mode);
         if (create) {
             if (fd >= 0) {
-                atomic_store(&tries, 0);
+                __atomic_store_n(&tries, 0, __ATOMIC_RELAXED);
                 logline("created", name);
             } else {
-                atomic_fetch_add(&tries, 1);
+                __atomic_fetch_add(&tries, 1, __ATOMIC_RELAXED);
             }
         }
         return fd;
@@ -97,7 +96,7 @@ __attribute__((destructor)) static void check(void)
     const char *how = getenv("PLANT_SHM");
     int rank0_only = how && strcmp(how, "replace"); /* creates happen on rank 0 only */
     int is0 = world_rank() == 0;
-    if (how && atomic_load(&planted) == 0 && (rank0_only ? is0 : !is0)) {
+    if (how && __atomic_load_n(&planted, __ATOMIC_RELAXED) == 0 && (rank0_only ? is0 : !is0)) {
         fprintf(stderr, "plantshm: nothing was planted: the test did not test it\n");
         _exit(3);
     }

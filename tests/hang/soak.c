@@ -26,15 +26,14 @@
  * the calls per method; exit 1 on a wrong result, a method of a
  * collective this test cannot check, or (not --native) a method that never
  * ran in a run of at least 20 calls per method. */
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "../../coll/coll.h"
-#include "../../coll/shm/shm.h"
+#include "coll/coll.h"
+#include "coll/shm/shm.h"
 
 #define MAXM 512 /* methods followed */
 
@@ -73,7 +72,7 @@ static void make_counts(void)
 typedef struct {
     MPI_Comm comm;
     MPI_Win win;
-    _Atomic int *arrivals;
+    int *arrivals;
     long nbar;
 } comm_t;
 
@@ -100,7 +99,7 @@ static void comm_make(comm_t *c, int kind, int wrank, int wsize, uint64_t salt)
     MPI_Win_allocate_shared(r == 0 ? sizeof(int) : 0, 1, MPI_INFO_NULL, c->comm, &base, &c->win);
     MPI_Win_shared_query(c->win, 0, &sz, &du, (void *)&c->arrivals);
     if (r == 0)
-        atomic_store(c->arrivals, 0);
+        __atomic_store_n(c->arrivals, 0, __ATOMIC_SEQ_CST);
     c->nbar = 0;
     MPI_Barrier(c->comm);
 }
@@ -183,7 +182,7 @@ static void one(int k, comm_t *cm, long it, int n, int root, int inplace, int *b
     }
     const cs_method *m = S.m[chosen];
     if (m->coll == CS_BARRIER)
-        atomic_fetch_add(cm->arrivals, 1);
+        __atomic_fetch_add(cm->arrivals, 1, __ATOMIC_SEQ_CST);
     int rc = S.native ? run_native(&c) : cs_method_run(m, &c);
     S.ran[chosen]++;
     if (rc != MPI_SUCCESS) {
@@ -191,7 +190,7 @@ static void one(int k, comm_t *cm, long it, int n, int root, int inplace, int *b
         return;
     }
     if (m->coll == CS_BARRIER) {
-        long seen = atomic_load(cm->arrivals);
+        long seen = __atomic_load_n(cm->arrivals, __ATOMIC_SEQ_CST);
         if (seen < (long)p * ++cm->nbar)
             fail(m, it, "barrier passed early", seen, (long)p * cm->nbar);
         return;

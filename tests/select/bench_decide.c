@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../select/c45.h"
-#include "../../select/quadtree.h"
+#include "select/c45.h"
+#include "select/quadtree.h"
 #include "synth.h"
 
 #define NQ (1u << 16)

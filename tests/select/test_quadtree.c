@@ -2,7 +2,7 @@
  * threshold and depth semantics, exact trees, the O(1) lookup and its
  * boundaries, leaves, and the profile-weighted refinement. */
 #include "sel_test.h"
-#include "../../select/tree_impl.h"
+#include "select/tree_impl.h"
 
 static const char *const names4[] = {"bcast.native", "bcast.a", "bcast.b", "bcast.c"};
 

@@ -31,15 +31,14 @@
  * matrix caught every one of them.
  */
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "../../../coll/coll.h"
-#include "../../../coll/shm/shm.h"
+#include "coll/coll.h"
+#include "coll/shm/shm.h"
 #include "mtypes.h"
 #include "selftest.h"
 
@@ -434,7 +433,7 @@ static void allreduce_method(const group *g, int mi, const cs_method *m)
 
 #define BARRIER_ROUNDS 12
 
-static void barrier_method(const group *g, int mi, const cs_method *m, _Atomic int *counter)
+static void barrier_method(const group *g, int mi, const cs_method *m, int *counter)
 {
     stats *s = &G.st[CS_BARRIER][mi];
     cs_call c;
@@ -452,9 +451,9 @@ static void barrier_method(const group *g, int mi, const cs_method *m, _Atomic i
     for (int r = 0; r < BARRIER_ROUNDS; r++) { /* all rounds, even after a failure */
         if (g->rank == (r * 5 + mi) % g->size)
             usleep(300); /* a late rank: leaving early would see a short count */
-        atomic_fetch_add(counter, 1);
+        __atomic_fetch_add(counter, 1, __ATOMIC_SEQ_CST);
         rc = cs_method_run(m, &c);
-        int v = atomic_load(counter);
+        int v = __atomic_load_n(counter, __ATOMIC_SEQ_CST);
         if ((rc != MPI_SUCCESS || v < (r + 1) * g->size || v > (r + 2) * g->size) && !bad++)
             report(g, m, "round %d: rc %d, counter %d after the barrier, expected %d..%d", r, rc,
                    v, (r + 1) * g->size, (r + 2) * g->size);
@@ -468,7 +467,7 @@ static void barrier_all(const group *g, const cs_method *t, int n)
 {
     MPI_Comm shm;
     MPI_Win win;
-    _Atomic int *base;
+    int *base;
     MPI_Comm_split_type(g->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
     int ssize;
     MPI_Comm_size(shm, &ssize);
@@ -478,14 +477,14 @@ static void barrier_all(const group *g, const cs_method *t, int n)
         MPI_Comm_free(&shm);
         return;
     }
-    MPI_Win_allocate_shared(g->rank == 0 ? (MPI_Aint)(n * sizeof(_Atomic int)) : 0,
-                            sizeof(_Atomic int), MPI_INFO_NULL, shm, &base, &win);
+    MPI_Win_allocate_shared(g->rank == 0 ? (MPI_Aint)(n * sizeof(int)) : 0,
+                            sizeof(int), MPI_INFO_NULL, shm, &base, &win);
     MPI_Aint len;
     int du;
     MPI_Win_shared_query(win, 0, &len, &du, &base);
     if (g->rank == 0)
         for (int i = 0; i < n; i++)
-            atomic_init(&base[i], 0);
+            __atomic_store_n(&base[i], 0, __ATOMIC_RELAXED);
     MPI_Barrier(g->comm);
     for (int i = 1; i < n; i++)
         if (!G.filter || strstr(t[i].name, G.filter))
