@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -204,6 +205,12 @@ static int seg_agree(cs_shm *s, const cs_call *c, int ok, const uint64_t *probe)
         int w = -1;
         PMPI_Comm_rank(MPI_COMM_WORLD, &w);
         me->cma.world = w;
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        if (sched_getaffinity(0, sizeof set, &set) == 0)
+            for (int i = 0; i < CPU_SETSIZE && i < 64 * 16; i++)
+                if (CPU_ISSET(i, &set))
+                    me->cpus[i / 64] |= (uint64_t)1 << (i % 64);
     }
     int all = 0;
     if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c->pcomm) != MPI_SUCCESS)
@@ -236,7 +243,7 @@ static cs_shm *shm_make(const cs_call *c)
         s->win = MPI_WIN_NULL;
         s->p = c->size;
         s->rank = c->rank;
-        s->spin = cs_shm_spin_for(c->size);
+        s->spin = cs_shm_spin_for(c->size, 0);
         comm_name(c, s->comm, sizeof s->comm);
         s->r = calloc((size_t)c->size, sizeof *s->r);
         s->seen = calloc((size_t)c->size, sizeof *s->seen);
@@ -274,10 +281,18 @@ static cs_shm *shm_make(const cs_call *c)
     int cma = c->size == 1 || cs_shm_peek(s, (c->rank + 1) % c->size, &probe, &(uint64_t){0});
     cs_shm_set(&s->r[c->rank]->can_read, 1 + (uint64_t)cma);
     s->cma = 1;
+    uint64_t cpus[16] = {0};
     for (int i = 0; i < c->size; i++) {
         cs_shm_wait(s, &s->r[i]->can_read, 1);
         s->cma &= __atomic_load_n(&s->r[i]->can_read.v, __ATOMIC_ACQUIRE) == 2;
+        for (int k = 0; k < 16; k++) /* (written before can_read) */
+            cpus[k] |= s->r[i]->cpus[k];
     }
+    /* the spin rule, now that the processors the ranks may use are known */
+    int ncpus = 0;
+    for (int k = 0; k < 16; k++)
+        ncpus += __builtin_popcountll(cpus[k]);
+    s->spin = cs_shm_spin_for(c->size, ncpus);
     return s;
 }
 

@@ -88,6 +88,8 @@ typedef struct cs_shm_rank {
         int64_t world;                /* its rank in MPI_COMM_WORLD (stuck-wait report) */
     } cma;
     cs_shm_flag can_read; /* set once: 1 + (owner can read its neighbour's memory) */
+    uint64_t cpus[16];    /* set once, before can_read: the CPUs the owner may run on
+                             (its affinity, CPUs 0..1023), for the spin rule */
     _Alignas(CS_SHM_LINE) unsigned char slot[2][CS_SHM_SLOT];
 } cs_shm_rank;
 #define CS_SHM_RANK_BYTES sizeof(cs_shm_rank)
@@ -148,7 +150,9 @@ cs_shm *cs_shm_get(const cs_call *c);
 void cs_shm_free(cs_shm *s);
 
 /* wait.c: wait until flag f holds a value >= v (acquire); cs_shm_spin_for:
- * the polls before yielding for a segment of p ranks on this node.
+ * the polls before yielding for a segment of p ranks on this node that
+ * may run on `cpus` processors together (the union of their affinities;
+ * 0: unknown).
  * Stuck-wait report: one wait that takes longer than cs_shm_set_stuck's
  * seconds (COLLSEL_SHM_STUCK, set by the shim; default 10; 0: never)
  * prints one line through cs_coll_warn (COLLSEL_VERBOSE >= 1): this
@@ -156,7 +160,7 @@ void cs_shm_free(cs_shm *s);
  * number on it (s->calls) and the rank whose flag it waits for (its world
  * rank, process id and state); then it goes on waiting. */
 void cs_shm_wait(const cs_shm *s, const cs_shm_flag *f, uint64_t v);
-int cs_shm_spin_for(int p);
+int cs_shm_spin_for(int p, int cpus);
 void cs_shm_set_stuck(double seconds);
 static inline void cs_shm_set(cs_shm_flag *f, uint64_t v)
 {
