@@ -138,12 +138,20 @@ static int prepare(cs_call *c, enum cs_coll coll, comm_t *cm, int *buf, int *res
     return rc == MPI_SUCCESS ? 1 : -1;
 }
 
-/* The MPI library's own collective for c. */
-static int run_native(const cs_call *c)
+/* The MPI library's own collective for c (spare: room for a copy of the
+ * root's data, see below). */
+static int run_native(const cs_call *c, int *spare)
 {
     switch (c->coll) {
     case CS_BCAST: return MPI_Bcast(c->buf, c->count, c->dt, c->root, c->comm);
     case CS_REDUCE:
+        if (c->sendbuf == MPI_IN_PLACE && c->root != 0) {
+            /* MPICH 4.0.2 (Debian 12) crashes on an in-place MPI_Reduce at a
+             * root other than 0 from about 2,048 ints up (reads through
+             * MPI_IN_PLACE): the same reduction from a copy */
+            memcpy(spare, c->buf, sizeof(int) * (size_t)c->count);
+            return MPI_Reduce(spare, c->buf, c->count, c->dt, c->op, c->root, c->comm);
+        }
         return MPI_Reduce(c->sendbuf, c->buf, c->count, c->dt, c->op, c->root, c->comm);
     case CS_ALLREDUCE: return MPI_Allreduce(c->sendbuf, c->buf, c->count, c->dt, c->op, c->comm);
     default: return MPI_Barrier(c->comm);
@@ -183,7 +191,7 @@ static void one(int k, comm_t *cm, long it, int n, int root, int inplace, int *b
     const cs_method *m = S.m[chosen];
     if (m->coll == CS_BARRIER)
         __atomic_fetch_add(cm->arrivals, 1, __ATOMIC_SEQ_CST);
-    int rc = S.native ? run_native(&c) : cs_method_run(m, &c);
+    int rc = S.native ? run_native(&c, res) : cs_method_run(m, &c);
     S.ran[chosen]++;
     if (rc != MPI_SUCCESS) {
         fail(m, it, "error", rc, MPI_SUCCESS);
