@@ -1,4 +1,4 @@
-/* Per-communicator state and the call descriptor (owner: dispatch).
+/* Per-communicator state and the call descriptor.
  *
  * The state of a user communicator is created on first use and cached on
  * it with an attribute (one keyval, created once per process).  Creating it
@@ -352,4 +352,12 @@ int cs_call_allreduce(cs_call *c, const void *sendbuf, void *recvbuf, int count,
                       MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     return attached(c, cs_call_allreduce_local(c, sendbuf, recvbuf, count, dt, op, comm));
+}
+
+int cs_dt_plain(MPI_Datatype dt)
+{
+    return dt == MPI_BYTE || dt == MPI_CHAR || dt == MPI_INT || dt == MPI_DOUBLE ||
+           dt == MPI_UNSIGNED_CHAR || dt == MPI_SIGNED_CHAR || dt == MPI_UNSIGNED ||
+           dt == MPI_LONG || dt == MPI_UNSIGNED_LONG || dt == MPI_LONG_LONG || dt == MPI_FLOAT ||
+           dt == MPI_SHORT || dt == MPI_INT32_T || dt == MPI_INT64_T || dt == MPI_UINT64_T;
 }

@@ -1,6 +1,6 @@
-/* collsel-bench: every method of bcast / reduce / barrier against the MPI
- * library's own collective (native), in the same run, at a few message
- * sizes on MPI_COMM_WORLD; prints per point the methods sorted by the ratio
+/* collsel-bench: every method of every collective collsel replaces against
+ * the MPI library's own collective (native), in the same run, at a few
+ * message sizes on MPI_COMM_WORLD; prints per point the methods sorted by the ratio
  * method / native (< 1: faster than native).  A benchmark, not a test:
  *
  *   mpirun -n 4 collsel-bench [--coll bcast] [--sizes 8,65536,4194304]

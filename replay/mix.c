@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll/pick.h"
+#include "select/pick.h"
 #include "op.h"
 #include "replay.h"
 #include "timing.h"

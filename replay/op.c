@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "record/profile.h"
-#include "coll/pick.h"
+#include "select/pick.h"
 
 uint64_t cs_rop_bytes(enum cs_coll coll, uint64_t bytes)
 {

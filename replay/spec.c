@@ -3,12 +3,31 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_VALUES 4096            /* per axis */
 #define MAX_MSG ((uint64_t)1 << 30) /* 1 GiB: the replay allocates buffers */
 #define MAX_CS 1048576u
+
+int cs_parse_seconds(const char *s, double max, double *out, cs_err *e)
+{
+    char *end;
+    double v = s ? strtod(s, &end) : 0;
+    if (!s || end == s || !isfinite(v))
+        return cs_fail(e, "'%s' is not a duration (e.g. 90, 90s, 5m, 1h)", s ? s : "");
+    if (!strcmp(end, "m") || !strcmp(end, "min"))
+        v *= 60;
+    else if (!strcmp(end, "h"))
+        v *= 3600;
+    else if (strcmp(end, "") && strcmp(end, "s"))
+        return cs_fail(e, "'%s' is not a duration (e.g. 90, 90s, 5m, 1h)", s);
+    if (!(v > 0 && v <= max))
+        return cs_fail(e, "'%s': need a duration in (0, %g] seconds", s, max);
+    *out = v;
+    return 0;
+}
 
 int cs_parse_size(const char *s, uint64_t *v, cs_err *e)
 {

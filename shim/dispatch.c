@@ -1,4 +1,4 @@
-/* Selection (owner: dispatch): COLLSEL_FORCE and COLLSEL_TREE, and the
+/* Selection: COLLSEL_FORCE and COLLSEL_TREE, and the
  * per-call choice of a method for MPI_Bcast / MPI_Reduce / MPI_Barrier /
  * MPI_Allreduce.
  *
@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
-#include "coll/pick.h"
+#include "select/pick.h"
 #include "shim.h"
 
 int cs_sel_active[CS_NCOLL];

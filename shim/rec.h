@@ -1,4 +1,4 @@
-/* Recording internals of the preload library (shim owner): the per-call hot
+/* Recording internals of the preload library: the per-call hot
  * path (rec.c), call-site symbolisation (sites.c), and the run's life cycle
  * (life.c: init, metadata, the merge at MPI_Finalize, partial files of
  * incomplete runs).  Everything here is hidden.
@@ -296,7 +296,6 @@ int cs_snap_collect(cs_profile *p, double sec_per_tick) CS_HIDDEN;
 void cs_site_name(void *ra, char *buf, size_t len) CS_HIDDEN;
 
 /* Configuration (config.c). */
-void cs_config_load(void) CS_HIDDEN;
 
 /* Life cycle (life.c). */
 int cs_life_init(int provided) CS_HIDDEN;     /* after PMPI_Init* */

@@ -39,8 +39,8 @@ int cs_allreduce_rabenseifner(const cs_call *c, const cs_method *m)
         if (acc != buf)
             CS_TRY(cs_reduce_copy(c, &t, acc, buf, c->count));
         const int j = cs_allreduce_part_of(p, npart, c->rank);
-        for (int i = 0, q = c->count / npart, extra = c->count % npart; i <= npart; i++)
-            disp[i] = i * q + (i < extra ? i : extra); /* block i = [disp[i], disp[i+1]) */
+        for (int i = 0; i <= npart; i++) /* block i = [disp[i], disp[i+1]) */
+            disp[i] = (int)cs_piece_at((size_t)c->count, npart, i);
 #define AT(b, i) ((b) + (MPI_Aint)disp[i] * t.extent)
         int lo = 0;
         for (int mask = npart / 2; mask >= 1; mask /= 2) { /* reduce-scatter */

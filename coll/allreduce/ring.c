@@ -49,8 +49,8 @@ int cs_allreduce_ring(const cs_call *c, const cs_method *m)
     for (long off = 0; off < c->count; off += chunk) {
         const int n = (int)(c->count - off < chunk ? c->count - off : chunk);
         char *base = (char *)c->buf + off * t.extent;
-        for (int i = 0, q = n / p, extra = n % p; i <= p; i++)
-            disp[i] = i * q + (i < extra ? i : extra);
+        for (int i = 0; i <= p; i++)
+            disp[i] = (int)cs_piece_at((size_t)n, p, i);
 #define AT(b) (base + (MPI_Aint)disp[b] * t.extent)
 #define LEN(b) (disp[(b) + 1] - disp[b])
         for (int s = 0; s < p - 1; s++) {

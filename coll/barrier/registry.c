@@ -4,12 +4,6 @@
 #include "coll/shm/shm.h"
 #include "barrier.h"
 
-int cs_barrier_native(const cs_call *c, const cs_method *m)
-{
-    (void)m;
-    return PMPI_Barrier(c->comm);
-}
-
 #define M(name, algo, fan, desc, applies, fn) \
     CS_METHOD(CS_BARRIER, "barrier." name, algo, 0, fan, desc, applies, fn)
 #define TREE(k) \

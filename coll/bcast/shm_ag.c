@@ -26,9 +26,8 @@
 /* Piece j (0 .. q - 1) of len bytes cut in q: offset and length. */
 static void piece(size_t len, int q, int j, size_t *at, size_t *n)
 {
-    const size_t each = len / (size_t)q, extra = len % (size_t)q;
-    *at = (size_t)j * each + ((size_t)j < extra ? (size_t)j : extra);
-    *n = each + ((size_t)j < extra);
+    *at = cs_piece_at(len, q, j);
+    *n = cs_piece_at(len, q, j + 1) - *at;
 }
 
 int cs_bcast_shm_ag(const cs_call *c, const cs_method *m)

@@ -5,12 +5,6 @@
 #include "coll/shm/shm.h"
 #include "reduce.h"
 
-int cs_reduce_native(const cs_call *c, const cs_method *m)
-{
-    (void)m;
-    return PMPI_Reduce(c->sendbuf, c->buf, c->count, c->dt, c->op, c->root, c->comm);
-}
-
 #define M(name, algo, seg, fan, desc, applies, fn) \
     CS_METHOD(CS_REDUCE, "reduce." name, algo, seg, fan, desc, applies, fn)
 #define SEGMENTED(name, algo, fan, desc, applies, fn) \

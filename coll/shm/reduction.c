@@ -76,17 +76,17 @@ int cs_shm_reduction(const cs_call *c, int ag, int everyone)
                 rc = cs_shm_fold(s, step, (size_t)n * (size_t)esz, 0, n, (size_t)esz, c->dt,
                                  c->op, out);
         } else {
-            const int q = n / p, extra = n % p;
-            const int first = me * q + (me < extra ? me : extra), len = q + (me < extra);
+            const int first = (int)cs_piece_at((size_t)n, p, me);
+            const int len = (int)cs_piece_at((size_t)n, p, me + 1) - first;
             rc = cs_shm_fold(s, step, (size_t)n * (size_t)esz, first, len, (size_t)esz, c->dt,
                              c->op, cs_shm_result(s, me, step));
             cs_shm_set(&mine->ready, step);
             for (int i = 0; wants && i < p; i++) {
-                const int fi = i * q + (i < extra ? i : extra), li = q + (i < extra);
+                const size_t fi = cs_piece_at((size_t)n, p, i);
+                const size_t li = cs_piece_at((size_t)n, p, i + 1) - fi;
                 if (i != me)
                     cs_shm_wait(s, &s->r[i]->ready, step);
-                memcpy(out + (size_t)fi * (size_t)esz, cs_shm_result(s, i, step),
-                       (size_t)li * (size_t)esz);
+                memcpy(out + fi * (size_t)esz, cs_shm_result(s, i, step), li * (size_t)esz);
             }
         }
         cs_shm_set(&mine->done, step);

@@ -112,7 +112,8 @@ static void usage(FILE *f)
                "  _allreduce) returning the index of the chosen method in the\n"
                "  static table NAME_COLL_methods[] (also NAME_COLL_method(i)).\n"
                "  --prefix NAME   function name prefix (C identifier; default collsel_decide)\n"
-               "  -o FILE.c       output file (written atomically)\n"
+               "  -o, --output FILE.c  output file (written atomically)\n"
+               "  --help          this text\n"
                "Prints per collective: leaves of the tree, bands, comparisons, lines.\n");
 }
 

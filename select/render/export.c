@@ -372,6 +372,8 @@ static void usage(FILE *f)
                "                       /usr/lib/*/libmpich.so*  (not found: exit 2)\n"
                "  --no-mpich-defaults  write the tree's collectives only (MPICH aborts\n"
                "                       when the application calls any other one)\n"
+               "  -o, --output FILE    the file to write (atomically)\n"
+               "  --help               this text\n"
                "  Prints how each method of the tree maps to the library's algorithms\n"
                "  and which have no exact counterpart.\n");
 }

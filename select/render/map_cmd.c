@@ -168,8 +168,10 @@ static void usage(FILE *f)
             "  --penalty --perf PERF   with a TREE: heat map of the tree's penalty against\n"
             "                  the measured times (white < 25 %%, warmer above)\n"
             "  --profile P     overlay the application's calls from profile P\n"
-            "  -o FILE.png     one sheet with all panels; with %%s in the name, one PNG\n"
-            "                  per collective (map-%%s.png -> map-bcast.png ...)\n");
+            "  -o, --output FILE.png\n"
+            "                  one sheet with all panels; with %%s in the name, one PNG\n"
+            "                  per collective (map-%%s.png -> map-bcast.png ...)\n"
+            "  --help          this text\n");
 }
 
 static int parse(int argc, char **argv, opts *o)

@@ -5,6 +5,7 @@
 #include "select/c45.h"
 #include "select/tree_impl.h"
 #include "sel_test.h"
+#include "select/penalty.h"
 
 static void test_upper(void)
 {

@@ -40,6 +40,8 @@
 #include "common/util.h"
 #include "record/profile.h"
 #include "select/perf.h"
+#include "replay/mixcsv.h"
+#include "replay/spec.h"
 #include "shim/flavours.h"
 
 #define CMD "collsel autotune: "
@@ -97,22 +99,6 @@ typedef struct at_opts {
 
 static volatile sig_atomic_t interrupted;
 static void on_sigint(int sig) { (void)sig, interrupted = 1; }
-
-/* "90", "90s", "5m", "1h", "1.5m" -> seconds; -1 if not a duration. */
-static double parse_duration(const char *s)
-{
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || !isfinite(v) || v <= 0)
-        return -1;
-    if (!strcmp(end, "") || !strcmp(end, "s"))
-        return v;
-    if (!strcmp(end, "m") || !strcmp(end, "min"))
-        return 60 * v;
-    if (!strcmp(end, "h"))
-        return 3600 * v;
-    return -1;
-}
 
 static int in_path(const char *prog)
 {
@@ -370,62 +356,6 @@ static int step_check(at_opts *o, double budget)
 }
 
 /* The report: the profile's shares, the mix's points and per-collective gain. */
-typedef struct mix_row {
-    char coll[16], method[96], root[16];
-    unsigned cs;
-    unsigned long long bytes;
-    double ops, native, tuned, lo, hi, ratio;
-} mix_row;
-
-static int read_mix(const char *path, mix_row *rows, int max, mix_row *total)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    char line[1024];
-    int n = 0;
-    while (fgets(line, sizeof line, f)) {
-        mix_row r;
-        memset(&r, 0, sizeof r);
-        char *fld[16];
-        int k = 0;
-        line[strcspn(line, "\r\n")] = 0;
-        for (char *p = line; k < 16;) {
-            fld[k++] = p;
-            char *c = strchr(p, ',');
-            if (!c)
-                break;
-            *c = 0, p = c + 1;
-        }
-        if (k < 14 || !strcmp(fld[0], "collective"))
-            continue;
-        snprintf(r.coll, sizeof r.coll, "%.15s", fld[0]);
-        r.cs = (unsigned)strtoul(fld[1], NULL, 10);
-        r.bytes = strtoull(fld[2], NULL, 10);
-        snprintf(r.root, sizeof r.root, "%.15s", fld[3]);
-        r.ops = atof(fld[4]), r.native = atof(fld[6]), r.tuned = atof(fld[7]);
-        snprintf(r.method, sizeof r.method, "%.95s", fld[8]);
-        r.lo = atof(fld[10]), r.hi = atof(fld[11]), r.ratio = atof(fld[12]);
-        if (!strcmp(r.coll, "total"))
-            *total = r;
-        else if (n < max)
-            rows[n++] = r;
-    }
-    fclose(f);
-    return n;
-}
-
-static const char *size_str(char *b, size_t n, unsigned long long v)
-{
-    if (v >= (1ull << 20) && v % (1ull << 20) == 0)
-        snprintf(b, n, "%llu MiB", v >> 20);
-    else if (v >= 1024 && v % 1024 == 0)
-        snprintf(b, n, "%llu KiB", v >> 10);
-    else
-        snprintf(b, n, "%llu B", v);
-    return b;
-}
-
 static void report(at_opts *o, const cs_profile *prof)
 {
     double per[CS_R_N] = {0}, all = 0;
@@ -448,15 +378,15 @@ static void report(at_opts *o, const cs_profile *prof)
                ours ? "" : "  (not replaced by collsel)");
         per[best] = 0;
     }
-    mix_row rows[256], total;
+    cs_mix_row rows[256], total;
+    cs_err e;
     memset(&total, 0, sizeof total);
-    int n = read_mix(o->mix, rows, 256, &total);
+    int n = cs_mix_read(o->mix, rows, 256, &total, &e);
     if (n <= 0) {
-        printf("(no mix to report: %s)\n", o->mix);
+        printf("(no mix to report: %s)\n", n < 0 ? e.msg : o->mix);
         return;
     }
     cs_perf perf;
-    cs_err e;
     cs_perf_init(&perf);
     if (cs_perf_read(&perf, o->perf, &e) < 0)
         printf("(%s)\n", e.msg);
@@ -471,7 +401,7 @@ static void report(at_opts *o, const cs_profile *prof)
                        perf.rows[r].comm_size == rows[i].cs && perf.rows[r].msg_bytes == rows[i].bytes;
         unmeasured += !measured;
         printf("  %-9s %3u ranks %9s %8.0f ops  native %9.2f us  %-34s %.2f [%.2f, %.2f]%s%s\n",
-               rows[i].coll, rows[i].cs, size_str(b, sizeof b, rows[i].bytes), rows[i].ops,
+               rows[i].coll, rows[i].cs, cs_fmt_bytes(b, sizeof b, (double)rows[i].bytes), rows[i].ops,
                rows[i].native, same ? "keeps native" : rows[i].method, rows[i].ratio, rows[i].lo,
                rows[i].hi, !same && rows[i].lo > 1.05 ? "  SLOWER" : "",
                measured ? "" : "  (not measured: the budget did not reach it)");
@@ -568,8 +498,9 @@ static int parse_args(int argc, char **argv, at_opts *o, const char **launcher)
             }
             o->nranks = (int)n;
         } else if (!strcmp(a, "--budget")) {
-            if ((o->budget = parse_duration(v)) < 0) {
-                fprintf(stderr, CMD "--budget '%s' is not a duration (e.g. 90, 90s, 5m, 1h)\n", v);
+            cs_err e;
+            if (cs_parse_seconds(v, 1e9, &o->budget, &e) < 0) {
+                fprintf(stderr, CMD "--budget %s\n", e.msg);
                 return 2;
             }
         } else if (!strcmp(a, "-o")) {
