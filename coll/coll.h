@@ -277,6 +277,11 @@ const cs_method *cs_method_find(const char *name, enum cs_coll *coll, int *index
  * method: its applies() reads the node split, which exists once the
  * communicator has its private duplicate (the dispatcher attaches first). */
 int cs_method_needs_node(const cs_method *m);
+/* 1 if m is a shared-memory method that runs within one node: it needs the
+ * node split, and neither it nor a step of it is node-aware (the "node"
+ * family, which needs several nodes).  What the stress and soak tests pick
+ * from the registry, so that they cover methods added later. */
+int cs_method_shm_only(const cs_method *m);
 /* 1 if method idx of collective c applies to call c (always 1 for native). */
 int cs_method_applies(const cs_method *m, const cs_call *c);
 
@@ -291,8 +296,18 @@ int cs_dt_plain(MPI_Datatype dt);
  * of the source (copy.c). */
 void cs_copy(void *dst, const void *src, size_t n);
 
+/* The method cs_method_run last started on this thread (the innermost
+ * step of a composed or node-aware method): what the shared-memory
+ * stuck-wait report names (shm/wait.c). */
+#ifndef COLLSEL_SMPI
+extern _Thread_local __attribute__((tls_model("initial-exec"))) const cs_method *cs_method_running;
+#else
+extern _Thread_local const cs_method *cs_method_running; /* SMPI: one copy per simulated rank */
+#endif
+
 static inline int cs_method_run(const cs_method *m, const cs_call *c)
 {
+    cs_method_running = m;
     return m->fn(c, m);
 }
 

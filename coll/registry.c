@@ -11,6 +11,11 @@
 #include "reduce/reduce.h"
 
 void (*cs_coll_warn)(const char *fmt, ...);
+#ifndef COLLSEL_SMPI
+_Thread_local __attribute__((tls_model("initial-exec"))) const cs_method *cs_method_running;
+#else
+_Thread_local const cs_method *cs_method_running;
+#endif
 
 static const struct {
     const cs_method *table;
@@ -64,6 +69,16 @@ int cs_method_needs_node(const cs_method *m)
         return 0;
     return !strncmp(m->algo, "shm", 3) || !strncmp(m->algo, "node", 4) ||
            cs_method_needs_node(m->part[0]) || cs_method_needs_node(m->part[1]);
+}
+
+static int node_aware(const cs_method *m)
+{
+    return m && (!strcmp(m->algo, "node") || node_aware(m->part[0]) || node_aware(m->part[1]));
+}
+
+int cs_method_shm_only(const cs_method *m)
+{
+    return cs_method_needs_node(m) && !node_aware(m);
 }
 
 int cs_method_applies(const cs_method *m, const cs_call *c)

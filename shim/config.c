@@ -49,6 +49,10 @@ static const struct cs_var {
      "a communicator gets shared-memory and node-aware methods from its N-th selected call "
      "on, or once its calls moved N x 16 KiB (a segment costs 0.3-3 ms to make: a "
      "communicator used a few times would lose); 0: at once"},
+    {"COLLSEL_SHM_STUCK", CS_V_SECONDS, "10", 0, 1 << 24, offsetof(cs_config, shm_stuck), "SECONDS",
+     "seconds one wait of a shared-memory method may take before it is reported (at "
+     "COLLSEL_VERBOSE >= 1, one line: the method, the communicator, the call's number on it, "
+     "the rank waited for and its process state; the wait goes on); 0: never"},
     {"COLLSEL_NODE_SIZE", CS_V_INT, "0", 0, 1 << 20, offsetof(cs_config, node_size), "N",
      "cut every node into virtual nodes of N ranks (testing node-aware methods on one "
      "machine); 0: real nodes"},

@@ -252,12 +252,18 @@ static int find_program(const char *prog, char *path, size_t len)
 
 /* The installed flavour whose launcher started this process, read from
  * the environment it gives its processes (Open MPI's mpirun:
- * OMPI_COMM_WORLD_SIZE; MPICH's hydra: PMI_SIZE), or -1. */
+ * OMPI_COMM_WORLD_SIZE; MPICH's hydra: PMI_SIZE; Slurm's srun: the MPI
+ * plugin it loaded, SLURM_MPI_TYPE: pmix, pmix_v4 ... for Open MPI, whose
+ * Debian build speaks PMIx and not PMI-2; pmi2 for MPICH, which also sees
+ * PMI_SIZE), or -1. */
 static int launcher_flavour(void)
 {
-    const char *name = getenv("OMPI_COMM_WORLD_SIZE") ? "openmpi"
-                       : getenv("PMI_SIZE")           ? "mpich"
-                                                      : NULL;
+    const char *slurm = getenv("SLURM_MPI_TYPE");
+    const char *name = getenv("OMPI_COMM_WORLD_SIZE")        ? "openmpi"
+                       : getenv("PMI_SIZE")                  ? "mpich"
+                       : slurm && !strncmp(slurm, "pmix", 4) ? "openmpi"
+                       : slurm && !strcmp(slurm, "pmi2")     ? "mpich"
+                                                             : NULL;
     char lib[PATH_MAX];
     int f = name ? cs_flavour_by_name(name) : -1;
     return f >= 0 && cs_flavour_lib(f, lib, sizeof lib) == 0 ? f : -1;

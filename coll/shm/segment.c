@@ -1,13 +1,20 @@
 /* The shared-memory segment of a communicator: its creation (POSIX shared
  * memory, else an MPI window), the agreement of its ranks, and its free
  * (see shm.h). */
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "coll/shm/shm.h"
@@ -27,29 +34,99 @@ void cs_shm_free(cs_shm *s)
     free(s);
 }
 
-/* The segment as one POSIX shared-memory object: rank 0 creates it (each
- * rank's part page-aligned, so each rank's first touch places its pages),
- * its name goes out in one bcast (empty: rank 0 could not, or did not
- * want to), every rank maps it.  Returns 1 when this rank mapped it (s->r
- * set), 0 when it did not, -1 when no name came (nothing to undo); *name
- * (64 bytes) keeps the name for the unlink.  Collective over c->pcomm. */
-static int seg_posix(cs_shm *s, const cs_call *c, int want, char *name)
+/* A name for a new object: /collsel.PID.SERIAL.RANDOM (the random part:
+ * another user cannot plant the names we will try). */
+static void seg_name(char *name)
 {
     static unsigned serial;
+    uint64_t r = 0;
+    if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        r = (uint64_t)t.tv_nsec * 0x9E3779B97F4A7C15u ^ (uint64_t)(uintptr_t)&t;
+    }
+    snprintf(name, 64, "/collsel.%ld.%u.%016llx", (long)getpid(), __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED),
+             (unsigned long long)r);
+}
+
+/* The object rank 0 named is the one it made: ours (our user), a regular
+ * object of exactly the segment's size, open to no one else. */
+static int seg_ours(int fd, size_t bytes)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 && st.st_uid == geteuid() && S_ISREG(st.st_mode) &&
+           (st.st_mode & 077) == 0 && (size_t)st.st_size == bytes;
+}
+
+/* Unlink the object at name if it is still the one we made (made: its
+ * identity; someone may have replaced it, and theirs is not ours to
+ * remove). */
+static void seg_unlink(const char *name, const struct stat *made)
+{
+    struct stat now;
+    int fd = shm_open(name, O_RDONLY | O_NOFOLLOW, 0);
+    if (fd < 0)
+        return;
+    int same = fstat(fd, &now) == 0 && now.st_dev == made->st_dev && now.st_ino == made->st_ino;
+    close(fd);
+    if (same)
+        shm_unlink(name);
+}
+
+/* Objects of ours that a killed run left: an object lives under its name
+ * only while a segment is being made (rank 0 unlinks it once every rank
+ * has it), so a name whose creator (the PID in "/collsel.PID.*") no longer
+ * exists was left by a job killed in that moment (SIGKILL, or the
+ * launcher's kill after another rank died).  Removed by the first segment
+ * this process makes (rank 0 only; our user's objects only). */
+static void seg_sweep(void)
+{
+    static int swept;
+    if (__atomic_exchange_n(&swept, 1, __ATOMIC_RELAXED))
+        return;
+    DIR *d = opendir("/dev/shm");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        long pid = 0;
+        struct stat st;
+        if (sscanf(e->d_name, "collsel.%ld.", &pid) != 1 || pid <= 0 || pid == (long)getpid() ||
+            fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_uid != geteuid() ||
+            !S_ISREG(st.st_mode) || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        char name[300];
+        snprintf(name, sizeof name, "/%s", e->d_name);
+        shm_unlink(name);
+    }
+    if (d)
+        closedir(d);
+}
+
+/* The segment as one POSIX shared-memory object: rank 0 creates it (each
+ * rank's part page-aligned, so each rank's first touch places its pages)
+ * under a new name, never opening one that exists (O_EXCL: an object
+ * someone else made, or one a crashed run left, is passed over for the
+ * next name; after 4 names, MPI's window), its name goes out in one bcast
+ * (empty: rank 0 could not, or did not want to), every rank maps it once
+ * it has checked that the object is the one rank 0 made (seg_ours).
+ * Returns 1 when this rank mapped it (s->r set), 0 when it did not, -1
+ * when no name came (nothing to undo); *name (64 bytes) and *made (rank 0:
+ * the object's identity) are for the unlink.  Collective over c->pcomm. */
+static int seg_posix(cs_shm *s, const cs_call *c, int want, char *name, struct stat *made)
+{
     long pg = sysconf(_SC_PAGESIZE);
     size_t page = pg > 0 ? (size_t)pg : 4096;
     size_t part = (CS_SHM_RANK_BYTES + page - 1) / page * page, bytes = part * (size_t)c->size;
     int fd = -1;
     memset(name, 0, 64);
     if (c->rank == 0 && want) {
+        seg_sweep();
         for (int k = 0; k < 4 && fd < 0; k++) {
-            snprintf(name, 64, "/collsel.%ld.%u", (long)getpid(),
-                     __atomic_fetch_add(&serial, 1, __ATOMIC_SEQ_CST));
-            fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+            seg_name(name);
+            fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW, 0600);
         }
-        if (fd >= 0 && ftruncate(fd, (off_t)bytes) != 0) {
+        if (fd >= 0 && (fstat(fd, made) != 0 || ftruncate(fd, (off_t)bytes) != 0)) {
             close(fd);
-            shm_unlink(name);
+            shm_unlink(name); /* (just made: fstat fails only if the kernel is broken) */
             fd = -1;
         }
         if (fd < 0)
@@ -58,12 +135,17 @@ static int seg_posix(cs_shm *s, const cs_call *c, int want, char *name)
     if (PMPI_Bcast(name, 64, MPI_CHAR, 0, c->pcomm) != MPI_SUCCESS || !name[0]) {
         if (fd >= 0) { /* the bcast failed here only */
             close(fd);
-            shm_unlink(name);
+            seg_unlink(name, made);
         }
         return -1;
     }
-    if (c->rank != 0 && want)
-        fd = shm_open(name, O_RDWR, 0);
+    if (c->rank != 0 && want) {
+        fd = shm_open(name, O_RDWR | O_NOFOLLOW, 0);
+        if (fd >= 0 && !seg_ours(fd, bytes)) { /* replaced since: not ours */
+            close(fd);
+            fd = -1;
+        }
+    }
     void *m = fd >= 0 ? mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
     if (fd >= 0)
         close(fd);
@@ -120,11 +202,35 @@ static int seg_agree(cs_shm *s, const cs_call *c, int ok, const uint64_t *probe)
         memset(me, 0, offsetof(cs_shm_rank, slot));
         me->cma.addr = (uint64_t)(uintptr_t)probe;
         me->cma.pid = (int64_t)getpid();
+        int w = -1;
+        PMPI_Comm_rank(MPI_COMM_WORLD, &w);
+        me->cma.world = w;
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        if (sched_getaffinity(0, sizeof set, &set) == 0)
+            for (int i = 0; i < CPU_SETSIZE && i < 64 * 16; i++)
+                if (CPU_ISSET(i, &set))
+                    me->cpus[i / 64] |= (uint64_t)1 << (i % 64);
     }
     int all = 0;
     if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c->pcomm) != MPI_SUCCESS)
         all = 0;
     return all;
+}
+
+/* What the stuck-wait report calls the communicator: its name, else its
+ * handle (a debugger finds it by that). */
+static void comm_name(const cs_call *c, char *out, size_t n)
+{
+    char name[MPI_MAX_OBJECT_NAME] = "";
+    int len = 0;
+    if (c->comm != MPI_COMM_NULL)
+        PMPI_Comm_get_name(c->comm, name, &len);
+    if (len > 0 && name[0])
+        snprintf(out, n, "%s", name);
+    else
+        snprintf(out, n, "communicator %#llx (unnamed)",
+                 (unsigned long long)(uintptr_t)c->comm);
 }
 
 /* Make the segment (collective over pcomm); NULL on failure, the same on
@@ -137,7 +243,8 @@ static cs_shm *shm_make(const cs_call *c)
         s->win = MPI_WIN_NULL;
         s->p = c->size;
         s->rank = c->rank;
-        s->spin = cs_shm_spin_for(c->size);
+        s->spin = cs_shm_spin_for(c->size, 0);
+        comm_name(c, s->comm, sizeof s->comm);
         s->r = calloc((size_t)c->size, sizeof *s->r);
         s->seen = calloc((size_t)c->size, sizeof *s->seen);
         ok = s->r != NULL && s->seen != NULL;
@@ -148,11 +255,12 @@ static cs_shm *shm_make(const cs_call *c)
     cs_shm dummy = {.win = MPI_WIN_NULL};        /* a rank without memory takes part too */
     cs_shm *t = s ? s : &dummy;
     char name[64];
-    int mapped = seg_posix(t, c, ok, name), all = 0;
+    struct stat made;
+    int mapped = seg_posix(t, c, ok, name, &made), all = 0;
     if (mapped >= 0) {
         all = seg_agree(t, c, mapped, &probe);
         if (c->rank == 0) /* every rank has mapped it, or given up */
-            shm_unlink(name);
+            seg_unlink(name, &made);
         if (!all && t->map) {
             munmap(t->map, t->map_bytes);
             t->map = NULL;
@@ -167,26 +275,39 @@ static cs_shm *shm_make(const cs_call *c)
         return NULL;
     }
     /* single copy between processes: can this rank read its neighbour's
-     * memory (same user, ptrace policy, no seccomp filter)?  All must; the
+     * memory (same user, ptrace policy, no seccomp filter; alone: nothing to
+     * read, yes)?  All must; the
      * verdicts meet in the segment (no MPI call). */
-    int cma = c->size > 1 && cs_shm_peek(s, (c->rank + 1) % c->size, &probe, &(uint64_t){0});
+    int cma = c->size == 1 || cs_shm_peek(s, (c->rank + 1) % c->size, &probe, &(uint64_t){0});
     cs_shm_set(&s->r[c->rank]->can_read, 1 + (uint64_t)cma);
     s->cma = 1;
+    uint64_t cpus[16] = {0};
     for (int i = 0; i < c->size; i++) {
         cs_shm_wait(s, &s->r[i]->can_read, 1);
         s->cma &= __atomic_load_n(&s->r[i]->can_read.v, __ATOMIC_ACQUIRE) == 2;
+        for (int k = 0; k < 16; k++) /* (written before can_read) */
+            cpus[k] |= s->r[i]->cpus[k];
     }
+    /* the spin rule, now that the processors the ranks may use are known */
+    int ncpus = 0;
+    for (int k = 0; k < 16; k++)
+        ncpus += __builtin_popcountll(cpus[k]);
+    s->spin = cs_shm_spin_for(c->size, ncpus);
     return s;
 }
 
 cs_shm *cs_shm_get(const cs_call *c)
 {
     cs_comm_state *st = c->st;
-    if (st->shm)
+    if (st->shm) {
+        ((cs_shm *)st->shm)->calls++;
         return st->shm;
+    }
     if (st->shm_failed)
         return NULL;
     st->shm = shm_make(c);
+    if (st->shm)
+        ((cs_shm *)st->shm)->calls = 1;
     if (!st->shm) {
         st->shm_failed = 1;
         if (cs_coll_warn && c->rank == 0)

@@ -99,10 +99,13 @@ typedef struct cs_shm_rank {
     struct {                          /* bcast.shm.cma: where the root's bytes are */
         cs_shm_flag v;                /* the step they are for */
         uint64_t addr;                /* in the owner's address space */
-        int64_t pid;
+        int64_t pid;                  /* the owner's process (also: stuck-wait report) */
+        int64_t world;                /* its rank in MPI_COMM_WORLD (stuck-wait report) */
     } cma;
     cs_shm_flag can_read; /* set once: 1 + (owner can read its neighbour's memory) */
     cs_shm_dyn dyn[2];    /* the dynamic reductions' piece of step s: dyn[s % 2] (dynamic.c) */
+    uint64_t cpus[16];    /* set once, before can_read: the CPUs the owner may run on
+                             (its affinity, CPUs 0..1023), for the spin rule */
     _Alignas(CS_SHM_LINE) unsigned char slot[2][CS_SHM_SLOT];
 } cs_shm_rank;
 #define CS_SHM_RANK_BYTES sizeof(cs_shm_rank)
@@ -113,7 +116,10 @@ typedef struct cs_shm {
     size_t map_bytes;
     int p, rank;
     int spin;             /* polls before yielding */
-    uint64_t seq, step;   /* shared-memory calls / data steps run so far */
+    uint64_t seq, step;   /* barrier calls / data steps run so far */
+    uint64_t calls;       /* shared-memory calls on it so far (cs_shm_get counts
+                             them; the same on every rank) */
+    char comm[64];        /* the communicator's name, or how to find it (report) */
     uint64_t nsig;        /* barrier.shm.counter calls (its counter counts only them) */
     int counted;          /* its bytes count against the limit */
     int cma;              /* 1: every rank can read every other's memory
@@ -160,9 +166,18 @@ cs_shm *cs_shm_get(const cs_call *c);
 void cs_shm_free(cs_shm *s);
 
 /* wait.c: wait until flag f holds a value >= v (acquire); cs_shm_spin_for:
- * the polls before yielding for a segment of p ranks on this node. */
+ * the polls before yielding for a segment of p ranks on this node that
+ * may run on `cpus` processors together (the union of their affinities;
+ * 0: unknown).
+ * Stuck-wait report: one wait that takes longer than cs_shm_set_stuck's
+ * seconds (COLLSEL_SHM_STUCK, set by the shim; default 10; 0: never)
+ * prints one line through cs_coll_warn (COLLSEL_VERBOSE >= 1): this
+ * process, the method (cs_method_running), the communicator, the call's
+ * number on it (s->calls) and the rank whose flag it waits for (its world
+ * rank, process id and state); then it goes on waiting. */
 void cs_shm_wait(const cs_shm *s, const cs_shm_flag *f, uint64_t v);
-int cs_shm_spin_for(int p);
+int cs_shm_spin_for(int p, int cpus);
+void cs_shm_set_stuck(double seconds);
 static inline void cs_shm_set(cs_shm_flag *f, uint64_t v)
 {
     __atomic_store_n(&f->v, v, __ATOMIC_RELEASE);

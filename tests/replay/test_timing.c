@@ -1,7 +1,8 @@
 /* MPI test of replay/timing.c and the root rotation of replay/op.c:
  *  - a round's time is the maximum over ranks: rank r sleeps (r + 1) x D per
  *    call, so the median per call is >= size x D (lower bounds only: the
- *    machine may be slow, never fast);
+ *    machine may be slow, never fast; no check here compares two timings
+ *    or bounds one from above, as a busy machine can stretch any round);
  *  - every rank gets the same result (same stop decision, same rounds);
  *  - a very fast closure gets many calls per round (round >= ~100 us);
  *  - a closure that never settles stops at the round/time bound;
@@ -142,7 +143,8 @@ static void test_interleaved(void)
         for (int c = 0; c < 6; c++)
             CHECK(x[k * 6 + c] * 1e6 >= t[k].min_us * 0.999 && x[k * 6 + c] * 1e6 <= t[k].max_us * 1.001);
     }
-    CHECK(t[0].median_us < t[1].median_us);
+    /* (each closure's own lower bound above is what tells them apart:
+     * rounds given to the wrong closure put 100 us under the 300 us one) */
     /* time bound: at least min_rounds cycles, then stop */
     o.max_rounds = 100000;
     o.min_rounds = 3;
@@ -261,7 +263,7 @@ int main(int argc, char **argv)
     long one = 1;
     CHECK(cs_time_collective(MPI_COMM_WORLD, erratic, &one, &eo, &t) == MPI_SUCCESS);
     CHECK(!t.converged && t.rounds == 12);
-    CHECK(t.max_us >= 450 && t.min_us < 450);
+    CHECK(t.max_us >= 450 && t.min_us >= 100 * 0.999);
     same_everywhere(&t);
 
     test_roots();

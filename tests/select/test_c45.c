@@ -17,7 +17,13 @@ static void test_upper(void)
         CHECK(fabs(u - v[i][2]) < 0.0015, "U25(%g, %g) = %.4f, book %.3f", v[i][1], v[i][0], u,
               v[i][2]);
     }
-    CHECK(fabs(cs_c45_upper(2.5, 0.5, 0.25) - cs_c45_upper(2.5, 0.5, 0.25)) == 0, "stable");
+    /* C4.5 between 0 and 1 error: linear from U(N, 0) to U(N, 1), and the
+     * limit grows with the errors */
+    double u0 = cs_c45_upper(2.5, 0, 0.25), uh = cs_c45_upper(2.5, 0.5, 0.25),
+           u1 = cs_c45_upper(2.5, 1, 0.25);
+    CHECK(u0 < uh && uh < u1 && fabs(uh - (u0 + u1) / 2) < 1e-12, "U25(0.5, 2.5) = %.4f: halfway "
+          "between %.4f and %.4f", uh, u0, u1);
+    CHECK(fabs(u0 - (1 - pow(0.25, 1 / 2.5))) < 1e-12, "U25(0, 2.5) = %.4f: (1 - U)^N = CF", u0);
     CHECK(cs_c45_upper(10, 2, 0.05) > cs_c45_upper(10, 2, 0.25), "lower confidence, higher limit");
     CHECK(cs_c45_upper(10, 10, 0.25) == 1 && cs_c45_upper(0, 0, 0.25) == 0, "edges");
 }

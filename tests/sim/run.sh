@@ -9,10 +9,8 @@
 #  2. tools/papers.sh on a tiny grid (2 comm sizes x 2 message sizes at 4
 #     simulated ranks): every table and picture of the papers' run is
 #     written (so that the script cannot rot).
-# (The correctness matrix is built for SMPI too, tests/sim/matrix, but is
-# not run here: with resized datatypes in large messages, and user ops on
-# them, SMPI's own native results disagree with ours, which match Open
-# MPI's and MPICH's in the same cases; not investigated further.)
+# (The correctness matrix does not run under SMPI: tests/sim/meson.build
+# says why.)
 set -e
 S=$1 collsel=$2
 top=$(cd "$(dirname "$0")/../.." && pwd)

@@ -1,4 +1,7 @@
-/* Stress of every shared-memory method: back-to-back calls with no
+/* Stress of every shared-memory method (every registry method of
+ * cs_method_shm_only: composed methods of shared-memory steps too, and
+ * methods added later; at least one per collective must be found, and
+ * every one must apply): back-to-back calls with no
  * barrier between them, changing roots and sizes (across the 64 KiB slots
  * and the 32 KiB reduction chunks: a fast rank must never overwrite a slot
  * a slow one still reads, nor take a flag of the previous call for this
@@ -175,12 +178,14 @@ int main(int argc, char **argv)
     /* the barrier check's counter: one int in shared memory per world */
     MPI_Comm node;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, wrank, MPI_INFO_NULL, &node);
+    int nfound = 0;
     for (int coll = 0; coll < CS_NCOLL; coll++) {
-        int nm;
+        int nm, found = 0;
         const cs_method *t = cs_methods((enum cs_coll)coll, &nm);
         for (int k = 1; k < nm; k++) {
-            if (!strstr(t[k].name, ".shm.") || (argc > 2 && !strstr(t[k].name, argv[2])))
+            if (!cs_method_shm_only(&t[k]) || (argc > 2 && !strstr(t[k].name, argv[2])))
                 continue;
+            found++;
             MPI_Comm cur = MPI_COMM_NULL;
             MPI_Win win = MPI_WIN_NULL;
             int *arrivals = NULL;
@@ -208,6 +213,20 @@ int main(int argc, char **argv)
             }
             MPI_Comm_free(&cur);
         }
+        if (wrank == 0)
+            printf("shm stress: %s: %d shared-memory methods\n", cs_coll_name(coll), found);
+        nfound += found;
+        if (!found && argc <= 2) { /* a name filter (argv[2]) may leave a collective out */
+            if (wrank == 0)
+                fprintf(stderr, "FAIL: no shared-memory method of %s in the registry\n",
+                        cs_coll_name(coll));
+            failures++;
+        }
+    }
+    if (!nfound) {
+        if (wrank == 0)
+            fprintf(stderr, "FAIL: no shared-memory method matches '%s'\n", argv[2]);
+        failures++;
     }
     long all;
     MPI_Allreduce(&failures, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);

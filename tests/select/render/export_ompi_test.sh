@@ -42,7 +42,8 @@ validate() {
     }'
 }
 
-# run FILE|none -> prints the number of collective-generated messages
+# run FILE|none -> sets $count to the number of collective-generated
+# messages (not called in $(...): its failures must reach $fails)
 run() {
     rm -f mon.*.prof
     extra="--mca pml_monitoring_enable 1 --mca pml_monitoring_enable_output 3"
@@ -53,13 +54,16 @@ run() {
     if [ $rc -ne 0 ] || ! grep -q "collectives ok" app.out; then
         fail "app with rules '$1' (exit $rc): $(head -5 app.out)"
     fi
-    cat mon.*.prof 2>/dev/null | awk -F'\t' '$1 == "E" { split($5, a, " "); s += a[1] } END { print s + 0 }'
+    count=$(cat mon.*.prof 2>/dev/null | awk -F'\t' '$1 == "E" { split($5, a, " "); s += a[1] } END { print s + 0 }')
 }
 
 "$here/synth_perf.sh" perf.csv && "$here/native_perf.sh" native.csv || exit 1
 "$collsel" tune --perf perf.csv -o synth.tree > /dev/null &&
 "$collsel" tune --perf native.csv -o native.tree > /dev/null || exit 1
-for t in synth native; do
+# only the native rows: a tree that says native everywhere
+awk -F, 'NR == 1 || $4 ~ /\.native$/' native.csv > allnative.csv
+"$collsel" tune --perf allnative.csv -o allnative.tree > /dev/null || exit 1
+for t in synth native allnative; do
     "$collsel" export $t.tree --format ompi-rules -o $t.conf > $t.out || fail "export $t"
     cat $t.out
     validate $t.conf || fail "$t.conf is not a valid rules file"
@@ -78,11 +82,21 @@ grep -q "alltoall.pairwise  *-> algorithm 2 " native.out ||
 # negative control: the same file cut after the first rule line
 head -n 9 synth.conf > broken.conf
 
-none=$(run none); ours=$(run synth.conf); broken=$(run broken.conf); nat=$(run native.conf)
-echo "collective messages: no rules file $none, synth.conf $ours, broken.conf $broken, native.conf $nat"
+run none; none=$count
+run synth.conf; ours=$count
+run broken.conf; broken=$count
+run native.conf; nat=$count
+run allnative.conf; allnat=$count
+echo "collective messages: no rules file $none, synth.conf $ours, broken.conf $broken, native.conf $nat, allnative.conf $allnat"
 [ "$none" -gt 0 ] || fail "pml monitoring counted no collective messages"
 [ "$ours" != "$none" ] || fail "Open MPI ignored synth.conf (same message count as without it)"
 [ "$ours" -gt "$none" ] || fail "the segmented pipeline of synth.conf should send more messages"
 [ "$broken" = "$none" ] || fail "broken.conf was not rejected (count $broken, without file $none)"
+# native.tree mixes native with binomial / Rabenseifner rules: Open MPI
+# must follow them; allnative.tree says native everywhere: its rules
+# (algorithm 0, "the fixed decision") must leave Open MPI's choice as it is
+[ "$nat" != "$none" ] || fail "Open MPI ignored native.conf (same message count as without it)"
+[ "$allnat" = "$none" ] ||
+    fail "allnative.conf changed Open MPI's choice (count $allnat, without file $none)"
 [ $fails -eq 0 ] && echo "export ompi-rules: all checks passed"
 exit $fails

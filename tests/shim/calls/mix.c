@@ -421,10 +421,16 @@ int main(int argc, char **argv)
     int nthreads = argc >= 4 && !strcmp(argv[2], "--threads") ? atoi(argv[3]) : 0;
     int me, np, provided = 0;
     if (nthreads > 0) {
+        /* an assertion, not a skip: the level passes through collsel's
+         * own MPI_Init_thread, and both MPI libraries collsel is built for
+         * provide MPI_THREAD_MULTIPLE (a skip would hide a regression) */
+        int queried = -1;
         MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-        if (provided < MPI_THREAD_MULTIPLE) {
-            fprintf(stderr, "shim_mix: MPI_THREAD_MULTIPLE not provided (%d)\n", provided);
-            MPI_Abort(MPI_COMM_WORLD, 77);
+        MPI_Query_thread(&queried);
+        if (provided != MPI_THREAD_MULTIPLE || queried != provided) {
+            fprintf(stderr, "shim_mix: FAILED: MPI_THREAD_MULTIPLE asked, %d provided, %d queried\n",
+                    provided, queried);
+            MPI_Abort(MPI_COMM_WORLD, 1);
         }
     } else {
         MPI_Init(&argc, &argv);

@@ -50,6 +50,18 @@ got=$(env -u LD_PRELOAD -u OMPI_COMM_WORLD_SIZE -u PMI_SIZE $lv=1 "$collsel" exe
 case "$got" in "[/"*libcollsel*) ;; *) echo "FAIL: script under a launcher: '$got'"; cat err.txt; fail=1 ;; esac
 env -u LD_PRELOAD PMI_RANK=1 "$collsel" exec -- ./script.sh >/dev/null 2>err.txt
 [ -s err.txt ] && { echo "FAIL: rank 1 printed:"; cat err.txt; fail=1; }
+# ... under Slurm's srun (what it sets: SLURM_PROCID, and the MPI plugin,
+# SLURM_MPI_TYPE: pmix for Open MPI, pmi2 for MPICH), read as the others'
+case $flavour in openmpi) st=pmix ;; *) st=pmi2 ;; esac
+got=$(env -u LD_PRELOAD -u OMPI_COMM_WORLD_SIZE -u PMI_SIZE SLURM_PROCID=0 SLURM_MPI_TYPE=$st \
+      "$collsel" exec -- ./script.sh 2>err.txt)
+case "$got" in "[/"*libcollsel*) ;; *) echo "FAIL: script under srun --mpi=$st: '$got'"; cat err.txt; fail=1 ;; esac
+env -u LD_PRELOAD -u OMPI_COMM_WORLD_RANK -u PMIX_RANK -u PMI_RANK SLURM_PROCID=1 "$collsel" exec -- \
+    ./script.sh >/dev/null 2>err.txt
+[ -s err.txt ] && { echo "FAIL: Slurm's rank 1 printed:"; cat err.txt; fail=1; }
+env -u LD_PRELOAD -u OMPI_COMM_WORLD_RANK -u PMIX_RANK -u PMI_RANK SLURM_PROCID=0 "$collsel" exec -- \
+    ./script.sh >/dev/null 2>err.txt
+grep -q "script.sh is a script" err.txt || { echo "FAIL: Slurm's rank 0 said nothing"; fail=1; }
 
 prev=$(ls /lib/*/libm.so.6 /usr/lib/*/libm.so.6 /lib64/libm.so.6 2>/dev/null | head -1)
 got=$(LD_PRELOAD=$prev "$collsel" exec --mpi "$flavour" --record a.prof --tree t.tree --force=bcast=bcast.binomial \

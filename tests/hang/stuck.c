@@ -1,0 +1,45 @@
+/* A rank stopped inside a run of shared-memory collectives (the stuck-wait
+ * report, tests/hang/stuck.sh).
+ *   usage: stuck DIR CALLS K STOPPED
+ * Every rank writes its pid to DIR/pid.RANK, then calls MPI_Barrier CALLS
+ * times; before call K (0-based) rank STOPPED stops itself (SIGSTOP: the
+ * others are already waiting for its flag); the test continues it.  Each
+ * barrier is checked with a bcast of the call number from a rotating root
+ * afterwards.  Exit 0 when every check held. */
+#include <mpi.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size, bad = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc < 5) {
+        if (rank == 0)
+            fprintf(stderr, "usage: stuck DIR CALLS K STOPPED\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    int calls = atoi(argv[2]), k = atoi(argv[3]), stopped = atoi(argv[4]);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/pid.%d", argv[1], rank);
+    FILE *f = fopen(path, "w");
+    if (!f || fprintf(f, "%ld\n", (long)getpid()) < 0 || fclose(f) != 0)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    for (int it = 0; it < calls; it++) {
+        if (it == k && rank == stopped)
+            raise(SIGSTOP);
+        MPI_Barrier(MPI_COMM_WORLD);
+        int v = rank == it % size ? it : -1;
+        MPI_Bcast(&v, 1, MPI_INT, it % size, MPI_COMM_WORLD);
+        bad += v != it;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("stuck: %d calls, %d wrong\n", calls, bad);
+    MPI_Finalize();
+    return bad != 0;
+}
