@@ -191,7 +191,7 @@ int cs_pat_run_init(cs_pat_run *r, const cs_pattern *pat, MPI_Comm sync, int gra
         return rc;
     PMPI_Comm_size(node, &local);
     PMPI_Comm_free(&node);
-    r->yield = cs_shm_spin_for(local) == 0; /* a node with more ranks than processors */
+    r->yield = cs_shm_spin_for(local, 0) == 0; /* a node with more ranks than processors */
     int mine = local == size;
     rc = PMPI_Allreduce(&mine, &one, 1, MPI_INT, MPI_MIN, sync);
     if (rc == MPI_SUCCESS && !one) /* several nodes: their clocks differ */
