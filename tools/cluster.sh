@@ -10,7 +10,8 @@
 #   tools/cluster.sh status | check
 # A node (collsel-node1 ... collsel-nodeN) is a network, UTS, IPC and mount
 # namespace: its own hostname (Open MPI names its session directory and
-# shared-memory segments after it), its own /dev/shm (a tmpfs), /etc/hosts
+# shared-memory segments after it), its own /dev/shm (a tmpfs), its own
+# /sys (a sysfs of its network namespace: UCX finds its interfaces there), /etc/hosts
 # naming every node (a file bind-mounted there), loopback, and one interface
 # collsel0 with 198.18.25.K/24 (RFC 2544's benchmarking range) on a veth to a
 # bridge.  The bridge lives in a namespace of its own (collsel-sw): the
@@ -100,6 +101,7 @@ start_node() {
     rm -f "$RUN/$nd.ready"
     nsenter --net="/run/netns/$nd" unshare --uts --ipc --mount --propagation private \
         sh -c "hostname $nd && mount -t tmpfs -o mode=1777 collsel-shm /dev/shm &&
+               umount -l /sys && mount -t sysfs collsel-sys /sys &&
                mount --bind $RUN/hosts /etc/hosts && : > $RUN/$nd.ready && exec sleep infinity" \
         < /dev/null > /dev/null 2> "$RUN/$nd.err" &
     echo "$! $(stat -L -c %i "/run/netns/$nd")" > "$RUN/$nd.pid"
@@ -171,6 +173,15 @@ host=\$1; shift
 exec "$SELF" exec "\$host" /bin/sh -c "\$*"
 EOF
     chmod 755 "$RUN/agent"
+    # rank i on core i mod ncores of the machine: a node's daemon binds its
+    # own ranks from core 0, so with --bind-to core the first rank of
+    # every node would share core 0 (2 nodes x 1 rank: both busy-polling
+    # one core, a 4 ms barrier; spread: 17 us)
+    local nc k=0
+    nc=$(nproc)
+    for i in $(seq 1 "$n"); do
+        for j in $(seq 1 "$r"); do echo "rank $k=$PFX$i slot=$((k % nc))"; k=$((k + 1)); done
+    done > "$RUN/rankfile"
     echo "$n $r" > "$RUN/state"
     echo "cluster: $n node(s) x $r rank(s) (${PFX}1..$PFX$n, $NET.1..$n on $IF${q:+, netem $q})"
     launch_lines
@@ -185,14 +196,19 @@ launcher() {
     np=${np:-$((n * r))}
     local hosts=
     for i in $(seq 1 "$n"); do hosts="$hosts${hosts:+,}$PFX$i:$r"; done
+    # more ranks than cores: a waiting rank yields the core (busy-polling
+    # ranks that share a core wait for the scheduler's time slice)
+    local y=0
+    [ "$np" -gt "$(nproc)" ] && y=1
     case "$fl" in
     openmpi)
-        # yield when idle: the nodes' ranks share this machine's cores
         echo "$SELF exec 1 mpirun.openmpi -n $np --host $hosts --mca plm_rsh_agent $RUN/agent" \
              "--mca btl self,vader,tcp --mca btl_tcp_if_include $IF --mca oob_tcp_if_include $IF" \
-             "--bind-to core:overload-allowed --mca mpi_yield_when_idle 1" ;;
+             "--rankfile $RUN/rankfile --mca mpi_yield_when_idle $y" ;;
     mpich)
-        echo "$SELF exec 1 mpiexec.hydra -n $np -hosts $hosts -launcher rsh -launcher-exec $RUN/agent -iface $IF" ;;
+        # unbound (hydra binds per node, from core 0); UCX over the nodes' interface
+        echo "$SELF exec 1 mpiexec.hydra -n $np -hosts $hosts -launcher rsh -launcher-exec $RUN/agent" \
+             "-iface $IF -genv UCX_NET_DEVICES $IF" ;;
     *) die "launcher takes openmpi or mpich (got '$fl')" ;;
     esac
 }
