@@ -6,7 +6,7 @@
 #   tools/cluster.sh down
 #   tools/cluster.sh exec NODE CMD [ARGS...]
 #   tools/cluster.sh kill NODE        (SIGKILL every process of NODE: a node failure)
-#   tools/cluster.sh launcher openmpi|mpich [-n NP]
+#   tools/cluster.sh launcher openmpi|mpich [--nodes N] [--ranks-per-node R]
 #   tools/cluster.sh status | check
 # A node (collsel-node1 ... collsel-nodeN) is a network, UTS, IPC and mount
 # namespace: its own hostname (Open MPI names its session directory and
@@ -173,27 +173,40 @@ host=\$1; shift
 exec "$SELF" exec "\$host" /bin/sh -c "\$*"
 EOF
     chmod 755 "$RUN/agent"
-    # rank i on core i mod ncores of the machine: a node's daemon binds its
-    # own ranks from core 0, so with --bind-to core the first rank of
-    # every node would share core 0 (2 nodes x 1 rank: both busy-polling
-    # one core, a 4 ms barrier; spread: 17 us)
-    local nc k=0
-    nc=$(nproc)
-    for i in $(seq 1 "$n"); do
-        for j in $(seq 1 "$r"); do echo "rank $k=$PFX$i slot=$((k % nc))"; k=$((k + 1)); done
-    done > "$RUN/rankfile"
     echo "$n $r" > "$RUN/state"
     echo "cluster: $n node(s) x $r rank(s) (${PFX}1..$PFX$n, $NET.1..$n on $IF${q:+, netem $q})"
     launch_lines
 }
 
-# The launch lines of both MPI libraries for the cluster that is up.
+# Open MPI's rankfile for N nodes x R ranks: rank i on core i mod ncores of
+# the machine.  A node's daemon binds its own ranks from core 0, so with
+# --bind-to core the first rank of every node would share core 0 (2 nodes x
+# 1 rank: both busy-polling one core, a 4 ms barrier; spread: 17 us).
+rankfile() {
+    local f=$RUN/rankfile.$1x$2 nc k=0 i j
+    nc=$(nproc)
+    for i in $(seq 1 "$1"); do
+        for j in $(seq 1 "$2"); do echo "rank $k=$PFX$i slot=$((k % nc))"; k=$((k + 1)); done
+    done > "$f.tmp" && mv "$f.tmp" "$f" && echo "$f"
+}
+
+# The launch line of an MPI library for the cluster that is up, on its
+# first NODES nodes with R ranks each (default: all, the R of `up`).
 launcher() {
-    local fl=${1:-} np=
+    local fl=${1:-} n r nn= rr= np
     shift || true
-    [ "${1:-}" = -n ] && np=${2:-}
+    while [ $# -gt 0 ]; do
+        case "$1" in
+        --nodes) nn=${2:-}; shift 2 || die "--nodes needs a count" ;;
+        --ranks-per-node) rr=${2:-}; shift 2 || die "--ranks-per-node needs a count" ;;
+        *) die "launcher: unknown option '$1' (see --help)" ;;
+        esac
+    done
     read -r n r < <(state)
-    np=${np:-$((n * r))}
+    case "$nn" in '') nn=$n ;; *[!0-9]*|0) die "--nodes takes 1..$n (got '$nn')" ;; esac
+    case "$rr" in '') rr=$r ;; *[!0-9]*|0) die "--ranks-per-node takes a count (got '$rr')" ;; esac
+    [ "$nn" -le "$n" ] || die "the cluster has $n node(s), not $nn" 1
+    n=$nn r=$rr np=$((nn * rr))
     local hosts=
     for i in $(seq 1 "$n"); do hosts="$hosts${hosts:+,}$PFX$i:$r"; done
     # more ranks than cores: a waiting rank yields the core (busy-polling
@@ -204,7 +217,7 @@ launcher() {
     openmpi)
         echo "$SELF exec 1 mpirun.openmpi -n $np --host $hosts --mca plm_rsh_agent $RUN/agent" \
              "--mca btl self,vader,tcp --mca btl_tcp_if_include $IF --mca oob_tcp_if_include $IF" \
-             "--rankfile $RUN/rankfile --mca mpi_yield_when_idle $y" ;;
+             "--rankfile $(rankfile "$n" "$r") --mca mpi_yield_when_idle $y" ;;
     mpich)
         # unbound (hydra binds per node, from core 0); UCX over the nodes' interface
         echo "$SELF exec 1 mpiexec.hydra -n $np -hosts $hosts -launcher rsh -launcher-exec $RUN/agent" \
