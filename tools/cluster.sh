@@ -210,25 +210,28 @@ launcher() {
     local hosts=
     for i in $(seq 1 "$n"); do hosts="$hosts${hosts:+,}$PFX$i:$r"; done
     # more ranks than cores: a waiting rank yields the core (busy-polling
-    # ranks that share a core wait for the scheduler's time slice)
+    # ranks that share a core wait for the scheduler's time slice); the
+    # nodes share this machine's processors, which COLLSEL_MACHINE_RANKS
+    # tells collsel's shared-memory waits (a node's own count is smaller)
     local y=0
     [ "$np" -gt "$(nproc)" ] && y=1
+    local root=
+    [ "$(id -u)" = 0 ] && root="--allow-run-as-root "
     case "$fl" in
     openmpi)
-        echo "$SELF exec 1 mpirun.openmpi -n $np --host $hosts --mca plm_rsh_agent $RUN/agent" \
+        echo "$SELF exec 1 mpirun.openmpi $root-n $np --host $hosts --mca plm_rsh_agent $RUN/agent" \
              "--mca btl self,vader,tcp --mca btl_tcp_if_include $IF --mca oob_tcp_if_include $IF" \
-             "--rankfile $(rankfile "$n" "$r") --mca mpi_yield_when_idle $y" ;;
+             "--rankfile $(rankfile "$n" "$r") --mca mpi_yield_when_idle $y -x COLLSEL_MACHINE_RANKS=$np" ;;
     mpich)
         # unbound (hydra binds per node, from core 0); UCX over the nodes' interface
         echo "$SELF exec 1 mpiexec.hydra -n $np -hosts $hosts -launcher rsh -launcher-exec $RUN/agent" \
-             "-iface $IF -genv UCX_NET_DEVICES $IF" ;;
+             "-iface $IF -genv UCX_NET_DEVICES $IF -genv COLLSEL_MACHINE_RANKS $np" ;;
     *) die "launcher takes openmpi or mpich (got '$fl')" ;;
     esac
 }
 
 launch_lines() {
     echo "Open MPI:"
-    [ "$(id -u)" = 0 ] && echo "  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
     echo "  $(launcher openmpi)"
     echo "MPICH (hydra):"
     echo "  $(launcher mpich)"
