@@ -235,6 +235,9 @@ const cs_method *cs_method_find(const char *name, enum cs_coll *coll, int *index
  * method: its applies() reads the node split, which exists once the
  * communicator has its private duplicate (the dispatcher attaches first). */
 int cs_method_needs_node(const cs_method *m);
+/* Does name hold one of the comma-separated substrings of list (the
+ * --methods filters of the test and bench programs)?  NULL list: yes. */
+int cs_name_matches(const char *name, const char *list);
 /* 1 if method idx of collective c applies to call c (always 1 for native). */
 int cs_method_applies(const cs_method *m, const cs_call *c);
 

@@ -38,7 +38,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: mpirun -n P collsel-bench [--coll C[,C...]] [--sizes LIST]\n"
-            "                                 [--time-per-method S] [--top N]\n\n"
+            "                                 [--time-per-method S] [--top N]\n"
+            "                                 [--methods SUBSTRING,...]\n\n"
             "Times every method of the chosen collectives (default: all of them)\n"
             "against native on MPI_COMM_WORLD at each size of LIST (default\n"
             "8,65536,4194304; suffixes k, M accepted; barrier has no size) and prints,\n"
@@ -46,7 +47,9 @@ static void usage(FILE *f)
             "Segmented variants whose segment is >= the message are skipped (they are\n"
             "the unsegmented method).  (All)reduce sums doubles (sizes rounded to 8 B).\n"
             "  --time-per-method S  bound of one measurement in seconds (default 0.2)\n"
-            "  --top N              print only the N best methods of each point\n");
+            "  --top N              print only the N best methods of each point\n"
+            "  --methods LIST       only the methods whose names hold one of these\n"
+            "                       comma-separated substrings (native always runs)\n");
 }
 
 /* Time op through method m; returns median us (collective). */
@@ -125,6 +128,8 @@ static double floor_us(const cs_timing_opts *o, int rank)
     return us;
 }
 
+static const char *only; /* --methods */
+
 static int bench_point(enum cs_coll coll, uint64_t bytes, const cs_timing_opts *o, int top,
                        int rank, double floor)
 {
@@ -139,7 +144,8 @@ static int bench_point(enum cs_coll coll, uint64_t bytes, const cs_timing_opts *
     cs_timing nat0, nat1, t;
     rc = measure(&op, &tab[0], o, &nat0);
     for (int i = 1; i < nm && rc == MPI_SUCCESS && rows; i++) {
-        if (cs_rop_redundant(&op, &tab[i]) || !cs_rop_applies(&op, &tab[i]))
+        if (!cs_name_matches(tab[i].name, only) || cs_rop_redundant(&op, &tab[i]) ||
+            !cs_rop_applies(&op, &tab[i]))
             continue;
         rc = measure(&op, &tab[i], o, &t);
         rows[nr++] = (row){tab[i].name, t.median_us, 0, t.rounds, t.converged};
@@ -220,6 +226,9 @@ int main(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--top") && v) {
             top = atoi(v);
+            i++;
+        } else if (!strcmp(a, "--methods") && v) {
+            only = v;
             i++;
         } else {
             fprintf(stderr, "collsel-bench: unknown or incomplete option '%s' (see --help)\n", a);

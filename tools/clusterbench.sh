@@ -7,11 +7,15 @@
 # point: native, native HAN, the best node-aware method and the best method.
 #   tools/clusterbench.sh [--layout NxR] [--delays 0,20] [--reps N]
 #                         [--sizes LIST] [--colls LIST] [--time-per-method S]
+#                         [--methods LIST]   (collsel-bench --methods; default
+#                         the node-aware ones and the point-to-point methods
+#                         they use between leaders)
 # Out of CI (minutes); the machine's other load shows in the figures.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${COLLSEL_BUILD:-$top/build}
 layout=2x2 delays=0,20 reps=3 sizes=8,65536,1048576 colls=bcast,reduce,allreduce,barrier tpm=0.05
+methods=.node.,node_,.binomial,.knomial.k4,.recursive_doubling,.dissemination,.rabenseifner
 usage() { sed -n '2,/^set -u/{/^set -u/d;s/^# \{0,1\}//p}' "$0"; }
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -21,6 +25,7 @@ while [ $# -gt 0 ]; do
     --sizes) sizes=$2; shift 2 ;;
     --colls) colls=$2; shift 2 ;;
     --time-per-method) tpm=$2; shift 2 ;;
+    --methods) methods=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "clusterbench.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
@@ -43,7 +48,7 @@ for d in ${delays//,/ }; do
             echo "== delay $d us, $layout, native $cfg, rep $rep"
             # shellcheck disable=SC2086
             $line $extra "$B/replay/collsel-bench" --coll "$colls" --sizes "$sizes" \
-                --time-per-method "$tpm"
+                --time-per-method "$tpm" --methods "$methods"
         done
     done
 done

@@ -436,20 +436,10 @@ static void allreduce_method(const group *g, int mi, const cs_method *m)
 
 #define BARRIER_ROUNDS 12
 
-/* Is the method named in --methods (a comma-separated list of substrings;
- * none: every method)? */
+/* Is the method named in --methods (none: every method)? */
 static int selected(const char *name)
 {
-    if (!G.filter)
-        return 1;
-    for (const char *p = G.filter; *p;) {
-        size_t n = strcspn(p, ",");
-        for (const char *q = name; n && (q = strchr(q, *p)); q++)
-            if (!strncmp(q, p, n))
-                return 1;
-        p += n + (p[n] == ',');
-    }
-    return 0;
+    return cs_name_matches(name, G.filter);
 }
 
 /* The check of one round: ranks of one node count on a shared-memory
