@@ -5,7 +5,7 @@
 #   tools/cluster.sh up N [--ranks-per-node R] [--delay US] [--rate RATE]
 #   tools/cluster.sh down
 #   tools/cluster.sh exec NODE CMD [ARGS...]
-#   tools/cluster.sh kill NODE        (SIGKILL every process of NODE: a node failure)
+#   tools/cluster.sh kill NODE        (SIGKILL every process in NODE: a node failure)
 #   tools/cluster.sh launcher openmpi|mpich [--nodes N] [--ranks-per-node R]
 #   tools/cluster.sh status | check
 # A node (collsel-node1 ... collsel-nodeN) is a network, UTS, IPC and mount
@@ -63,11 +63,11 @@ state() { # the layout of the cluster that is up: N R
 # The PIDs of processes inside a node (its network namespace).
 node_pids() { ip netns pids "$1" 2> /dev/null; }
 
-kill_node() { # NODE SIGNAL: every process inside it, by PID
+kill_node() { # NODE SIGNAL [KEEP]: every process inside it but KEEP, by PID
     local p pids
     pids=$(node_pids "$1")
     [ -n "$pids" ] || return 0
-    for p in $pids; do kill "-$2" "$p" 2> /dev/null; done
+    for p in $pids; do [ "$p" = "${3:-}" ] || kill "-$2" "$p" 2> /dev/null; done
 }
 
 teardown() {
@@ -253,8 +253,8 @@ exec)
 kill)
     [ $# -eq 1 ] || die "kill takes NODE"
     nd=$(node_name "$1") || die "no node '$1' (1..N or ${PFX}K)"
-    holder "$nd" > /dev/null || die "no node $nd (is the cluster up?)" 1
-    kill_node "$nd" KILL ;;
+    p=$(holder "$nd") || die "no node $nd (is the cluster up?)" 1
+    kill_node "$nd" KILL "$p" ;; # the node stays (its namespaces), as a rebooted one
 launcher) launcher "$@" ;;
 status)
     read -r n r < <(state)
