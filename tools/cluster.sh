@@ -18,7 +18,9 @@
 # host's network is not touched at all, and packets never leave the
 # namespaces made here.  --delay US adds a netem delay of US microseconds to
 # every node's egress (one-way node-to-node latency + US), --rate RATE
-# (tc units: 1gbit, 100mbit) limits its bandwidth.  The file systems are the
+# (tc units: 1gbit, 100mbit) limits its bandwidth (netem's rate, or tbf
+# without --delay); a kernel without the qdisc (no sch_netem): one line,
+# exit 77.  The file systems are the
 # host's (a shared file system, as on a cluster), except /dev/shm.
 # `up` prints the launch lines; mpirun runs inside node 1 (its daemons reach
 # it over the nodes' network) and starts the other nodes' daemons with an
@@ -87,7 +89,7 @@ teardown() {
         sleep 0.1
     done
     for ns in $(ip netns list 2> /dev/null | awk '{print $1}'); do
-        case "$ns" in "$PFX"[0-9]*|"$SW") ip netns del "$ns" ;; esac
+        case "$ns" in "$PFX"[0-9]*|"$SW"|"$SW-probe") ip netns del "$ns" ;; esac
     done
     rm -rf "$RUN"
 }
@@ -149,9 +151,22 @@ up() {
     ip netns add "$SW" && ip -n "$SW" link set lo up &&
         ip -n "$SW" link add "$BR" type bridge && ip -n "$SW" link set "$BR" up ||
         { teardown; die "cannot make the bridge namespace $SW" 1; }
+    # the link's qdisc: netem (delay, and rate with it), or tbf for a rate
+    # alone (kernels without sch_netem, as this machine's)
     local q=
-    [ "$delay" != 0 ] && q="delay ${delay}us"
-    [ -n "$rate" ] && q="$q rate $rate"
+    if [ "$delay" != 0 ]; then
+        q="netem delay ${delay}us${rate:+ rate $rate}"
+    elif [ -n "$rate" ]; then
+        q="tbf rate $rate burst 64kb latency 10ms"
+    fi
+    if [ -n "$q" ]; then # can this kernel do it?  (a scratch namespace)
+        local err
+        ip netns add collsel-sw-probe &&
+            err=$(tc -n collsel-sw-probe qdisc add dev lo root $q 2>&1)
+        local rc=$?
+        ip netns del collsel-sw-probe 2> /dev/null
+        [ $rc = 0 ] || { teardown; skip "tc qdisc '$q' is not possible here: $err"; }
+    fi
     for i in $(seq 1 "$n"); do
         local nd=$PFX$i
         ip netns add "$nd" &&
@@ -160,7 +175,7 @@ up() {
             ip -n "$nd" link set lo up &&
             ip -n "$nd" addr add "$NET.$i/24" dev "$IF" &&
             ip -n "$nd" link set "$IF" up &&
-            { [ -z "$q" ] || tc -n "$nd" qdisc add dev "$IF" root netem $q; } &&
+            { [ -z "$q" ] || tc -n "$nd" qdisc add dev "$IF" root $q; } &&
             start_node "$nd" ||
             { teardown; die "cannot make node $nd" 1; }
     done
@@ -174,7 +189,7 @@ exec "$SELF" exec "\$host" /bin/sh -c "\$*"
 EOF
     chmod 755 "$RUN/agent"
     echo "$n $r" > "$RUN/state"
-    echo "cluster: $n node(s) x $r rank(s) (${PFX}1..$PFX$n, $NET.1..$n on $IF${q:+, netem $q})"
+    echo "cluster: $n node(s) x $r rank(s) (${PFX}1..$PFX$n, $NET.1..$n on $IF${q:+, qdisc $q})"
     launch_lines
 }
 
