@@ -17,7 +17,7 @@
  *   exports map every family (select/render/export.c; the test
  *   render_export_families walks every registry method through it).
  *
- * Rules for algorithms (see ../shared/STYLE.md):
+ * Rules for algorithms:
  *  - they talk only through PMPI_* point-to-point calls on c->pcomm, the
  *    private duplicate of the user communicator (never on c->comm);
  *  - they never read configuration: parameters come from the method entry
@@ -25,7 +25,9 @@
  *  - errors from PMPI_* are returned to the caller unchanged, through one
  *    idiom (MPICH's MPIR_ERR_CHECK / fn_fail): CS_TRY(call) below, which
  *    keeps the code in the function's `rc` and jumps to its `out` label,
- *    where the clean-up runs and rc is returned;
+ *    where the clean-up runs and rc is returned; CS_TRY_CODE(rc) for a code
+ *    kept until a shared-memory step is finished (its flags raised, so
+ *    that no peer waits forever);
  *  - an algorithm may assume m->applies (if set) returned 1 for this call.
  *    applies() must depend only on values that are identical on every rank
  *    of the call (comm size, total bytes, op commutativity, count for
@@ -43,15 +45,32 @@
 #include <mpi.h>
 #include <stddef.h>
 
-#include "../common/colls.h"
+#include "common/colls.h"
 
 /* The error idiom of every algorithm: `int rc = MPI_SUCCESS;` ...
- * CS_TRY(PMPI_Send(...)); ... `out:` clean-up; `return rc;`. */
+ * CS_TRY(PMPI_Send(...)); ... `out:` clean-up; `return rc;`.  Resources
+ * that `out:` frees are declared (NULL) before the first CS_TRY. */
 #define CS_TRY(call)                      \
     do {                                  \
         if ((rc = (call)) != MPI_SUCCESS) \
             goto out;                     \
     } while (0)
+#define CS_TRY_CODE(code)                 \
+    do {                                  \
+        if ((code) != MPI_SUCCESS)        \
+            goto out;                     \
+    } while (0)
+
+/* Where piece j of n items cut into p pieces starts (j = 0 .. p; piece j
+ * is [cs_piece_at(n, p, j), cs_piece_at(n, p, j + 1))): as even as can be,
+ * the first n % p pieces one item larger.  The blocks of the ring and
+ * Rabenseifner reductions, the pieces of the shared-memory ones and of
+ * bcast.shm.ag. */
+static inline size_t cs_piece_at(size_t n, int p, int j)
+{
+    const size_t q = n / (size_t)p, extra = n % (size_t)p, i = (size_t)j;
+    return i * q + (i < extra ? i : extra);
+}
 
 /* Per-communicator state, created on first use, cached on the user
  * communicator with an attribute and freed by the attribute's delete
@@ -181,7 +200,16 @@ typedef struct cs_method {
  * this one place: the family unsegmented, then .seg1k .. .seg128k. */
 #define CS_METHOD(coll_, name_, algo_, seg_, fan_, desc_, applies_, fn_)                     \
     {.name = (name_), .coll = (coll_), .algo = (algo_), .segsize = (seg_), .fanout = (fan_), \
-     .desc = (desc_), .applies = (applies_), .fn = (fn_)}
+     .desc = (desc_), .applies = CS_CODE(applies_), .fn = CS_CODE(fn_)}
+/* The registry without MPI: the command line (`collsel methods`, cli/)
+ * links the registry files compiled with CS_REGISTRY_NAMES (library
+ * cs_registry_names): the same tables, names, parameters and descriptions,
+ * without the code (applies and fn NULL), so that it needs no MPI library. */
+#ifdef CS_REGISTRY_NAMES
+#define CS_CODE(f) NULL
+#else
+#define CS_CODE(f) (f)
+#endif
 #define CS_SEGMENT_SIZES(X, ...) \
     X(1, __VA_ARGS__) X(8, __VA_ARGS__) X(16, __VA_ARGS__) X(32, __VA_ARGS__) X(64, __VA_ARGS__) \
         X(128, __VA_ARGS__)

@@ -1,4 +1,4 @@
-/* Per-communicator state and the call descriptor (owner: dispatch).
+/* Per-communicator state and the call descriptor.
  *
  * The state of a user communicator is created on first use and cached on
  * it with an attribute (one keyval, created once per process).  Creating it
@@ -23,7 +23,6 @@
  * with is_inter set and no private communicator (never used by us).
  */
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "coll.h"
@@ -58,7 +57,7 @@ static state_node live = {.prev = &live, .next = &live};
 #define CS_TLS _Thread_local /* SMPI dlopens one copy per simulated rank:
         initial-exec would exhaust the static TLS block */
 #endif
-static atomic_ulong state_gen = 1;
+static unsigned long state_gen = 1;
 static CS_TLS struct {
     MPI_Comm comm;
     cs_comm_state *st;
@@ -72,13 +71,13 @@ void cs_comm_freeing_begin(cs_comm_freeing *f, MPI_Comm comm)
     f->comm = comm;
     f->up = freeing;
     freeing = f;
-    atomic_fetch_add_explicit(&state_gen, 1, memory_order_acq_rel);
+    __atomic_fetch_add(&state_gen, 1, __ATOMIC_ACQ_REL);
 }
 
 void cs_comm_freeing_end(cs_comm_freeing *f)
 {
     freeing = f->up;
-    atomic_fetch_add_explicit(&state_gen, 1, memory_order_acq_rel);
+    __atomic_fetch_add(&state_gen, 1, __ATOMIC_ACQ_REL);
 }
 
 static void live_unlink(state_node *n)
@@ -96,7 +95,7 @@ static int state_delete(MPI_Comm comm, int key, void *attr, void *extra)
 {
     (void)comm, (void)key, (void)extra;
     state_node *n = attr;
-    atomic_fetch_add_explicit(&state_gen, 1, memory_order_acq_rel);
+    __atomic_fetch_add(&state_gen, 1, __ATOMIC_ACQ_REL);
     live_unlink(n);
     int rc = MPI_SUCCESS;
     cs_shm_state_free(&n->st); /* collective, as the free of the user's communicator */
@@ -129,11 +128,12 @@ static int finalize_hook(MPI_Comm comm, int key, void *attr, void *extra)
 
 static void create_keys(void)
 {
-    key_rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, state_delete, &state_key, NULL);
-    if (key_rc == MPI_SUCCESS)
-        key_rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_hook, &self_key, NULL);
-    if (key_rc == MPI_SUCCESS)
-        key_rc = PMPI_Comm_set_attr(MPI_COMM_SELF, self_key, NULL);
+    int rc;
+    CS_TRY(PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, state_delete, &state_key, NULL));
+    CS_TRY(PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_hook, &self_key, NULL));
+    CS_TRY(PMPI_Comm_set_attr(MPI_COMM_SELF, self_key, NULL));
+out:
+    key_rc = rc;
 }
 
 int cs_comm_states_init(void)
@@ -155,7 +155,7 @@ static int remember(MPI_Comm comm, cs_comm_state *st, unsigned long gen)
  * while this thread is freeing comm (its state may be gone already). */
 static int state_peek(MPI_Comm comm, cs_comm_state **st)
 {
-    unsigned long gen = atomic_load_explicit(&state_gen, memory_order_acquire);
+    unsigned long gen = __atomic_load_n(&state_gen, __ATOMIC_ACQUIRE);
     for (int i = 0; i < CS_TCACHE; i++)
         if (tcache[i].comm == comm && tcache[i].gen == gen && tcache[i].st) {
             *st = tcache[i].st;
@@ -165,27 +165,26 @@ static int state_peek(MPI_Comm comm, cs_comm_state **st)
         if (f->comm == comm)
             return MPI_ERR_COMM;
     pthread_once(&key_once, create_keys);
-    if (key_rc != MPI_SUCCESS)
-        return key_rc;
+    state_node *n = NULL;
     void *v;
-    int found, rc = PMPI_Comm_get_attr(comm, state_key, &v, &found);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    int found, rc;
+    CS_TRY(key_rc);
+    CS_TRY(PMPI_Comm_get_attr(comm, state_key, &v, &found));
     if (found)
         return remember(comm, *st = v, gen);
-    state_node *n = calloc(1, sizeof *n);
-    if (!n)
-        return MPI_ERR_NO_MEM;
+    rc = MPI_ERR_NO_MEM;
+    if (!(n = calloc(1, sizeof *n)))
+        goto out;
     n->st.pcomm = MPI_COMM_NULL;
     n->st.nodecomm = MPI_COMM_NULL;
-    if ((rc = PMPI_Comm_test_inter(comm, &n->st.is_inter)) != MPI_SUCCESS ||
-        (rc = PMPI_Comm_rank(comm, &n->st.rank)) != MPI_SUCCESS ||
-        (rc = PMPI_Comm_size(comm, &n->st.size)) != MPI_SUCCESS ||
-        (rc = PMPI_Comm_set_attr(comm, state_key, n)) != MPI_SUCCESS) {
-        free(n);
-        return rc;
-    }
+    CS_TRY(PMPI_Comm_test_inter(comm, &n->st.is_inter));
+    CS_TRY(PMPI_Comm_rank(comm, &n->st.rank));
+    CS_TRY(PMPI_Comm_size(comm, &n->st.size));
+    CS_TRY(PMPI_Comm_set_attr(comm, state_key, n));
     return remember(comm, *st = &n->st, gen);
+out:
+    free(n);
+    return rc;
 }
 
 /* Create the private communicator of st (collective over comm). */
@@ -198,20 +197,13 @@ static int state_attach(MPI_Comm comm, cs_comm_state *st)
     if (st->dup_rc != MPI_SUCCESS)
         return st->dup_rc; /* failed before: do not retry */
     MPI_Group g;
-    int rc = PMPI_Comm_group(comm, &g);
-    if (rc == MPI_SUCCESS) {
-        rc = PMPI_Comm_create(comm, g, &st->pcomm);
-        PMPI_Group_free(&g);
-    }
-    if (rc == MPI_SUCCESS) /* errors go to the caller, then to comm's handler */
-        rc = PMPI_Comm_set_errhandler(st->pcomm, MPI_ERRORS_RETURN);
-    if (rc != MPI_SUCCESS) {
-        if (st->pcomm != MPI_COMM_NULL)
-            PMPI_Comm_free(&st->pcomm);
-        st->pcomm = MPI_COMM_NULL;
-        st->dup_rc = rc;
-        return rc;
-    }
+    int rc;
+    CS_TRY(PMPI_Comm_group(comm, &g));
+    rc = PMPI_Comm_create(comm, g, &st->pcomm);
+    PMPI_Group_free(&g);
+    CS_TRY_CODE(rc);
+    /* errors go to the caller, then to comm's handler */
+    CS_TRY(PMPI_Comm_set_errhandler(st->pcomm, MPI_ERRORS_RETURN));
     if (cs_shm_node_init(st) != MPI_SUCCESS) /* which ranks share memory */
         st->node_local = 0;
     state_node *n = (state_node *)st;
@@ -222,22 +214,29 @@ static int state_attach(MPI_Comm comm, cs_comm_state *st)
     live.next = n;
     pthread_mutex_unlock(&live_lock);
     return MPI_SUCCESS;
+out:
+    if (st->pcomm != MPI_COMM_NULL)
+        PMPI_Comm_free(&st->pcomm);
+    st->pcomm = MPI_COMM_NULL;
+    st->dup_rc = rc;
+    return rc;
 }
 
 int cs_comm_state_get(MPI_Comm comm, cs_comm_state **st)
 {
-    int rc = state_peek(comm, st);
-    if (rc == MPI_SUCCESS && !(*st)->is_inter)
-        rc = state_attach(comm, *st);
+    int rc;
+    CS_TRY(state_peek(comm, st));
+    if (!(*st)->is_inter)
+        CS_TRY(state_attach(comm, *st));
+out:
     return rc;
 }
 
 static int call_init(cs_call *c, enum cs_coll coll, MPI_Comm comm)
 {
     cs_comm_state *st;
-    int rc = state_peek(comm, &st);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    int rc;
+    CS_TRY(state_peek(comm, &st));
     /* field by field: a compound literal zeroes the whole struct first
      * (rep stos), a measurable part of the per-call cost */
     c->coll = coll;
@@ -254,50 +253,52 @@ static int call_init(cs_call *c, enum cs_coll coll, MPI_Comm comm)
     c->rank = st->rank;
     c->size = st->size;
     c->bytes = 0;
-    return MPI_SUCCESS;
+out:
+    return rc;
 }
 
 static int call_bytes(cs_call *c)
 {
     MPI_Count sz;
-    int rc = PMPI_Type_size_x(c->dt, &sz);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    int rc;
+    CS_TRY(PMPI_Type_size_x(c->dt, &sz));
     if (sz < 0 || c->count < 0)
         return MPI_ERR_COUNT;
     c->bytes = (size_t)sz * (size_t)c->count;
-    return MPI_SUCCESS;
+out:
+    return rc;
 }
 
 int cs_call_bcast_local(cs_call *c, void *buf, int count, MPI_Datatype dt, int root,
                         MPI_Comm comm)
 {
-    int rc = call_init(c, CS_BCAST, comm);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    int rc;
+    CS_TRY(call_init(c, CS_BCAST, comm));
     c->buf = buf;
     c->count = count;
     c->dt = dt;
     c->root = root;
-    return call_bytes(c);
+    rc = call_bytes(c);
+out:
+    return rc;
 }
 
 /* Reduce and allreduce: buffers, op and its commutativity. */
 static int call_reduction(cs_call *c, enum cs_coll coll, const void *sendbuf, void *recvbuf,
                           int count, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm)
 {
-    int rc = call_init(c, coll, comm);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    int rc;
+    CS_TRY(call_init(c, coll, comm));
     c->sendbuf = sendbuf;
     c->buf = recvbuf;
     c->count = count;
     c->dt = dt;
     c->op = op;
     c->root = root;
-    if ((rc = PMPI_Op_commutative(op, &c->commute)) != MPI_SUCCESS)
-        return rc;
-    return call_bytes(c);
+    CS_TRY(PMPI_Op_commutative(op, &c->commute));
+    rc = call_bytes(c);
+out:
+    return rc;
 }
 
 int cs_call_reduce_local(cs_call *c, const void *sendbuf, void *recvbuf, int count,
@@ -351,4 +352,12 @@ int cs_call_allreduce(cs_call *c, const void *sendbuf, void *recvbuf, int count,
                       MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     return attached(c, cs_call_allreduce_local(c, sendbuf, recvbuf, count, dt, op, comm));
+}
+
+int cs_dt_plain(MPI_Datatype dt)
+{
+    return dt == MPI_BYTE || dt == MPI_CHAR || dt == MPI_INT || dt == MPI_DOUBLE ||
+           dt == MPI_UNSIGNED_CHAR || dt == MPI_SIGNED_CHAR || dt == MPI_UNSIGNED ||
+           dt == MPI_LONG || dt == MPI_UNSIGNED_LONG || dt == MPI_LONG_LONG || dt == MPI_FLOAT ||
+           dt == MPI_SHORT || dt == MPI_INT32_T || dt == MPI_INT64_T || dt == MPI_UINT64_T;
 }

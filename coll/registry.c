@@ -78,14 +78,6 @@ int cs_method_needs_node(const cs_method *m)
            cs_method_needs_node(m->part[0]) || cs_method_needs_node(m->part[1]);
 }
 
-int cs_dt_plain(MPI_Datatype dt)
-{
-    return dt == MPI_BYTE || dt == MPI_CHAR || dt == MPI_INT || dt == MPI_DOUBLE ||
-           dt == MPI_UNSIGNED_CHAR || dt == MPI_SIGNED_CHAR || dt == MPI_UNSIGNED ||
-           dt == MPI_LONG || dt == MPI_UNSIGNED_LONG || dt == MPI_LONG_LONG || dt == MPI_FLOAT ||
-           dt == MPI_SHORT || dt == MPI_INT32_T || dt == MPI_INT64_T || dt == MPI_UINT64_T;
-}
-
 int cs_method_applies(const cs_method *m, const cs_call *c)
 {
     return !m->applies || m->applies(c, m) == 1;

@@ -1,11 +1,27 @@
 /* The collectives collsel can replace (MPI-free, shared by the shim, the
- * algorithms, select/ and the tools).  The values are part of the tree file
- * format: append only (a tree written before a collective was added still
- * loads). */
+ * algorithms, select/ and the tools): one row each.  The order is part of
+ * the tree file format: append only (a tree written before a collective was
+ * added still loads).  Adding a collective is a row here (its recorded twin
+ * CS_R_<ID> in record/profile.h is found by the same ID), its registry in
+ * coll/ and its dispatch in the shim. */
 #ifndef COLLSEL_COLLS_H
 #define COLLSEL_COLLS_H
 
-enum cs_coll { CS_BCAST = 0, CS_REDUCE = 1, CS_BARRIER = 2, CS_ALLREDUCE = 3, CS_NCOLL = 4 };
+/* X(ID, name, rooted, reduces, sized):
+ *   name     the lower-case name of trees, CSV rows and method names;
+ *   rooted   the call has a root (bcast, reduce);
+ *   reduces  the call combines values with an MPI_Op (send and receive
+ *            buffers, commutativity matters);
+ *   sized    the call carries a message (a barrier does not: 0 bytes). */
+#define CS_COLL_LIST(X)                    \
+    X(BCAST, "bcast", 1, 0, 1)             \
+    X(REDUCE, "reduce", 1, 1, 1)           \
+    X(BARRIER, "barrier", 0, 0, 0)         \
+    X(ALLREDUCE, "allreduce", 0, 1, 1)
+
+#define CS_COLL_ENUM(id, name, rooted, reduces, sized) CS_##id,
+enum cs_coll { CS_COLL_LIST(CS_COLL_ENUM) CS_NCOLL };
+#undef CS_COLL_ENUM
 
 /* "bcast", "reduce", "barrier", "allreduce"; NULL if out of range. */
 const char *cs_coll_name(int c);
@@ -14,5 +30,9 @@ const char *cs_coll_name(int c);
 const char *cs_coll_names(void);
 /* Reverse of cs_coll_name (exact, lower case); -1 if unknown. */
 int cs_coll_from_name(const char *s);
+/* The row's flags (0 out of range). */
+int cs_coll_rooted(int c);
+int cs_coll_reduces(int c);
+int cs_coll_sized(int c);
 
 #endif

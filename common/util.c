@@ -418,10 +418,33 @@ const char *cs_fmt_bytes(char *buf, size_t len, double bytes)
 
 #include "colls.h"
 
+static const struct {
+    const char *name;
+    int rooted, reduces, sized;
+} colls[CS_NCOLL] = {
+#define CS_COLL_ROW(id, name, rooted, reduces, sized) {name, rooted, reduces, sized},
+    CS_COLL_LIST(CS_COLL_ROW)
+#undef CS_COLL_ROW
+};
+
 const char *cs_coll_name(int c)
 {
-    static const char *names[CS_NCOLL] = {"bcast", "reduce", "barrier", "allreduce"};
-    return c >= 0 && c < CS_NCOLL ? names[c] : NULL;
+    return c >= 0 && c < CS_NCOLL ? colls[c].name : NULL;
+}
+
+int cs_coll_rooted(int c)
+{
+    return c >= 0 && c < CS_NCOLL && colls[c].rooted;
+}
+
+int cs_coll_reduces(int c)
+{
+    return c >= 0 && c < CS_NCOLL && colls[c].reduces;
+}
+
+int cs_coll_sized(int c)
+{
+    return c >= 0 && c < CS_NCOLL && colls[c].sized;
 }
 
 const char *cs_coll_names(void)

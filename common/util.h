@@ -4,7 +4,9 @@
  * Error idiom (used everywhere): a function that can fail returns int
  * (0 = ok, -1 = failed) and fills a caller-supplied `cs_err *` with one
  * human-readable line that names the thing (file, line, variable).  Inside a
- * function, CS_CHECK(expr) jumps to the single `fail:` label when expr < 0.
+ * function, CS_CHECK(expr) jumps to the single `out:` label when expr < 0,
+ * where the clean-up runs (the same label as the algorithms' CS_TRY,
+ * coll/coll.h: one cleanup label in the whole project).
  */
 #ifndef COLLSEL_UTIL_H
 #define COLLSEL_UTIL_H
@@ -29,10 +31,10 @@ typedef struct cs_err {
  * `return cs_fail(e, "...")` reads naturally.  e may be NULL. */
 int cs_fail(cs_err *e, const char *fmt, ...) CS_PRINTF(2, 3);
 
-#define CS_CHECK(expr)      \
-    do {                    \
-        if ((expr) < 0)     \
-            goto fail;      \
+#define CS_CHECK(expr)  \
+    do {                \
+        if ((expr) < 0) \
+            goto out;   \
     } while (0)
 
 /* CRC-32 (IEEE, reflected, as zlib).  Start with crc = 0. */

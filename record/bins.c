@@ -31,6 +31,29 @@ int cs_rcoll_rooted(int rcoll)
     return rcoll >= 0 && rcoll < CS_R_N ? rcolls[rcoll].rooted : 0;
 }
 
+/* The tuned collective and its recorded twin share their ID (CS_BCAST is
+ * recorded as CS_R_BCAST): one row in common/colls.h makes both. */
+int cs_coll_of_rcoll(int rcoll)
+{
+    switch (rcoll) {
+#define CS_COLL_CASE(id, name, rooted, reduces, sized) \
+    case CS_R_##id: return CS_##id;
+        CS_COLL_LIST(CS_COLL_CASE)
+#undef CS_COLL_CASE
+    default: return -1;
+    }
+}
+
+int cs_rcoll_of_coll(int coll)
+{
+    static const int rcoll[CS_NCOLL] = {
+#define CS_COLL_RCOLL(id, name, rooted, reduces, sized) CS_R_##id,
+        CS_COLL_LIST(CS_COLL_RCOLL)
+#undef CS_COLL_RCOLL
+    };
+    return coll >= 0 && coll < CS_NCOLL ? rcoll[coll] : -1;
+}
+
 int cs_rcoll_from_name(const char *name)
 {
     for (int i = 0; name && i < CS_R_N; i++)

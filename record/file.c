@@ -32,7 +32,7 @@ int cs_profile_encode(const cs_profile *p, cs_buf *out, cs_err *e)
     size_t zn = 0;
     if (cs_profile_serialize(p, &raw) < 0) {
         cs_fail(e, "out of memory serialising a profile of %zu cells", p->ncells);
-        goto fail;
+        goto out;
     }
     CS_CHECK(cs_zstd_compress(raw.p, raw.n, &z, &zn, e));
     unsigned char h[CS_PROFILE_HEADER];
@@ -44,12 +44,12 @@ int cs_profile_encode(const cs_profile *p, cs_buf *out, cs_err *e)
     cs_buf_put(out, z, zn);
     if (out->oom) {
         cs_fail(e, "out of memory encoding a profile");
-        goto fail;
+        goto out;
     }
     free(z);
     cs_buf_free(&raw);
     return 0;
-fail:
+out:
     free(z);
     cs_buf_free(&raw);
     return -1;
@@ -121,7 +121,7 @@ int cs_profile_write(const cs_profile *p, const char *path, cs_err *e)
     CS_CHECK(cs_write_file_atomic(path, b.p, b.n, e));
     cs_buf_free(&b);
     return 0;
-fail:
+out:
     cs_buf_free(&b);
     return -1;
 }
@@ -233,7 +233,7 @@ int cs_profile_load(cs_profile *p, const char *path, cs_err *e)
     size_t dlen = slash ? (size_t)(slash - path) : 0;
     if (dlen + 2 > sizeof dir) {
         cs_fail(e, "%s: path too long", path);
-        goto fail;
+        goto out;
     }
     if (slash) {
         memcpy(dir, path, dlen ? dlen : 1); /* "/file" lives in "/" */
@@ -249,12 +249,12 @@ int cs_profile_load(cs_profile *p, const char *path, cs_err *e)
     CS_CHECK(find_partials(dir, base, &ranks, &nranks, e));
     if (nranks && !(info = calloc(nranks, sizeof *info))) {
         cs_fail(e, "%s: out of memory listing %zu partial files", path, nranks);
-        goto fail;
+        goto out;
     }
     for (size_t i = 0; i < nranks; i++) {
         if (cs_profile_partial_path(part, sizeof part, path, (int)ranks[i]) < 0) {
             cs_fail(e, "%s: path too long", path);
-            goto fail;
+            goto out;
         }
         CS_CHECK(merge_file(p, part, &when, e));
         info[i] = (cs_partial_info){(int32_t)ranks[i], when};
@@ -262,7 +262,7 @@ int cs_profile_load(cs_profile *p, const char *path, cs_err *e)
     }
     if (found == 0) {
         cs_fail(e, "%s: no such profile (and no %s.partial.* files next to it)", path, base);
-        goto fail;
+        goto out;
     }
     if (nranks > 0)
         p->complete = 0;
@@ -270,7 +270,7 @@ int cs_profile_load(cs_profile *p, const char *path, cs_err *e)
     p->partials = info;
     free(ranks);
     return 0;
-fail:
+out:
     free(info);
     free(ranks);
     cs_profile_free(p);

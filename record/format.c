@@ -142,34 +142,34 @@ int cs_profile_deserialize_v(cs_profile *p, const void *data, size_t n, uint32_t
     m->start_time = (int64_t)start;
     if (cs_rd_u64(&r, &count) < 0) {
         cs_fail(e, "metadata cut short at byte %zu", r.off);
-        goto fail;
+        goto out;
     }
     if (count > (r.n - r.off) / CELL_MIN_BYTES) {
         cs_fail(e, "absurd cell count %llu for %zu bytes of data", (unsigned long long)count,
                 r.n - r.off);
-        goto fail;
+        goto out;
     }
     for (uint64_t i = 0; i < count; i++) {
         cs_cell c;
         CS_CHECK(rd_cell(&r, &c, e));
         if (p->ncells && cs_cell_key_cmp(&p->cells[p->ncells - 1], &c) >= 0) {
             cs_fail(e, "cell %llu is out of order or repeated", (unsigned long long)i);
-            goto fail;
+            goto out;
         }
         if (cs_profile_add_cell(p, &c) < 0) {
             cs_fail(e, "out of memory reading %llu cells", (unsigned long long)count);
-            goto fail;
+            goto out;
         }
     }
     if (cs_rd_u64(&r, &count) < 0 || count > (r.n - r.off) / SITE_MIN_BYTES) {
         cs_fail(e, r.bad ? "data cut short before the call sites"
                          : "absurd call-site count %llu", (unsigned long long)count);
-        goto fail;
+        goto out;
     }
     p->sites = count ? calloc(count, sizeof *p->sites) : NULL;
     if (count && !p->sites) {
         cs_fail(e, "out of memory reading %llu call sites", (unsigned long long)count);
-        goto fail;
+        goto out;
     }
     p->cap_sites = count;
     for (uint64_t i = 0; i < count; i++) {
@@ -182,37 +182,37 @@ int cs_profile_deserialize_v(cs_profile *p, const void *data, size_t n, uint32_t
             p->nsites++;
         if (r.bad) {
             cs_fail(e, "call site %llu cut short", (unsigned long long)i);
-            goto fail;
+            goto out;
         }
         if (s->coll >= CS_R_N || !TIME_OK(s->t_total) || s->rank_calls > CS_COUNT_MAX) {
             cs_fail(e, "call site %llu has collective %u, time %g or %llu calls",
                     (unsigned long long)i, s->coll, s->t_total,
                     (unsigned long long)s->rank_calls);
-            goto fail;
+            goto out;
         }
     }
     if (version >= 2) { /* version 1 ends before them: no selection, fold 0 */
         if (cs_rd_str(&r, &m->selection) < 0) {
             cs_fail(e, "the selection field is cut short");
-            goto fail;
+            goto out;
         }
         cs_rd_u32(&r, &p->fold);
         cs_rd_u64(&r, &p->folded_cells);
         if (r.bad) {
             cs_fail(e, "folding data cut short");
-            goto fail;
+            goto out;
         }
     }
     if (p->fold > CS_FOLD_MAX) {
         cs_fail(e, "folding level %u (0..%d)", p->fold, CS_FOLD_MAX);
-        goto fail;
+        goto out;
     }
     if (r.off != r.n) {
         cs_fail(e, "%zu unexpected bytes after the data", r.n - r.off);
-        goto fail;
+        goto out;
     }
     return 0;
-fail:
+out:
     cs_profile_free(p);
     return -1;
 }

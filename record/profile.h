@@ -23,7 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/util.h"
+#include "common/colls.h"
+#include "common/util.h"
 
 /* Every collective we record.  Order is part of the file format: append
  * only (the neighborhood collectives came later: profiles without them
@@ -66,6 +67,10 @@ enum cs_rcoll { CS_RCOLL_LIST(CS_RCOLL_ENUM) CS_R_N };
 const char *cs_rcoll_name(int rcoll);      /* "Bcast" */
 int cs_rcoll_rooted(int rcoll);            /* 1 for rooted collectives */
 int cs_rcoll_from_name(const char *name);  /* case-insensitive, -1 if unknown */
+/* The tuned collective (enum cs_coll) of a recorded one, -1 if collsel does
+ * not replace it; and back. */
+int cs_coll_of_rcoll(int rcoll);
+int cs_rcoll_of_coll(int coll);
 
 /* Message-size bins. */
 #define CS_BIN_SUB 4                       /* sub-bins per octave */

@@ -1,6 +1,6 @@
-/* collsel-bench: every method of bcast / reduce / barrier against the MPI
- * library's own collective (native), in the same run, at a few message
- * sizes on MPI_COMM_WORLD; prints per point the methods sorted by the ratio
+/* collsel-bench: every method of every collective collsel replaces against
+ * the MPI library's own collective (native), in the same run, at a few
+ * message sizes on MPI_COMM_WORLD; prints per point the methods sorted by the ratio
  * method / native (< 1: faster than native).  A benchmark, not a test:
  *
  *   mpirun -n 4 collsel-bench [--coll bcast] [--sizes 8,65536,4194304]
@@ -12,12 +12,11 @@
  */
 #include <mpi.h>
 #include <sched.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../coll/coll.h"
+#include "coll/coll.h"
 #include "op.h"
 #include "spec.h"
 #include "timing.h"
@@ -63,14 +62,14 @@ static int measure(cs_rop *op, const cs_method *m, const cs_timing_opts *o, cs_t
  * between world ranks 0 and 1 through shared memory (one cache line each
  * way), timed like a collective (rounds, median).  Other ranks idle. */
 typedef struct pingpong {
-    _Atomic uint64_t *ping, *pong;
+    uint64_t *ping, *pong;
     int rank;
     uint64_t n;
 } pingpong;
 
-static void pp_wait(_Atomic uint64_t *f, uint64_t v)
+static void pp_wait(uint64_t *f, uint64_t v)
 {
-    for (int i = 0; atomic_load_explicit(f, memory_order_acquire) < v; i++) {
+    for (int i = 0; __atomic_load_n(f, __ATOMIC_ACQUIRE) < v; i++) {
         if (i > 20000)
             sched_yield(); /* oversubscribed: let the peer run */
 #if defined(__x86_64__) || defined(__i386__)
@@ -87,11 +86,11 @@ static int pp_run(void *arg, long i)
     pingpong *p = arg;
     uint64_t v = ++p->n;
     if (p->rank == 0) {
-        atomic_store_explicit(p->ping, v, memory_order_release);
+        __atomic_store_n(p->ping, v, __ATOMIC_RELEASE);
         pp_wait(p->pong, v);
     } else if (p->rank == 1) {
         pp_wait(p->ping, v);
-        atomic_store_explicit(p->pong, v, memory_order_release);
+        __atomic_store_n(p->pong, v, __ATOMIC_RELEASE);
     }
     return MPI_SUCCESS;
 }
@@ -115,9 +114,10 @@ static double floor_us(const cs_timing_opts *o, int rank)
         MPI_Aint sz;
         int du;
         MPI_Win_shared_query(win, 0, &sz, &du, &base);
-        pingpong p = {(_Atomic uint64_t *)base, (_Atomic uint64_t *)(base + 64), rank, 0};
+        pingpong p = {(uint64_t *)base, (uint64_t *)(base + 64), rank, 0};
         if (rank == 0)
-            atomic_store(p.ping, 0), atomic_store(p.pong, 0);
+            __atomic_store_n(p.ping, 0, __ATOMIC_SEQ_CST),
+                __atomic_store_n(p.pong, 0, __ATOMIC_SEQ_CST);
         MPI_Barrier(node);
         cs_timing t;
         if (cs_time_collective(MPI_COMM_WORLD, pp_run, &p, o, &t) == MPI_SUCCESS)
@@ -159,7 +159,7 @@ static int bench_point(enum cs_coll coll, uint64_t bytes, const cs_timing_opts *
         qsort(rows, (size_t)nr, sizeof *rows, cmp_row);
         char b[32];
         printf("\n%s %s, %d ranks: native %.2f us (before %.2f, after %.2f), %d methods\n",
-               cs_coll_name(coll), coll == CS_BARRIER ? "-" : cs_fmt_bytes(b, sizeof b, (double)op.call.bytes),
+               cs_coll_name(coll), !cs_coll_sized(coll) ? "-" : cs_fmt_bytes(b, sizeof b, (double)op.call.bytes),
                op.call.size, nat, nat0.median_us, nat1.median_us, nr);
         printf("  %-34s %12s %7s %6s%s\n", "method", "median_us", "ratio", "rounds",
                floor > 0 ? "  x floor" : "");
@@ -253,8 +253,8 @@ int main(int argc, char **argv)
                "%.3f us (x floor below: the method's time in round trips)\n", floor);
     int rc = MPI_SUCCESS;
     for (int c = 0; c < CS_NCOLL && rc == MPI_SUCCESS; c++)
-        for (int s = 0; colls[c] && s < (c == CS_BARRIER ? 1 : nsizes) && rc == MPI_SUCCESS; s++)
-            rc = bench_point((enum cs_coll)c, c == CS_BARRIER ? 0 : sizes[s], &o, top, rank,
+        for (int s = 0; colls[c] && s < (cs_coll_sized(c) ? nsizes : 1) && rc == MPI_SUCCESS; s++)
+            rc = bench_point((enum cs_coll)c, cs_coll_sized(c) ? sizes[s] : 0, &o, top, rank,
                              floor);
     if (rc != MPI_SUCCESS && rank == 0) {
         char msg[MPI_MAX_ERROR_STRING];

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../select/perf.h"
+#include "select/perf.h"
 #include "op.h"
 #include "replay.h"
 #include "timing.h"

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../coll/pick.h"
+#include "select/pick.h"
 #include "op.h"
 #include "replay.h"
 #include "timing.h"
@@ -147,7 +147,7 @@ static void print_table(const cs_replay_opts *o, item *it, size_t n, double tot[
             snprintf(ci, sizeof ci, "[%.3f, %.3f]", it[i].rlo, it[i].rhi);
             printf("%-9s %5u %10s %8s %9.4g %6d %8ld %11.2f %11.2f %7.3f %-17s  %s%s\n", coll,
                    p->comm_size,
-                   p->coll == CS_BARRIER ? "-" : cs_fmt_bytes(b, sizeof b, (double)p->bytes), rm,
+                   !cs_coll_sized(p->coll) ? "-" : cs_fmt_bytes(b, sizeof b, (double)p->bytes), rm,
                    p->ops, it[i].cycles, calls, nu, tu, r, ci, it[i].method,
                    it[i].same ? "  (= native: the ratio shows the noise)"
                    : !slow ? ""

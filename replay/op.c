@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../record/profile.h"
-#include "../coll/pick.h"
+#include "record/profile.h"
+#include "select/pick.h"
 
 uint64_t cs_rop_bytes(enum cs_coll coll, uint64_t bytes)
 {
@@ -29,9 +29,9 @@ int cs_rop_init(cs_rop *op, enum cs_coll coll, MPI_Comm comm, uint64_t bytes, in
     uint64_t n = cs_rop_bytes(coll, bytes);
     if (n > INT32_MAX)
         return MPI_ERR_COUNT;
-    if (coll != CS_BARRIER) {
+    int reduces = cs_coll_reduces(coll);
+    if (cs_coll_sized(coll)) {
         op->buf = malloc(n ? n : 1);
-        int reduces = coll == CS_REDUCE || coll == CS_ALLREDUCE;
         op->sbuf = reduces ? malloc(n) : NULL;
         if (!op->buf || (reduces && !op->sbuf)) {
             cs_rop_free(op);
@@ -42,7 +42,7 @@ int cs_rop_init(cs_rop *op, enum cs_coll coll, MPI_Comm comm, uint64_t bytes, in
     int rc;
     if (coll == CS_BCAST) {
         rc = cs_call_bcast(&op->call, op->buf, (int)n, MPI_BYTE, 0, comm);
-    } else if (coll == CS_REDUCE || coll == CS_ALLREDUCE) {
+    } else if (reduces) {
         double *s = op->sbuf;
         for (uint64_t k = 0; k < n / 8; k++)
             s[k] = 1.0 + (double)(k % 7);

@@ -17,7 +17,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
-#include "../coll/coll.h"
+#include "coll/coll.h"
 
 struct cs_tree;
 

@@ -6,17 +6,6 @@
 
 #include "op.h"
 
-int cs_coll_of_rcoll(int rcoll)
-{
-    switch (rcoll) {
-    case CS_R_BCAST: return CS_BCAST;
-    case CS_R_REDUCE: return CS_REDUCE;
-    case CS_R_BARRIER: return CS_BARRIER;
-    case CS_R_ALLREDUCE: return CS_ALLREDUCE;
-    default: return -1;
-    }
-}
-
 static int add(cs_points *pts, const cs_point *p, cs_err *e)
 {
     if (pts->n == pts->cap) {
@@ -42,8 +31,8 @@ int cs_points_add_profile(cs_points *pts, const cs_profile *prof, const int coll
         if (coll < 0 || !colls[coll] || c->comm_size == 0 || c->rank_calls == 0)
             continue;
         cs_point p = {coll, c->comm_size, 0, (int)c->root_mode, c->root, 0};
-        if (coll == CS_BARRIER || c->nsizes == 0) {
-            p.bytes = coll == CS_BARRIER ? 0 : cs_bin_lo((int)c->bin);
+        if (!cs_coll_sized(coll) || c->nsizes == 0) {
+            p.bytes = cs_coll_sized(coll) ? cs_bin_lo((int)c->bin) : 0;
             p.ops = cs_cell_ops(c);
             if (add(pts, &p, e) < 0)
                 return -1;
@@ -64,8 +53,8 @@ int cs_points_add_grid(cs_points *pts, const cs_replay_grid *g, const int colls[
 {
     for (int c = 0; c < CS_NCOLL; c++)
         for (int i = 0; colls[c] && i < g->ncs; i++)
-            for (int j = 0; j < (c == CS_BARRIER ? 1 : g->nms); j++) {
-                cs_point p = {c, g->cs[i], c == CS_BARRIER ? 0 : g->ms[j], CS_ROOT_ZERO, 0, 0};
+            for (int j = 0; j < (cs_coll_sized(c) ? g->nms : 1); j++) {
+                cs_point p = {c, g->cs[i], cs_coll_sized(c) ? g->ms[j] : 0, CS_ROOT_ZERO, 0, 0};
                 if (add(pts, &p, e) < 0)
                     return -1;
             }

@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/colls.h"
-#include "../record/profile.h"
+#include "common/colls.h"
+#include "record/profile.h"
 #include "spec.h"
 
 typedef struct cs_point {
@@ -25,10 +25,6 @@ typedef struct cs_points {
     cs_point *p;
     size_t n, cap;
 } cs_points;
-
-/* enum cs_coll of a recorded collective (enum cs_rcoll), -1 if collsel does
- * not replace it. */
-int cs_coll_of_rcoll(int rcoll);
 
 /* colls[c] != 0 selects collective c. */
 int cs_points_add_profile(cs_points *pts, const cs_profile *prof, const int colls[CS_NCOLL],

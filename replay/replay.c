@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../select/perf.h"
-#include "../select/tree.h"
+#include "select/perf.h"
+#include "select/tree.h"
 #include "op.h"
 #include "replay.h"
 #include "spec.h"
@@ -41,7 +41,8 @@ static void usage(FILE *f)
         "tune spreads it over the application's calls).  Built for SimGrid SMPI, a point\n"
         "whose native calls take exactly the same simulated time (simulated computation\n"
         "off) gets one warm-up call and one round per method: more would add nothing.\n"
-        "  --profile PROFILE   the Bcast/Reduce/Barrier cells of a recorded profile: each\n"
+        "  --profile PROFILE   the cells of a recorded profile of the collectives collsel\n"
+        "                      replaces (--colls): each\n"
         "                      exact message size and communicator size, with the cell's\n"
         "                      root behaviour (root 0, a fixed root, or rotating roots)\n"
         "  --grid SPEC         comm sizes x message sizes, e.g. cs=2:4,ms=1:4M\n"
@@ -53,7 +54,7 @@ static void usage(FILE *f)
         "  --methods LIST      comma-separated method names, glob patterns ('bcast.knomial*')\n"
         "                      or collective names; native is always measured.  Without\n"
         "                      --colls, only the collectives named in LIST are replayed\n"
-        "  --colls LIST        bcast,reduce,barrier,allreduce (default: all)\n"
+        "  --colls LIST        comma-separated, of %s (default: all)\n"
         "  --time-per-point S  seconds for all methods of one point (default 2; --quick 0.3)\n"
         "  --budget S          total seconds: caps the time per point and the whole\n"
         "                      measurement (the points left when it is used up are\n"
@@ -81,9 +82,8 @@ static void usage(FILE *f)
         ">= the message are not measured (they behave exactly as the unsegmented method).\n"
         "Data: bcast moves bytes; (all)reduce sums doubles, its size rounded to the nearest\n"
         "multiple of 8 (>= 8) - the perf table records the size really reduced.\n\n"
-        "Mix (--mix PROFILE --tree TREE): replays the profile's Bcast/Reduce/Barrier/\n"
-        "Allreduce cells "
-        "natively and through the tree (first applicable candidate, as the preload\n"
+        "Mix (--mix PROFILE --tree TREE): replays the profile's cells natively and\n"
+        "through the tree (first applicable candidate, as the preload\n"
         "library does), each cell in alternating rounds N T, T N, ... measured exactly\n"
         "as in measuring mode (same buffers, roots, round size), and prints per point the\n"
         "native and tuned time per call, the chosen method, the ratio tuned/native (the\n"
@@ -93,7 +93,9 @@ static void usage(FILE *f)
         "                      budget gives more, half in equal shares, half in\n"
         "                      proportion to the points' share of the profile's time\n"
         "  --csv, --json       print the table as CSV or JSON instead of text (CSV: a\n"
-        "                      last row 'total' with the profile-weighted times in us)\n");
+        "                      last row 'total' with the profile-weighted times in us)\n"
+        "  -h, --help          this text\n",
+        cs_coll_names());
 }
 
 static int is_rank0_env(void)
@@ -121,12 +123,8 @@ static int bad(const char *fmt, ...)
 
 static int parse_seconds(const char *opt, const char *v, double *out)
 {
-    char *end;
-    double x = v ? strtod(v, &end) : 0;
-    if (!v || *end || !(x > 0 && x <= 86400))
-        return bad("%s '%s': need a number of seconds in (0, 86400]", opt, v ? v : "");
-    *out = x;
-    return 0;
+    cs_err e;
+    return cs_parse_seconds(v, 86400, out, &e) < 0 ? bad("%s %s", opt, e.msg) : 0;
 }
 
 static void list_methods(void)

@@ -5,7 +5,7 @@
 
 #include <mpi.h>
 
-#include "../common/colls.h"
+#include "common/colls.h"
 #include "points.h"
 
 struct cs_tree;

@@ -3,12 +3,31 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_VALUES 4096            /* per axis */
 #define MAX_MSG ((uint64_t)1 << 30) /* 1 GiB: the replay allocates buffers */
 #define MAX_CS 1048576u
+
+int cs_parse_seconds(const char *s, double max, double *out, cs_err *e)
+{
+    char *end;
+    double v = s ? strtod(s, &end) : 0;
+    if (!s || end == s || !isfinite(v))
+        return cs_fail(e, "'%s' is not a duration (e.g. 90, 90s, 5m, 1h)", s ? s : "");
+    if (!strcmp(end, "m") || !strcmp(end, "min"))
+        v *= 60;
+    else if (!strcmp(end, "h"))
+        v *= 3600;
+    else if (strcmp(end, "") && strcmp(end, "s"))
+        return cs_fail(e, "'%s' is not a duration (e.g. 90, 90s, 5m, 1h)", s);
+    if (!(v > 0 && v <= max))
+        return cs_fail(e, "'%s': need a duration in (0, %g] seconds", s, max);
+    *out = v;
+    return 0;
+}
 
 int cs_parse_size(const char *s, uint64_t *v, cs_err *e)
 {
@@ -109,7 +128,7 @@ int cs_replay_grid_parse(const char *spec, uint32_t world_size, cs_replay_grid *
     int cur = -1, rc = -1;
     if (!ax || !s) {
         cs_fail(e, "grid: out of memory");
-        goto done;
+        goto out;
     }
     for (char *save = NULL, *tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(tok, '=');
@@ -118,20 +137,20 @@ int cs_replay_grid_parse(const char *spec, uint32_t world_size, cs_replay_grid *
             cur = !strcmp(tok, "cs") ? 0 : !strcmp(tok, "ms") ? 1 : -1;
             if (cur < 0) {
                 cs_fail(e, "grid: unknown clause '%s' (accepted: cs=..., ms=...)", tok);
-                goto done;
+                goto out;
             }
             if (ax[cur].set) {
                 cs_fail(e, "grid: clause '%s' given twice", tok);
-                goto done;
+                goto out;
             }
             ax[cur].set = 1;
             tok = eq + 1;
         } else if (cur < 0) {
             cs_fail(e, "grid: '%s' must start with cs= or ms=", tok);
-            goto done;
+            goto out;
         }
         if (axis_token(&ax[cur], tok, cur == 0, e) < 0)
-            goto done;
+            goto out;
     }
     if (!ax[0].set)
         for (uint32_t c = 2; c <= world_size && ax[0].n < MAX_VALUES; c++)
@@ -143,17 +162,17 @@ int cs_replay_grid_parse(const char *spec, uint32_t world_size, cs_replay_grid *
         if (ax[0].v[i] < 1 || ax[0].v[i] > MAX_CS) {
             cs_fail(e, "grid: communicator size %llu out of range (1..%u)",
                     (unsigned long long)ax[0].v[i], MAX_CS);
-            goto done;
+            goto out;
         }
     for (int i = 0; i < ax[1].n; i++)
         if (ax[1].v[i] > MAX_MSG) {
             cs_fail(e, "grid: message size %llu out of range (0..%llu bytes)",
                     (unsigned long long)ax[1].v[i], (unsigned long long)MAX_MSG);
-            goto done;
+            goto out;
         }
     if (ax[0].n == 0 || ax[1].n == 0) {
         cs_fail(e, "grid: '%s' gives no %s", spec, ax[0].n == 0 ? "communicator size" : "message size");
-        goto done;
+        goto out;
     }
     ax[0].n = sort_unique(ax[0].v, ax[0].n);
     ax[1].n = sort_unique(ax[1].v, ax[1].n);
@@ -162,7 +181,7 @@ int cs_replay_grid_parse(const char *spec, uint32_t world_size, cs_replay_grid *
     if (!g->cs || !g->ms) {
         cs_fail(e, "grid: out of memory");
         cs_replay_grid_free(g);
-        goto done;
+        goto out;
     }
     for (int i = 0; i < ax[0].n; i++)
         g->cs[i] = (uint32_t)ax[0].v[i];
@@ -170,7 +189,7 @@ int cs_replay_grid_parse(const char *spec, uint32_t world_size, cs_replay_grid *
     g->ncs = ax[0].n;
     g->nms = ax[1].n;
     rc = 0;
-done:
+out:
     free(s);
     free(ax);
     return rc;
@@ -192,27 +211,27 @@ int cs_parse_size_list(const char *s, uint64_t **v, int *n, cs_err *e)
     *n = 0;
     if (!a || !d) {
         cs_fail(e, "out of memory");
-        goto done;
+        goto out;
     }
     for (char *save = NULL, *tok = strtok_r(d, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         uint64_t x;
         if (cs_parse_size(tok, &x, e) < 0 || axis_add(a, x, "sizes", e) < 0)
-            goto done;
+            goto out;
     }
     if (a->n == 0) {
         cs_fail(e, "'%s': no sizes (accepted: comma-separated sizes, e.g. 8,64k,4M)", s ? s : "");
-        goto done;
+        goto out;
     }
     a->n = sort_unique(a->v, a->n);
     *v = malloc(sizeof **v * (size_t)a->n);
     if (!*v) {
         cs_fail(e, "out of memory");
-        goto done;
+        goto out;
     }
     memcpy(*v, a->v, sizeof **v * (size_t)a->n);
     *n = a->n;
     rc = 0;
-done:
+out:
     free(d);
     free(a);
     return rc;

@@ -1,5 +1,6 @@
 /* Command-line value parsing of collsel-replay and collsel-bench (pure C,
- * no MPI): sizes, size lists, the measuring grid.
+ * no MPI; collsel autotune reads --budget with it too): sizes, durations,
+ * size lists, the measuring grid.
  *
  * Sizes: an integer with an optional binary suffix k/K (KiB), m/M (MiB),
  * g/G (GiB): "8", "64k", "4M".
@@ -19,7 +20,7 @@
 
 #include <stdint.h>
 
-#include "../common/util.h"
+#include "common/util.h"
 
 typedef struct cs_replay_grid {
     uint32_t *cs; /* ascending, no duplicates */
@@ -29,6 +30,9 @@ typedef struct cs_replay_grid {
 } cs_replay_grid;
 
 int cs_parse_size(const char *s, uint64_t *v, cs_err *e);
+/* A duration: a number of seconds with an optional unit s, m or min, h
+ * ("90", "90s", "1.5m", "1h"), in (0, max]. */
+int cs_parse_seconds(const char *s, double max, double *out, cs_err *e);
 /* Comma-separated sizes; *v malloc'd, sorted, duplicates removed. */
 int cs_parse_size_list(const char *s, uint64_t **v, int *n, cs_err *e);
 /* world_size: default upper communicator size. */

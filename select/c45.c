@@ -408,14 +408,14 @@ int cs_c45_grow(cs_c45 *t, const cs_c45_data *d, const cs_c45_opts *o, cs_err *e
     int rc = -1;
     if (!g.freq || !g.sorted || !idx || new_nodes(t, 1) < 0) {
         cs_fail(e, "C4.5: out of memory");
-        goto done;
+        goto out;
     }
     for (size_t i = 0; i < d->n; i++)
         idx[i] = (int)i;
     double err = grow(&g, 0, idx, (int)d->n, 0, 0);
     if (err < 0) {
         cs_fail(e, "C4.5: out of memory");
-        goto done;
+        goto out;
     }
     settle(t, 0, 0);
     cs_c45_shape s;
@@ -431,7 +431,7 @@ int cs_c45_grow(cs_c45 *t, const cs_c45_data *d, const cs_c45_opts *o, cs_err *e
         settle(t, 0, 0);
     }
     rc = 0;
-done:
+out:
     free(g.freq);
     free(g.sorted);
     free(idx);

@@ -338,14 +338,14 @@ int cs_c45_build(cs_tree *t, const cs_map *const *maps, int nmaps, const cs_c45_
     if (!b.key1 || !b.key2 || !b.rank || make_classes(&b) < 0 ||
         make_cases(&b, o->weighted, &d, &x, &cls, &w) < 0) {
         cs_fail(e, "C4.5: out of memory");
-        goto done;
+        goto out;
     }
     if (d.n == 0) {
         cs_fail(e, "C4.5: no measured point in the %s map", cs_coll_name(maps[0]->coll));
-        goto done;
+        goto out;
     }
     if (cs_c45_grow(&b.tree, &d, &o->c, e) < 0)
-        goto done;
+        goto out;
     cs_c45_shape s;
     cs_c45_shape_get(&b.tree, &s);
     *r = (cs_c45_result){b.tree.leaves_grown, s.leaves, s.nodes, s.depth, s.cases,
@@ -353,9 +353,9 @@ int cs_c45_build(cs_tree *t, const cs_map *const *maps, int nmaps, const cs_c45_
                          b.combined ? first_test(&b.tree, 0, 2, 1) : 0};
     for (int k = 0; k < nmaps; k++)
         if (compile(&b, t, k, e) < 0)
-            goto done;
+            goto out;
     rc = 0;
-done:
+out:
     for (int k = 0; k < nmaps; k++) {
         free(b.meth_cls[k]);
         free(b.w[k]);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd_util.h"
+#include "select/penalty.h"
 
 int cs_cmd_penalty(int argc, char **argv);
 
@@ -78,7 +79,7 @@ static int penalty_tree(const char *tree, const char *perf_path, const cs_perf *
             free(pen);
             free(chosen);
             cs_map_free(&m);
-            goto done;
+            goto out;
         }
         n++;
         if (csv) {
@@ -105,7 +106,7 @@ static int penalty_tree(const char *tree, const char *perf_path, const cs_perf *
                 perf_path);
     else
         rc = CS_EXIT_OK;
-done:
+out:
     cs_tree_free(t);
     return rc;
 }
@@ -129,14 +130,14 @@ static int penalty_table(const char *perf_path, const cs_perf *perf, const cs_pr
                "nodes", "depth", "bytes", "min%", "max%", "mean%", "median%", prof ? " wmean%" : "",
                "nat-mean%", "nat-max%", ">5%", prof ? " nat-wmean%" : "");
         for (int d = 1; d <= 7; d++) {
-            cs_tune_opts o;
-            cs_tune_opts_default(&o);
+            cs_quadtree_opts o;
+            cs_quadtree_opts_default(&o);
             o.threshold = threshold;
             o.max_depth = d == 7 ? -1 : d;
             cs_tree *t = cs_tree_new();
             cs_pen_stats s;
             cs_tree_stats st;
-            if (!t || cs_tree_build(t, &m, &o, &e) < 0 ||
+            if (!t || cs_quadtree_build(t, &m, &o, &e) < 0 ||
                 cs_penalty_eval(t, &m, &s, NULL, NULL, &e) < 0) {
                 fprintf(stderr, "collsel penalty: %s: %s\n", perf_path,
                         t ? e.msg : "out of memory");

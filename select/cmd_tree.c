@@ -15,6 +15,7 @@ static void usage(FILE *f)
                "'+' = and above; sizes shown rounded to 0.1 KiB/MiB), its methods best\n"
                "first (the first one that applies to a call is used) and its depth in\n"
                "the quadtree.\n"
+               "  --help   this text\n"
                "exit status: 0 ok, 2 bad input or usage\n");
 }
 

@@ -8,6 +8,7 @@
 #include "c45.h"
 #include "cmd_util.h"
 #include "tree_impl.h"
+#include "select/penalty.h"
 
 int cs_cmd_tune(int argc, char **argv);
 
@@ -70,6 +71,8 @@ static void usage(FILE *f)
             "t_native (negative: faster than native): mean, max, and the number of\n"
             "points where the tree's choice is more than 5 %% slower than native.\n"
             "  --json   statistics as JSON on stdout\n"
+            "  -o, --output TREE  the tree file to write\n"
+            "  --help   this text\n"
             "exit status: 0 ok, 1 failure (writing), 2 bad input or usage\n",
             CS_TUNE_MARGIN);
 }
@@ -81,137 +84,127 @@ typedef struct tune_args {
     const char *profiles[TUNE_MAX_PROFILES], *perfs[TUNE_MAX_PROFILES];
     int nprofiles, nweights, nperfs;
     double weights[TUNE_MAX_PROFILES];
-    cs_tune_opts o;
+    cs_quadtree_opts o;
     double margin;
     int leaves_given, json;
     int c45, combined, c45_opt; /* c45_opt: -m or -c given */
     cs_c45_tune c;
 } tune_args;
 
-static int parse(int argc, char **argv, tune_args *a)
+/* --weights W1,W2,...: 0, or -1 (a line said why). */
+static int weights(char *s, tune_args *a)
 {
-    static const struct option opts[] = {
-        {"perf", required_argument, 0, 'p'},      {"profile", required_argument, 0, 'P'},
-        {"max-depth", required_argument, 0, 'd'}, {"threshold", required_argument, 0, 't'},
-        {"max-leaves", required_argument, 0, 'l'}, {"output", required_argument, 0, 'o'},
-        {"json", no_argument, 0, 'j'},            {"help", no_argument, 0, 'h'},
-        {"margin", required_argument, 0, 'M'},    {"c45", no_argument, 0, '4'},
-        {"combined", no_argument, 0, 'C'},        {"weights", required_argument, 0, 'w'},
-        {"leaf", required_argument, 0, 'L'},      {0, 0, 0, 0}};
-    memset(a, 0, sizeof *a);
-    cs_tune_opts_default(&a->o);
-    cs_c45_tune_default(&a->c);
-    a->margin = CS_TUNE_MARGIN;
-    optind = 0;
-    opterr = 0;
-    int c;
-    long v;
-    int qt_opt = 0;
-    while ((c = getopt_long(argc, argv, ":o:hm:c:", opts, NULL)) != -1) {
-        qt_opt |= c == 'd' || c == 't';
-        switch (c) {
-        case '4': a->c45 = 1; break;
-        case 'L':
-            if (strcmp(optarg, "majority") && strcmp(optarg, "penalty")) {
-                fprintf(stderr, "collsel tune: --leaf '%s' (accepted: majority, penalty)\n",
-                        optarg);
-                return -1;
-            }
-            a->o.leaf_penalty = optarg[0] == 'p';
-            qt_opt = 1;
-            break;
-        case 'C': a->combined = 1; break;
-        case 'm':
-            if (cs_sel_int(optarg, 1, 1000000, &v) < 0) {
-                fprintf(stderr, "collsel tune: -m '%s' (accepted: 1..1000000 cases)\n", optarg);
-                return -1;
-            }
-            a->c.c.minobjs = (double)v;
-            a->c45_opt = 1;
-            break;
-        case 'c':
-            if (cs_sel_num(optarg, 1e-9, 100, &a->c.c.cf) < 0) {
-                fprintf(stderr, "collsel tune: -c '%s' (accepted: a confidence level in "
-                                "(0, 100])\n", optarg);
-                return -1;
-            }
-            a->c45_opt = 1;
-            break;
-        case 'p':
-            if (a->nperfs == TUNE_MAX_PROFILES) {
-                fprintf(stderr, "collsel tune: more than %d --perf\n", TUNE_MAX_PROFILES);
-                return -1;
-            }
-            if (!a->perf)
-                a->perf = optarg;
-            a->perfs[a->nperfs++] = optarg;
-            break;
-        case 'P':
-            if (a->nprofiles == TUNE_MAX_PROFILES) {
-                fprintf(stderr, "collsel tune: more than %d --profile\n", TUNE_MAX_PROFILES);
-                return -1;
-            }
-            a->profiles[a->nprofiles++] = a->profile = optarg;
-            break;
-        case 'w':
-            a->nweights = 0;
-            for (char *w = optarg, *end; *w; w = *end ? end + 1 : end) {
-                if (a->nweights == TUNE_MAX_PROFILES ||
-                    !((a->weights[a->nweights++] = strtod(w, &end)) > 0) || end == w ||
-                    (*end && *end != ',')) {
-                    fprintf(stderr, "collsel tune: --weights '%s' (accepted: positive numbers "
-                                    "separated by commas, one per --profile)\n", optarg);
-                    return -1;
-                }
-            }
-            break;
-        case 'o': a->out = optarg; break;
-        case 'j': a->json = 1; break;
-        case 'h': usage(stdout); return 1;
-        case 'd':
-            if (cs_sel_int(optarg, 0, CS_TREE_MAXK, &v) < 0) {
-                fprintf(stderr, "collsel tune: --max-depth '%s' (accepted: 0..%d)\n", optarg,
-                        CS_TREE_MAXK);
-                return -1;
-            }
-            a->o.max_depth = (int)v;
-            break;
-        case 't':
-            if (cs_sel_num(optarg, 1e-9, 100, &a->o.threshold) < 0) {
-                fprintf(stderr, "collsel tune: --threshold '%s' (accepted: a percentage in "
-                                "(0, 100])\n", optarg);
-                return -1;
-            }
-            break;
-        case 'M':
-            if (cs_sel_num(optarg, 0, 100, &a->margin) < 0) {
-                fprintf(stderr, "collsel tune: --margin '%s' (accepted: a percentage in "
-                                "[0, 100])\n", optarg);
-                return -1;
-            }
-            break;
-        case 'l':
-            if (cs_sel_int(optarg, 1, 65536, &v) < 0) {
-                fprintf(stderr, "collsel tune: --max-leaves '%s' (accepted: 1..65536)\n", optarg);
-                return -1;
-            }
-            a->o.max_leaves = (int)v;
-            a->leaves_given = 1;
-            break;
-        case ':':
-            fprintf(stderr, "collsel tune: %s needs a value\n", argv[optind - 1]);
-            return -1;
-        default:
-            fprintf(stderr, "collsel tune: unknown option '%s' (collsel tune --help)\n",
-                    argv[optind - 1]);
+    a->nweights = 0;
+    for (char *w = s, *end; *w; w = *end ? end + 1 : end) {
+        if (a->nweights == TUNE_MAX_PROFILES ||
+            !((a->weights[a->nweights++] = strtod(w, &end)) > 0) || end == w ||
+            (*end && *end != ',')) {
+            fprintf(stderr, "collsel tune: --weights '%s' (accepted: positive numbers "
+                            "separated by commas, one per --profile)\n", s);
             return -1;
         }
     }
-    if (optind < argc) {
-        fprintf(stderr, "collsel tune: unexpected argument '%s' (collsel tune --help)\n",
-                argv[optind]);
+    return 0;
+}
+
+/* One option of getopt_long (c, its value in optarg): 0 taken, 1 --help
+ * (printed), -1 bad (a line said why).  *qt_opt: a quadtree-only option. */
+static int option(int c, char **argv, tune_args *a, int *qt_opt)
+{
+    long v;
+    *qt_opt |= c == 'd' || c == 't';
+    switch (c) {
+    case '4': a->c45 = 1; break;
+    case 'L':
+        if (strcmp(optarg, "majority") && strcmp(optarg, "penalty")) {
+            fprintf(stderr, "collsel tune: --leaf '%s' (accepted: majority, penalty)\n",
+                    optarg);
+            return -1;
+        }
+        a->o.leaf_penalty = optarg[0] == 'p';
+        *qt_opt = 1;
+        break;
+    case 'C': a->combined = 1; break;
+    case 'm':
+        if (cs_sel_int(optarg, 1, 1000000, &v) < 0) {
+            fprintf(stderr, "collsel tune: -m '%s' (accepted: 1..1000000 cases)\n", optarg);
+            return -1;
+        }
+        a->c.c.minobjs = (double)v;
+        a->c45_opt = 1;
+        break;
+    case 'c':
+        if (cs_sel_num(optarg, 1e-9, 100, &a->c.c.cf) < 0) {
+            fprintf(stderr, "collsel tune: -c '%s' (accepted: a confidence level in "
+                            "(0, 100])\n", optarg);
+            return -1;
+        }
+        a->c45_opt = 1;
+        break;
+    case 'p':
+        if (a->nperfs == TUNE_MAX_PROFILES) {
+            fprintf(stderr, "collsel tune: more than %d --perf\n", TUNE_MAX_PROFILES);
+            return -1;
+        }
+        if (!a->perf)
+            a->perf = optarg;
+        a->perfs[a->nperfs++] = optarg;
+        break;
+    case 'P':
+        if (a->nprofiles == TUNE_MAX_PROFILES) {
+            fprintf(stderr, "collsel tune: more than %d --profile\n", TUNE_MAX_PROFILES);
+            return -1;
+        }
+        a->profiles[a->nprofiles++] = a->profile = optarg;
+        break;
+    case 'w': return weights(optarg, a);
+    case 'o': a->out = optarg; break;
+    case 'j': a->json = 1; break;
+    case 'h': usage(stdout); return 1;
+    case 'd':
+        if (cs_sel_int(optarg, 0, CS_TREE_MAXK, &v) < 0) {
+            fprintf(stderr, "collsel tune: --max-depth '%s' (accepted: 0..%d)\n", optarg,
+                    CS_TREE_MAXK);
+            return -1;
+        }
+        a->o.max_depth = (int)v;
+        break;
+    case 't':
+        if (cs_sel_num(optarg, 1e-9, 100, &a->o.threshold) < 0) {
+            fprintf(stderr, "collsel tune: --threshold '%s' (accepted: a percentage in "
+                            "(0, 100])\n", optarg);
+            return -1;
+        }
+        break;
+    case 'M':
+        if (cs_sel_num(optarg, 0, 100, &a->margin) < 0) {
+            fprintf(stderr, "collsel tune: --margin '%s' (accepted: a percentage in "
+                            "[0, 100])\n", optarg);
+            return -1;
+        }
+        break;
+    case 'l':
+        if (cs_sel_int(optarg, 1, 65536, &v) < 0) {
+            fprintf(stderr, "collsel tune: --max-leaves '%s' (accepted: 1..65536)\n", optarg);
+            return -1;
+        }
+        a->o.max_leaves = (int)v;
+        a->leaves_given = 1;
+        break;
+    case ':':
+        fprintf(stderr, "collsel tune: %s needs a value\n", argv[optind - 1]);
+        return -1;
+    default:
+        fprintf(stderr, "collsel tune: unknown option '%s' (collsel tune --help)\n",
+                argv[optind - 1]);
         return -1;
     }
+    return 0;
+}
+
+/* What the options say together. */
+static int options_agree(tune_args *a, int qt_opt)
+{
     if (!a->perf || !a->out) {
         fprintf(stderr,
                 "collsel tune: --perf PERF and -o TREE are required (collsel tune --help)\n");
@@ -235,6 +228,36 @@ static int parse(int argc, char **argv, tune_args *a)
     a->c.weighted = a->profile != NULL;
     a->c.c.max_leaves = a->leaves_given ? a->o.max_leaves : 0;
     return 0;
+}
+
+static int parse(int argc, char **argv, tune_args *a)
+{
+    static const struct option opts[] = {
+        {"perf", required_argument, 0, 'p'},      {"profile", required_argument, 0, 'P'},
+        {"max-depth", required_argument, 0, 'd'}, {"threshold", required_argument, 0, 't'},
+        {"max-leaves", required_argument, 0, 'l'}, {"output", required_argument, 0, 'o'},
+        {"json", no_argument, 0, 'j'},            {"help", no_argument, 0, 'h'},
+        {"margin", required_argument, 0, 'M'},    {"c45", no_argument, 0, '4'},
+        {"combined", no_argument, 0, 'C'},        {"weights", required_argument, 0, 'w'},
+        {"leaf", required_argument, 0, 'L'},      {0, 0, 0, 0}};
+    memset(a, 0, sizeof *a);
+    cs_quadtree_opts_default(&a->o);
+    cs_c45_tune_default(&a->c);
+    a->margin = CS_TUNE_MARGIN;
+    optind = 0;
+    opterr = 0;
+    int c, qt_opt = 0;
+    while ((c = getopt_long(argc, argv, ":o:hm:c:", opts, NULL)) != -1) {
+        int r = option(c, argv, a, &qt_opt);
+        if (r != 0)
+            return r;
+    }
+    if (optind < argc) {
+        fprintf(stderr, "collsel tune: unexpected argument '%s' (collsel tune --help)\n",
+                argv[optind]);
+        return -1;
+    }
+    return options_agree(a, qt_opt);
 }
 
 static void json_pen(FILE *f, const char *key, const cs_pen_stats *s, int w)
@@ -354,7 +377,7 @@ static int print_one(const tune_args *a, const cs_map *m, const cs_tree *t, cons
         cs_sel_print_native(stdout, &pc, 1);
     }
     return 0;
-fail:
+out:
     fprintf(stderr, "collsel tune: %s\n", e.msg);
     return -1;
 }
@@ -391,18 +414,18 @@ static int build(const tune_args *a, const cs_map *maps, int n, cs_tree *t, cs_t
             }
             continue;
         }
-        CS_CHECK(cs_tree_build(t, &maps[k], &a->o, e));
+        CS_CHECK(cs_quadtree_build(t, &maps[k], &a->o, e));
         if (cmp) { /* the papers' criterion with the same number of leaves */
             cs_tree_stats st;
             cs_tree_stats_get(t, maps[k].coll, &st);
-            cs_tune_opts o = a->o;
+            cs_quadtree_opts o = a->o;
             o.mode = CS_TUNE_BUDGET;
             o.max_leaves = (int)st.answering;
-            CS_CHECK(cs_tree_build(cmp, &maps[k], &o, e));
+            CS_CHECK(cs_quadtree_build(cmp, &maps[k], &o, e));
         }
     }
     return 0;
-fail:
+out:
     return -1;
 }
 
@@ -411,8 +434,7 @@ static double replaced_time(const cs_profile *p)
 {
     double t = 0;
     for (size_t i = 0; i < p->ncells; i++) {
-        int c = (int)p->cells[i].coll;
-        if (c == CS_R_BCAST || c == CS_R_REDUCE || c == CS_R_BARRIER || c == CS_R_ALLREDUCE)
+        if (cs_coll_of_rcoll((int)p->cells[i].coll) >= 0)
             t += p->cells[i].t_total;
     }
     return t;
@@ -423,8 +445,8 @@ static int normalise(cs_profile *p, const char *path, double w)
 {
     double t = replaced_time(p);
     if (!(t > 0)) {
-        fprintf(stderr, "collsel tune: %s: no Bcast, Reduce, Barrier or Allreduce time to weigh\n",
-                path);
+        fprintf(stderr, "collsel tune: %s: no time in the collectives collsel replaces (%s) to weigh\n",
+                path, cs_coll_names());
         return -1;
     }
     for (size_t i = 0; i < p->ncells; i++)
@@ -514,7 +536,7 @@ int cs_cmd_tune(int argc, char **argv)
     cs_err e;
     cs_tree *t = cs_tree_new(), *cmp = prof ? cs_tree_new() : NULL;
     if (!t || (prof && !cmp))
-        goto done;
+        goto out;
     for (int c = 0; c < CS_NCOLL; c++) {
         int present = 0;
         for (size_t r = 0; r < perf.n && !present; r++)
@@ -523,17 +545,17 @@ int cs_cmd_tune(int argc, char **argv)
             continue;
         if (cs_map_build(&maps[n], &perf, c, prof, &e) < 0) {
             fprintf(stderr, "collsel tune: %s: %s\n", a.perf, e.msg);
-            goto done;
+            goto out;
         }
         maps[n++].margin = a.margin;
     }
     if (!n) {
         fprintf(stderr, "collsel tune: %s: no rows\n", a.perf);
-        goto done;
+        goto out;
     }
     if (build(&a, maps, n, t, cmp, res, &e) < 0) {
         fprintf(stderr, "collsel tune: %s: %s\n", a.perf, e.msg);
-        goto done;
+        goto out;
     }
     if (a.json)
         printf("{\"perf\":\"%s\",\"mode\":\"%s\",\"collectives\":[", a.perf,
@@ -543,7 +565,7 @@ int cs_cmd_tune(int argc, char **argv)
                                               : "papers");
     for (int k = 0; k < n; k++)
         if (print_one(&a, &maps[k], t, cmp, &res[k], k == 0) < 0)
-            goto done;
+            goto out;
     if (a.json)
         printf("],\"margin\":%g}\n", a.margin);
     if (!same)
@@ -554,13 +576,13 @@ int cs_cmd_tune(int argc, char **argv)
     if (cs_tree_write(t, a.out, &e) < 0) {
         fprintf(stderr, "collsel tune: %s\n", e.msg);
         rc = CS_EXIT_FAIL;
-        goto done;
+        goto out;
     }
     if (!a.json)
         printf("wrote %s (%d collective%s; tuned for %s)\n", a.out, n, n > 1 ? "s" : "",
                cs_layout_str(nodes, rpn, (char[64]){0}, 64));
     rc = CS_EXIT_OK;
-done:
+out:
     for (int k = 0; k < n; k++)
         cs_map_free(&maps[k]);
     cs_tree_free(t);

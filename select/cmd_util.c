@@ -1,5 +1,6 @@
 /* Shared pieces of the select commands: see cmd_util.h. */
 #include "cmd_util.h"
+#include "select/penalty.h"
 
 #include <errno.h>
 #include <math.h>

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "quadtree.h"
+#include "select/penalty.h"
 
 /* Exit codes of every command. */
 enum { CS_EXIT_OK = 0, CS_EXIT_FAIL = 1, CS_EXIT_USAGE = 2 };

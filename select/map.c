@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/colls.h"
+#include "common/colls.h"
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -94,18 +94,11 @@ static int nearest_u64(const uint64_t *a, int n, double v)
     return best;
 }
 
-/* The profile's collective of a tree's (the same name: "allreduce" is
- * "Allreduce"). */
-static int rcoll_of(int coll)
-{
-    return cs_rcoll_from_name(cs_coll_name(coll));
-}
-
 static void add_weights(cs_map *m, const cs_profile *prof)
 {
     for (size_t c = 0; c < prof->ncells; c++) {
         const cs_cell *cell = &prof->cells[c];
-        if ((int)cell->coll != rcoll_of(m->coll) || !cell->rank_calls || !cell->comm_size)
+        if ((int)cell->coll != cs_rcoll_of_coll(m->coll) || !cell->rank_calls || !cell->comm_size)
             continue;
         int i = nearest_u32(m->cs, m->ncs, cell->comm_size);
         double per_call = cell->t_total / (double)cell->rank_calls / cell->comm_size;
@@ -159,9 +152,8 @@ static void spread_segments(cs_map *m, const cs_profile *prof)
     double world = prof->meta.world_size ? prof->meta.world_size : 1;
     for (size_t c = 0; c < prof->ncells; c++) {
         const cs_cell *cell = &prof->cells[c];
-        int ours = 0; /* the collectives collsel selects share the segment */
-        for (int k = 0; k < CS_NCOLL; k++)
-            ours |= (int)cell->coll == rcoll_of(k);
+        /* the collectives collsel selects share the segment */
+        int ours = cs_coll_of_rcoll((int)cell->coll) >= 0;
         if (!ours || !cell->comm_size || !cell->rank_calls || m->ncs == 0)
             continue;
         int i = nearest_u32(m->cs, m->ncs, cell->comm_size);
@@ -199,7 +191,7 @@ int cs_map_build(cs_map *m, const cs_perf *perf, int coll, const cs_profile *pro
     m->ms = malloc(n * sizeof *m->ms);
     m->methods = malloc(n * sizeof *m->methods);
     if (!m->cs || !m->ms || !m->methods)
-        goto oom;
+        goto out;
     int k = 0;
     for (size_t r = 0; r < perf->n; r++) {
         const cs_perf_row *row = &perf->rows[r];
@@ -224,7 +216,7 @@ int cs_map_build(cs_map *m, const cs_perf *perf, int coll, const cs_profile *pro
     m->seg_us = malloc((size_t)m->ncs * sizeof *m->seg_us);
     m->seg_calls = calloc((size_t)m->ncs, sizeof *m->seg_calls);
     if (!m->t || !m->seg_us || !m->seg_calls)
-        goto oom;
+        goto out;
     for (size_t i = 0; i < npts * m->nmethods; i++)
         m->t[i] = NAN;
     for (int i = 0; i < m->ncs; i++)
@@ -249,12 +241,12 @@ int cs_map_build(cs_map *m, const cs_perf *perf, int coll, const cs_profile *pro
     if (prof) {
         m->w = calloc(npts, sizeof *m->w);
         if (!m->w)
-            goto oom;
+            goto out;
         add_weights(m, prof);
         spread_segments(m, prof);
     }
     return 0;
-oom:
+out:
     cs_map_free(m);
     return cs_fail(e, "out of memory building the %s map", cs_coll_name(coll));
 }

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../record/profile.h"
+#include "record/profile.h"
 #include "perf.h"
 
 typedef struct cs_map {

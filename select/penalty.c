@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "quadtree.h"
+#include "select/penalty.h"
 
 typedef struct pw {
     double pen, w;

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/colls.h"
+#include "common/colls.h"
 
 #define PERF_MAGIC "# collsel perf v"
 #define PERF_VERSION 1
@@ -256,12 +256,12 @@ int cs_perf_read(cs_perf *t, const char *path, cs_err *e)
         cs_err ze;
         if (cs_zstd_decompress(data, n, PERF_MAX_BYTES, &plain, &pn, &ze) < 0) {
             cs_fail(e, "%s: %s", path, ze.msg);
-            goto fail;
+            goto out;
         }
         char *q = realloc(plain, pn + 1);
         if (!q) {
             cs_fail(e, "%s: out of memory", path);
-            goto fail;
+            goto out;
         }
         q[pn] = 0;
         plain = q;
@@ -272,13 +272,13 @@ int cs_perf_read(cs_perf *t, const char *path, cs_err *e)
     }
     if (memchr(plain, 0, pn)) {
         cs_fail(e, "%s: not a text file (contains NUL bytes)", path);
-        goto fail;
+        goto out;
     }
     size_t n0 = t->n;
     rc = parse_text(t, path, plain, pn, e);
     if (rc < 0)
         t->n = n0;
-fail:
+out:
     free(data);
     free(plain);
     return rc;
@@ -296,7 +296,7 @@ int cs_perf_write(const cs_perf *t, const char *path, cs_err *e)
         const char *cn = cs_coll_name(r->coll);
         if (!cn) {
             cs_fail(e, "%s: row %zu has invalid collective %d", path, i, r->coll);
-            goto fail;
+            goto out;
         }
         cs_buf_printf(&b, "%s,%u,%llu,%s,%.9g,%.9g,%.9g,%u\n", cn, r->comm_size,
                       (unsigned long long)r->msg_bytes, r->method, r->median_us, r->min_us,
@@ -306,21 +306,21 @@ int cs_perf_write(const cs_perf *t, const char *path, cs_err *e)
     cs_buf_printf(&b, "# end rows=%zu crc32=%08x\n", t->n, crc);
     if (b.oom) {
         cs_fail(e, "%s: out of memory", path);
-        goto fail;
+        goto out;
     }
     size_t pl = strlen(path);
     if (pl > 4 && !strcmp(path + pl - 4, ".zst")) {
         cs_err ze;
         if (cs_zstd_compress(b.p, b.n, &z, &zn, &ze) < 0) {
             cs_fail(e, "%s: %s", path, ze.msg);
-            goto fail;
+            goto out;
         }
         CS_CHECK(cs_write_file_atomic(path, z, zn, e));
     } else {
         CS_CHECK(cs_write_file_atomic(path, b.p, b.n, e));
     }
     rc = 0;
-fail:
+out:
     free(z);
     cs_buf_free(&b);
     return rc;

@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/util.h"
+#include "common/util.h"
 
 #define CS_METHOD_NAME_MAX 64
 

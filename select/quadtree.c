@@ -28,7 +28,7 @@
  * does not call stay coarse: only budget left once no weighted cost can be
  * removed goes to them (largest unweighted cost reduction first).
  *
- * Leaf rule (cs_tune_opts.leaf_penalty, collsel tune --leaf penalty): the
+ * Leaf rule (cs_quadtree_opts.leaf_penalty, collsel tune --leaf penalty): the
  * papers' leaf answers its block's majority method, which can cost a lot
  * where a minority of points is slow with it; the alternative answers the
  * method of least time over the block's measured points counting, where
@@ -61,7 +61,7 @@
 
 #include "tree_impl.h"
 
-void cs_tune_opts_default(cs_tune_opts *o)
+void cs_quadtree_opts_default(cs_quadtree_opts *o)
 {
     o->mode = CS_TUNE_PAPERS;
     o->max_depth = -1;
@@ -194,7 +194,7 @@ typedef struct qnode {
 
 typedef struct qbuild {
     const cs_grid *g;
-    const cs_tune_opts *o;
+    const cs_quadtree_opts *o;
     int native;      /* map-local id of COLL.native, -1 if absent */
     double eps;      /* WEIGHTED: weight of a never-called point */
     double wsum;     /* WEIGHTED: total weight */
@@ -526,7 +526,7 @@ static int grow(qbuild *b)
         CS_CHECK(split(b, i));
     }
     return 0;
-fail:
+out:
     return -1;
 }
 
@@ -580,7 +580,7 @@ static int encode(qbuild *b, cs_tree *t, const cs_map *m, cs_err *e)
     return cs_dtree_install(t, m->coll, &d, what, e);
 }
 
-int cs_tree_build(cs_tree *t, const cs_map *m, const cs_tune_opts *o, cs_err *e)
+int cs_quadtree_build(cs_tree *t, const cs_map *m, const cs_quadtree_opts *o, cs_err *e)
 {
     cs_grid g;
     qbuild b = {0};
@@ -608,16 +608,16 @@ int cs_tree_build(cs_tree *t, const cs_map *m, const cs_tune_opts *o, cs_err *e)
     b.v = malloc((size_t)b.cap * sizeof *b.v);
     if (!b.key1 || !b.key2 || !b.rank || !b.v) {
         cs_fail(e, "out of memory building the %s tree", cs_coll_name(m->coll));
-        goto fail;
+        goto out;
     }
     b.v[0] = (qnode){0, 0, g.n, 0, -1, 0, 0};
     b.n = b.nleaves = b.nanswer = 1;
     if (grow(&b) < 0) {
         cs_fail(e, "out of memory building the %s tree", cs_coll_name(m->coll));
-        goto fail;
+        goto out;
     }
     rc = encode(&b, t, m, e);
-fail:
+out:
     free(b.v);
     free(b.key1);
     free(b.key2);

@@ -1,5 +1,5 @@
-/* Quadtree construction and penalty analysis (select/ and its commands,
- * tests, benchmarks; render may use the grid and penalties for pictures).
+/* Quadtree construction (select/ and its commands, tests, benchmarks;
+ * render may use the grid for pictures).  The penalty of a tree: penalty.h.
  *
  * Science: Pjesivac-Grbovic, Bosilca, Fagg, Angskun, Dongarra, "MPI
  * collective algorithm selection and quadtree encoding", Parallel Computing
@@ -8,8 +8,8 @@
 #ifndef COLLSEL_QUADTREE_H
 #define COLLSEL_QUADTREE_H
 
-#include "map.h"
-#include "tree.h"
+#include "select/map.h"
+#include "select/tree.h"
 
 /* A decision map made complete: 2^k x 2^k points (x: comm sizes, y:
  * message sizes).  The axes are padded to 2^k by replicating the last
@@ -37,15 +37,15 @@ typedef struct cs_grid {
 int cs_grid_build(cs_grid *g, const cs_map *m, cs_err *e);
 void cs_grid_free(cs_grid *g);
 
-enum cs_tune_mode {
+enum cs_quadtree_mode {
     CS_TUNE_PAPERS = 0,  /* threshold + max depth, no leaf budget (the papers) */
     CS_TUNE_BUDGET = 1,  /* the papers' criterion, split breadth-first (shallowest,
                             least pure block first) until max_leaves */
     CS_TUNE_WEIGHTED = 2 /* profile-weighted: greedy best split until max_leaves */
 };
 
-typedef struct cs_tune_opts {
-    int mode;          /* enum cs_tune_mode */
+typedef struct cs_quadtree_opts {
+    int mode;          /* enum cs_quadtree_mode */
     int max_depth;     /* -1 = no cap */
     double threshold;  /* percent in (0, 100]: a block is a leaf when at least this
                           share of its points has one best method */
@@ -55,7 +55,7 @@ typedef struct cs_tune_opts {
     int leaf_penalty;  /* PAPERS/BUDGET: a leaf answers the method of least summed
                           normalised time over its block, not its majority method
                           (the split criterion stays the majority's share) */
-} cs_tune_opts;
+} cs_quadtree_opts;
 
 /* Sort method ids 0..n-1 into rank by key1, then key2, then id (all
  * ascending): how a leaf ranks its methods (quadtree and C4.5). */
@@ -66,7 +66,7 @@ void cs_rank_methods(int *rank, int n, const double *key1, const double *key2);
 #define CS_TUNE_MARGIN 10.0
 
 /* Defaults: papers, no depth cap, 100 %, 16 leaves, 4 choices. */
-void cs_tune_opts_default(cs_tune_opts *o);
+void cs_quadtree_opts_default(cs_quadtree_opts *o);
 
 /* Build the quadtree of map m (collective m->coll) and install it in t,
  * replacing an existing one.  WEIGHTED needs m->w; when the profile puts no
@@ -78,28 +78,6 @@ void cs_tune_opts_default(cs_tune_opts *o);
  * margin.  So a leaf's ranked list starts with native wherever no method
  * beats native by the margin over the leaf's block.  Margin 0: the trees of
  * the plain fastest method. */
-int cs_tree_build(cs_tree *t, const cs_map *m, const cs_tune_opts *o, cs_err *e);
-
-/* Penalty of tree t against map m: at every measured point of m, the
- * method the tree chooses (its first candidate that was measured there)
- * against the fastest measured one: (t_chosen - t_best) / t_best (the
- * margin plays no part).  Uniform statistics over the points; weighted ones
- * with the map's weights (points of weight 0 left out).  per_point (ncs *
- * nms, may be NULL) gets each point's penalty, NAN where unmeasured; chosen
- * (may be NULL) the map-local method chosen, -1 where unmeasured.
- * Against native, at the points where native was measured too:
- * (t_chosen - t_native) / t_native (negative: faster than native), its mean
- * and max, uniform and weighted, and the number of points where the choice
- * is more than CS_PEN_SLOWER (5 %) slower than native. */
-#define CS_PEN_SLOWER 0.05
-typedef struct cs_pen_stats {
-    size_t npoints, nweighted, nfallback; /* fallback: first candidate unmeasured */
-    double min, max, mean, median;
-    double wmin, wmax, wmean, wmedian, wsum;
-    size_t nnat, nwnat, nslower; /* points against native (weighted); > 5 % slower */
-    double nat_mean, nat_max, nat_wmean, nat_wmax;
-} cs_pen_stats;
-int cs_penalty_eval(const cs_tree *t, const cs_map *m, cs_pen_stats *s, double *per_point,
-                    int *chosen, cs_err *e);
+int cs_quadtree_build(cs_tree *t, const cs_map *m, const cs_quadtree_opts *o, cs_err *e);
 
 #endif

@@ -221,7 +221,7 @@ static int check_nodes(const cs_dtree *d, const char *what, cs_err *e)
     uint16_t(*box)[4] = malloc(d->nnodes * sizeof *box); /* binary: x0, x1, y0, y1 */
     if (!node_seen || !leaf_seen || !depth || !box) {
         cs_fail(e, "%s: out of memory", what);
-        goto fail;
+        goto out;
     }
     node_seen[0] = 1;
     box[0][0] = box[0][2] = 0;
@@ -230,14 +230,14 @@ static int check_nodes(const cs_dtree *d, const char *what, cs_err *e)
         uint32_t v = d->nodes[i];
         if (!node_seen[i]) {
             cs_fail(e, "%s: node %u is not reachable from the root", what, i);
-            goto fail;
+            goto out;
         }
         if (v & CS_TREE_LEAF) {
             uint32_t l = v & ~CS_TREE_LEAF;
             if (l >= d->nleaves || leaf_seen[l]) {
                 cs_fail(e, "%s: node %u refers to leaf %u (%s; %u leaves)", what, i, l,
                         l >= d->nleaves ? "out of range" : "used twice", d->nleaves);
-                goto fail;
+                goto out;
             }
             leaf_seen[l] = 1;
             continue;
@@ -250,19 +250,19 @@ static int check_nodes(const cs_dtree *d, const char *what, cs_err *e)
                 depth[i] >= CS_BIN_MAXDEPTH) {
                 cs_fail(e, "%s: node %u cuts its block at %u on axis %u (must lie inside it, "
                            "depth below %d)", what, i, s, a, CS_BIN_MAXDEPTH);
-                goto fail;
+                goto out;
             }
         }
         if (v <= i || d->nnodes < nch || v > d->nnodes - nch ||
             (d->kind != CS_DTREE_BIN && depth[i] >= d->k)) {
             cs_fail(e, "%s: node %u has children at %u (must be after it, %u within %u nodes, "
                        "depth below %d)", what, i, v, nch, d->nnodes, d->k);
-            goto fail;
+            goto out;
         }
         for (uint32_t c = v; c < v + nch; c++) {
             if (node_seen[c]) {
                 cs_fail(e, "%s: node %u has two parents", what, c);
-                goto fail;
+                goto out;
             }
             node_seen[c] = 1;
             depth[c] = (uint8_t)(depth[i] + 1);
@@ -276,10 +276,10 @@ static int check_nodes(const cs_dtree *d, const char *what, cs_err *e)
     for (uint32_t l = 0; l < d->nleaves; l++)
         if (!leaf_seen[l]) {
             cs_fail(e, "%s: leaf %u is not used by any node", what, l);
-            goto fail;
+            goto out;
         }
     rc = 0;
-fail:
+out:
     free(node_seen);
     free(leaf_seen);
     free(depth);

@@ -23,8 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/colls.h"
-#include "../common/util.h"
+#include "common/colls.h"
+#include "common/util.h"
 
 typedef struct cs_tree cs_tree; /* all collectives of one tree file */
 

@@ -76,11 +76,11 @@ int cs_tree_write(const cs_tree *t, const char *path, cs_err *e)
     cs_buf_put(&f, pl.p, pl.n);
     if (pl.oom || f.oom) {
         cs_fail(e, "%s: out of memory", path);
-        goto fail;
+        goto out;
     }
     CS_CHECK(cs_write_file_atomic(path, f.p, f.n, e));
     rc = 0;
-fail:
+out:
     cs_buf_free(&pl);
     cs_buf_free(&f);
     return rc;
@@ -149,7 +149,7 @@ static int get_dtree(cs_rd *r, cs_dtree *d, uint32_t *coll, uint32_t ver)
         }
     }
     return 0;
-fail:
+out:
     return -1;
 }
 
@@ -164,49 +164,49 @@ int cs_tree_read(cs_tree **tp, const char *path, cs_err *e)
     const unsigned char *p = data;
     if (n == 0) {
         cs_fail(e, "%s: empty file (not a collsel tree)", path);
-        goto fail;
+        goto out;
     }
     if (n < 8 || memcmp(p, TREE_MAGIC, 8) != 0) {
         cs_fail(e, "%s: not a collsel tree file (bad magic)", path);
-        goto fail;
+        goto out;
     }
     cs_rd r = {p, n, 8, 0};
     uint32_t ver, len, crc, ncoll;
     if (cs_rd_u32(&r, &ver) < 0 || cs_rd_u32(&r, &len) < 0 || cs_rd_u32(&r, &crc) < 0) {
         cs_fail(e, "%s: truncated header", path);
-        goto fail;
+        goto out;
     }
     if (ver > TREE_VERSION || ver == 0) {
         cs_fail(e, "%s: tree file version %u not supported (this collsel reads version %d%s)",
                 path, ver, TREE_VERSION, ver ? "; written by a newer collsel" : "");
-        goto fail;
+        goto out;
     }
     if (len != n - TREE_HEADER) {
         cs_fail(e, "%s: %s (header says %u payload bytes, file has %zu)", path,
                 len > n - TREE_HEADER ? "truncated" : "trailing garbage", len, n - TREE_HEADER);
-        goto fail;
+        goto out;
     }
     if (cs_crc32(0, p + TREE_HEADER, len) != crc) {
         cs_fail(e, "%s: checksum mismatch (file corrupted)", path);
-        goto fail;
+        goto out;
     }
     if (!(t = cs_tree_new())) {
         cs_fail(e, "%s: out of memory", path);
-        goto fail;
+        goto out;
     }
     if (cs_rd_u32(&r, &ncoll) < 0 || ncoll > CS_NCOLL) {
         cs_fail(e, "%s: bad number of collectives", path);
-        goto fail;
+        goto out;
     }
     for (uint32_t i = 0; i < ncoll; i++) {
         uint32_t coll = 0;
         if (get_dtree(&r, &d, &coll, ver) < 0) {
             cs_fail(e, "%s: malformed decision function %u (bad count, name or list)", path, i);
-            goto fail;
+            goto out;
         }
         if (coll >= CS_NCOLL || t->d[coll].present) {
             cs_fail(e, "%s: collective %u unknown or present twice", path, coll);
-            goto fail;
+            goto out;
         }
         CS_CHECK(cs_dtree_install(t, (int)coll, &d, path, e));
     }
@@ -218,12 +218,12 @@ int cs_tree_read(cs_tree **tp, const char *path, cs_err *e)
     }
     if (r.off != r.n) {
         cs_fail(e, "%s: %zu unexpected bytes after the last decision function", path, r.n - r.off);
-        goto fail;
+        goto out;
     }
     free(data);
     *tp = t;
     return 0;
-fail:
+out:
     cs_dtree_free(&d);
     cs_tree_free(t);
     free(data);

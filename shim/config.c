@@ -3,13 +3,14 @@
  * cs_cfg.  Unknown COLLSEL_* names and invalid values get one line on
  * stderr from world rank 0; the run then goes on as if they were unset.
  */
+#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rec.h"
+#include "shim/config.h"
 
 extern char **environ;
 
@@ -24,40 +25,84 @@ static const struct cs_var {
     const char *def;  /* default, as text (NULL: unset) */
     int lo, hi;       /* accepted range of CS_V_INT and CS_V_SECONDS */
     size_t off;       /* field of cs_config (not for CS_V_TOOL) */
+    const char *arg;  /* the value, as the help shows it */
     const char *doc;
 } cs_vars[] = {
-    {"COLLSEL_RECORD", CS_V_PATH, NULL, 0, 0, offsetof(cs_config, record),
+    {"COLLSEL_RECORD", CS_V_PATH, NULL, 0, 0, offsetof(cs_config, record), "FILE",
      "record the collective distribution of this run into FILE"},
     {"COLLSEL_RECORD_INTERVAL", CS_V_SECONDS, "60", 0, 1 << 24,
-     offsetof(cs_config, record_interval),
+     offsetof(cs_config, record_interval), "SECONDS",
      "seconds between snapshots of each rank's recorded data to FILE.partial.RANK (kept if the "
      "job is killed; fractions accepted, at least 0.01); 0: none"},
-    {"COLLSEL_RECORD_MAX_KIB", CS_V_INT, "64", 1, 1 << 20, offsetof(cs_config, record_max_kib),
+    {"COLLSEL_RECORD_MAX_KIB", CS_V_INT, "64", 1, 1 << 20, offsetof(cs_config, record_max_kib), "KIB",
      "bound of the profile and partial files in KiB: beyond it cells are folded into coarser "
      "ones (counts and times stay exact; collsel show says so)"},
-    {"COLLSEL_TREE", CS_V_PATH, NULL, 0, 0, offsetof(cs_config, tree),
+    {"COLLSEL_TREE", CS_V_PATH, NULL, 0, 0, offsetof(cs_config, tree), "FILE",
      "select methods for Bcast/Reduce/Barrier/Allreduce from this decision tree file"},
-    {"COLLSEL_FORCE", CS_V_STR, NULL, 0, 0, offsetof(cs_config, force),
-     "force methods: bcast=NAME,reduce=NAME,barrier=NAME,allreduce=NAME"},
-    {"COLLSEL_SHM_LIMIT", CS_V_INT, "64", 0, 1 << 20, offsetof(cs_config, shm_limit_mib),
+    {"COLLSEL_FORCE", CS_V_STR, NULL, 0, 0, offsetof(cs_config, force), "COLL=NAME,...",
+     "force one method per collective, e.g. bcast=NAME,reduce=NAME (collsel methods lists "
+     "the names)"},
+    {"COLLSEL_SHM_LIMIT", CS_V_INT, "64", 0, 1 << 20, offsetof(cs_config, shm_limit_mib), "MIB",
      "MiB of shared memory this process may give to shared-memory collectives (about 135 "
      "KiB per communicator that uses them; 0: none)"},
-    {"COLLSEL_SHM_WARMUP", CS_V_INT, "32", 0, 1 << 30, offsetof(cs_config, shm_warmup),
+    {"COLLSEL_SHM_WARMUP", CS_V_INT, "32", 0, 1 << 30, offsetof(cs_config, shm_warmup), "N",
      "a communicator gets shared-memory and node-aware methods from its N-th selected call "
      "on, or once its calls moved N x 16 KiB (a segment costs 0.3-3 ms to make: a "
      "communicator used a few times would lose); 0: at once"},
-    {"COLLSEL_NODE_SIZE", CS_V_INT, "0", 0, 1 << 20, offsetof(cs_config, node_size),
+    {"COLLSEL_NODE_SIZE", CS_V_INT, "0", 0, 1 << 20, offsetof(cs_config, node_size), "N",
      "cut every node into virtual nodes of N ranks (testing node-aware methods on one "
      "machine); 0: real nodes"},
-    {"COLLSEL_VERBOSE", CS_V_INT, "0", 0, 3, offsetof(cs_config, verbose),
+    {"COLLSEL_VERBOSE", CS_V_INT, "0", 0, 3, offsetof(cs_config, verbose), "0..3",
      "0 silent; 1 summary at init/finalize; 2 per-communicator decisions; 3 debug"},
     /* variables of the tools, not read here (but not unknown either) */
-    {"COLLSEL_LIB", CS_V_TOOL, NULL, 0, 0, 0, "path of libcollsel.so for `collsel exec`"},
-    {"COLLSEL_MPICH_LIB", CS_V_TOOL, NULL, 0, 0, 0, "MPICH library for `collsel map`"},
-    {"COLLSEL_BUILD", CS_V_TOOL, NULL, 0, 0, 0, "build directory of tools/pipeline.sh"},
-    {"COLLSEL_OUT", CS_V_TOOL, NULL, 0, 0, 0, "output directory of tools/pipeline.sh"},
+    {"COLLSEL_LIB", CS_V_TOOL, NULL, 0, 0, 0, "FILE", "path of libcollsel.so for `collsel exec`"},
+    {"COLLSEL_MPICH_LIB", CS_V_TOOL, NULL, 0, 0, 0, "FILE", "MPICH library for `collsel map`"},
+    {"COLLSEL_BUILD", CS_V_TOOL, NULL, 0, 0, 0, "DIR", "build directory of tools/pipeline.sh"},
+    {"COLLSEL_OUT", CS_V_TOOL, NULL, 0, 0, 0, "DIR", "output directory of tools/pipeline.sh"},
 };
 #define CS_NVARS (sizeof cs_vars / sizeof cs_vars[0])
+
+const char *cs_config_doc(const char *name)
+{
+    for (size_t i = 0; name && i < CS_NVARS; i++)
+        if (!strcmp(cs_vars[i].name, name))
+            return cs_vars[i].doc;
+    return NULL;
+}
+
+/* s at indent, wrapped before column 79. */
+static void wrap(FILE *f, const char *s, int indent)
+{
+    while (*s) {
+        int n = (int)strlen(s), room = 79 - indent;
+        if (n > room) {
+            n = room;
+            while (n > 0 && s[n] != ' ')
+                n--;
+            if (n == 0)
+                n = room;
+        }
+        fprintf(f, "%*s%.*s\n", indent, "", n, s);
+        s += n;
+        while (*s == ' ')
+            s++;
+    }
+}
+
+void cs_config_help(FILE *f)
+{
+    fprintf(f, "environment of the preload library (set directly, or by collsel exec):\n");
+    for (size_t i = 0; i < CS_NVARS; i++) {
+        const struct cs_var *v = &cs_vars[i];
+        if (v->kind == CS_V_TOOL)
+            continue;
+        char line[512];
+        snprintf(line, sizeof line, "%s%s%s%s", v->doc, v->def ? " (default " : "",
+                 v->def ? v->def : "", v->def ? ")" : "");
+        fprintf(f, "  %s=%s\n", v->name, v->arg);
+        wrap(f, line, 6);
+    }
+}
 
 void cs_log(int level, int rank0only, const char *fmt, ...)
 {

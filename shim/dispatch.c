@@ -1,4 +1,4 @@
-/* Selection (owner: dispatch): COLLSEL_FORCE and COLLSEL_TREE, and the
+/* Selection: COLLSEL_FORCE and COLLSEL_TREE, and the
  * per-call choice of a method for MPI_Bcast / MPI_Reduce / MPI_Barrier /
  * MPI_Allreduce.
  *
@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../coll/coll.h"
-#include "../coll/pick.h"
+#include "coll/coll.h"
+#include "select/pick.h"
 #include "shim.h"
 
 int cs_sel_active[CS_NCOLL];
@@ -239,7 +239,7 @@ static void log_decision(const cs_call *c, const cs_method *m, const char *why)
         return;
     c->st->logged_bins[c->coll] |= bit;
     c->st->logged = 1;
-    if (c->coll == CS_BARRIER)
+    if (!cs_coll_sized(c->coll))
         cs_log(2, 0, "comm 0x%x size %d: barrier -> %s (%s)", (unsigned)PMPI_Comm_c2f(c->comm),
                c->size, m->name, why);
     else
@@ -278,8 +278,8 @@ static int run(cs_call *c)
     int n;
     const cs_method *t = cs_methods(c->coll, &n);
     const char *why = "cached";
-    int idx, commute = c->coll == CS_REDUCE || c->coll == CS_ALLREDUCE ? c->commute : 1;
-    int root = c->coll == CS_BCAST || c->coll == CS_REDUCE ? c->root : 0;
+    int idx, commute = cs_coll_reduces(c->coll) ? c->commute : 1;
+    int root = cs_coll_rooted(c->coll) ? c->root : 0;
     struct cs_decision *d = &c->st->last[c->coll];
     if (sel[c->coll].node && c->pcomm == MPI_COMM_NULL) {
         /* the node split comes with the private duplicate: make it before

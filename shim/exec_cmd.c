@@ -17,19 +17,22 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../common/rankenv.h"
-#include "../common/util.h"
-#include "flavours.h"
+#include "common/rankenv.h"
+#include "common/util.h"
+#include "shim/config.h"
+#include "shim/flavours.h"
 
 #define CMD "collsel exec: "
 
+/* The options that set a variable of the preload library; their text is
+ * the variable's (config.c). */
 static const struct {
-    const char *opt, *var, *arg, *doc;
+    const char *opt, *var, *arg;
 } opts[] = {
-    {"--record", "COLLSEL_RECORD", "FILE", "record the collective distribution into FILE"},
-    {"--tree", "COLLSEL_TREE", "FILE", "select Bcast/Reduce/Barrier methods from this tree"},
-    {"--force", "COLLSEL_FORCE", "SPEC", "force methods: bcast=NAME,reduce=NAME,barrier=NAME"},
-    {"--verbose", "COLLSEL_VERBOSE", "N", "0 silent .. 3 debug (messages on stderr)"},
+    {"--record", "COLLSEL_RECORD", "FILE"},
+    {"--tree", "COLLSEL_TREE", "FILE"},
+    {"--force", "COLLSEL_FORCE", "SPEC"},
+    {"--verbose", "COLLSEL_VERBOSE", "N"},
 };
 #define NOPTS (sizeof opts / sizeof opts[0])
 
@@ -41,7 +44,7 @@ static void usage(FILE *f)
     for (size_t i = 0; i < NOPTS; i++) {
         char flag[32];
         snprintf(flag, sizeof flag, "%s %s", opts[i].opt, opts[i].arg);
-        fprintf(f, "  %-15s %s (sets %s)\n", flag, opts[i].doc, opts[i].var);
+        fprintf(f, "  %-15s sets %s: %s\n", flag, opts[i].var, cs_config_doc(opts[i].var));
     }
     fprintf(f, "  %-15s preload this flavour (openmpi, mpich) instead of reading APP's\n"
                "  %-15s dependencies\n",
@@ -55,8 +58,9 @@ static void usage(FILE *f)
                "mpi4py, a script) gets the flavour of the launcher that started it (Open MPI's\n"
                "mpirun, MPICH's hydra), if installed.  A program that uses no MPI under no\n"
                "such launcher, or an MPI no installed flavour is built for, gets one line\n"
-               "saying so and runs without collsel.\n",
+               "saying so and runs without collsel.\n\n",
             COLLSEL_LIBDIR);
+    cs_config_help(f);
 }
 
 /* The library to preload for prog into lib: 0; 1 when the program runs

@@ -19,7 +19,7 @@
 
 #include <stddef.h>
 
-#include "../common/util.h"
+#include "common/util.h"
 
 #ifndef COLLSEL_LIBDIR
 #define COLLSEL_LIBDIR "lib" /* where libraries are installed, under the prefix */

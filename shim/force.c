@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../coll/coll.h"
+#include "coll/coll.h"
 #include "shim.h"
 
 /* One line on stderr from world rank 0, however long (the list of valid

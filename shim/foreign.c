@@ -29,7 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../common/rankenv.h"
+#include "common/rankenv.h"
 #include "collsel_config.h"
 #include "shim.h"
 

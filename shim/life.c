@@ -37,8 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../coll/coll.h"
-#include "../coll/shm/shm.h"
+#include "coll/coll.h"
+#include "coll/shm/shm.h"
 #include "rec.h"
 
 #define CS_MAX_SITES 64 /* call sites kept per run */

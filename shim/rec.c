@@ -44,6 +44,19 @@ static cs_profile spill;         /* under tabs_mu; times in ticks */
 static int spill_ready;          /* under tabs_mu */
 static pthread_mutex_t tabs_mu = PTHREAD_MUTEX_INITIALIZER;
 
+/* The owner's side of a snapshot (snap.c asks by moving cs_snap_req on and
+ * giving the table a buffer): copy the table into it and answer. */
+unsigned cs_snap_req;
+
+void cs_tab_answer(cs_rtab *t)
+{
+    unsigned req = __atomic_load_n(&cs_snap_req, __ATOMIC_ACQUIRE);
+    cs_rtab *buf = __atomic_load_n(&t->snap, __ATOMIC_ACQUIRE);
+    if (buf)
+        memcpy(buf, t, sizeof *t);
+    __atomic_store_n(&t->snap_ans, req, __ATOMIC_RELEASE);
+}
+
 static void cell_first(cs_cell *c, int coll, uint32_t comm_size, uint32_t bin)
 {
     c->coll = (uint32_t)coll;

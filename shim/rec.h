@@ -1,4 +1,4 @@
-/* Recording internals of the preload library (shim owner): the per-call hot
+/* Recording internals of the preload library: the per-call hot
  * path (rec.c), call-site symbolisation (sites.c), and the run's life cycle
  * (life.c: init, metadata, the merge at MPI_Finalize, partial files of
  * incomplete runs).  Everything here is hidden.
@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "../common/colls.h"
-#include "../record/profile.h"
+#include "common/colls.h"
+#include "record/profile.h"
 #include "shim.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -190,10 +190,10 @@ void cs_rec_end_slow(const cs_rslot *s, uint64_t ticks) CS_HIDDEN; /* always tim
 /* The owning thread's changes to its table outside the memo's inline
  * counting (cs_rec_end): between cs_tab_enter() and cs_tab_leave() (a
  * seqlock: two plain stores and compiler barriers on x86).  On leaving, a
- * snapshot request (cs_snap_req moved on, snap.c) is answered by copying
+ * snapshot request (cs_snap_req moved on by snap.c) is answered by copying
  * the table, once per interval, outside any call. */
 extern unsigned cs_snap_req CS_HIDDEN;
-void cs_snap_answer(cs_rtab *t) CS_HIDDEN;
+void cs_tab_answer(cs_rtab *t) CS_HIDDEN; /* rec.c */
 
 static inline void cs_tab_enter(cs_rtab *t)
 {
@@ -205,7 +205,7 @@ static inline void cs_tab_leave(cs_rtab *t)
 {
     __atomic_store_n(&t->seq, t->seq + 1, __ATOMIC_RELEASE);
     if (__builtin_expect(__atomic_load_n(&cs_snap_req, __ATOMIC_RELAXED) != t->snap_ans, 0))
-        cs_snap_answer(t);
+        cs_tab_answer(t);
 }
 
 /* Time this call?  The first CS_TIME_FIRST of a cell, then a random 1 in
@@ -296,7 +296,6 @@ int cs_snap_collect(cs_profile *p, double sec_per_tick) CS_HIDDEN;
 void cs_site_name(void *ra, char *buf, size_t len) CS_HIDDEN;
 
 /* Configuration (config.c). */
-void cs_config_load(void) CS_HIDDEN;
 
 /* Life cycle (life.c). */
 int cs_life_init(int provided) CS_HIDDEN;     /* after PMPI_Init* */

@@ -33,17 +33,6 @@
 #define SNAP_POLL 0.001  /* seconds between looks */
 #define SNAP_TABLES 1024 /* thread tables followed (threads that record) */
 
-unsigned cs_snap_req;
-
-void cs_snap_answer(cs_rtab *t)
-{
-    unsigned req = __atomic_load_n(&cs_snap_req, __ATOMIC_ACQUIRE);
-    cs_rtab *buf = __atomic_load_n(&t->snap, __ATOMIC_ACQUIRE);
-    if (buf)
-        memcpy(buf, t, sizeof *t);
-    __atomic_store_n(&t->snap_ans, req, __ATOMIC_RELEASE);
-}
-
 /* A copy of t taken while its owner did not change it (but for the
  * memos' pending counts, each read whole), or -1. */
 static int try_copy(cs_rtab *dst, const cs_rtab *t)

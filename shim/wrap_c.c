@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../coll/coll.h"
+#include "coll/coll.h"
 #include "wrap.h"
 
 #define CS_EXPORT __attribute__((visibility("default")))

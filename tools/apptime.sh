@@ -1,7 +1,7 @@
 #!/bin/sh
-# tools/apptime.sh: does the tree make this application faster?  Records
-# the application natively, replays its profile, tunes a tree on it (or
-# takes --tree), then runs it natively and with the tree, alternating, RUNS
+# tools/apptime.sh: does the tree make this application faster?  Tunes a
+# tree on it with collsel autotune (budget BUDGET, default 60s; or takes
+# --tree), then runs it natively and with the tree, alternating, RUNS
 # times each, every run recorded, and prints per pair the ratio tuned /
 # native of the time in collectives (collsel show --compare) and of the
 # wall time, then their medians.  Open MPI, through tests/mpiexec.sh.
@@ -29,7 +29,7 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || { echo "apptime.sh: no application given (see --help)" >&2; exit 2; }
 case "$np$runs" in *[!0-9]*) echo "apptime.sh: -n and -r take positive integers" >&2; exit 2 ;; esac
-c=$B/tools/collsel
+c=$B/cli/collsel
 [ -x "$c" ] || { echo "apptime.sh: no $c (build first, or set COLLSEL_BUILD)" >&2; exit 2; }
 dir=${dir:-$(mktemp -d "${TMPDIR:-/tmp}/apptime.XXXXXX")}
 mkdir -p "$dir"
@@ -42,12 +42,10 @@ run() {
     fi
 }
 if [ -z "$tree" ]; then
-    echo "== recording, replaying and tuning ($np ranks; files in $dir)"
-    run "$c" exec --record "$dir/app.prof" -- "$@" > /dev/null 2> "$dir/record.err" ||
-        { cat "$dir/record.err" >&2; echo "apptime.sh: the application failed" >&2; exit 1; }
-    run "$B/replay/collsel-replay" --profile "$dir/app.prof" --time-per-point 1 --no-progress \
-        -o "$dir/perf.csv"
-    "$c" tune --perf "$dir/perf.csv" --profile "$dir/app.prof" -o "$dir/app.tree" > "$dir/tune.txt"
+    echo "== collsel autotune ($np ranks; files in $dir)"
+    "$c" autotune --launcher "$top/tests/mpiexec.sh openmpi $np" --budget "${BUDGET:-60s}" \
+        --dir "$dir/autotune" -o "$dir/app.tree" -- "$@" > "$dir/autotune.txt" 2>&1 ||
+        { cat "$dir/autotune.txt" >&2; echo "apptime.sh: collsel autotune failed" >&2; exit 1; }
     tree=$dir/app.tree
 fi
 echo "== $runs pairs of runs, native then tuned (tree $tree)"

@@ -12,7 +12,7 @@ B=${COLLSEL_BUILD:-$top/build}
 OUT=${COLLSEL_OUT:-$top/out}
 NP=${NP:-4}
 mkdir -p "$OUT"
-collsel="$B/tools/collsel"
+collsel="$B/cli/collsel"
 app="$B/tests/apps/example_app"
 launcher="$top/tests/mpiexec.sh openmpi $NP"
 run() { "$top/tests/mpiexec.sh" openmpi "$@"; }

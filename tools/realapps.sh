@@ -5,15 +5,15 @@
 #   2. every collective forced to a shared-memory method, round by round
 #      until every shared-memory method of every collective has run
 #      (COLLSEL_FORCE; a method that does not apply to a call falls back);
-#   3. a tree tuned on the application's own profile (collsel-replay
-#      --profile, collsel tune), run recorded: results compared, and the
+#   3. a tree tuned on the application by collsel autotune (its own record,
+#      replay and tune), run recorded: results compared, and the
 #      collective time of the tuned run against the native recorded run
 #      (the profiles' own times).
 # Results are compared on what each application prints of its science:
 # LAMMPS the thermo rows (every printed digit), HPCC its verdicts (residual
 # checks, error counts, validations), the mpi4py script everything.
 #   usage: tools/realapps.sh [--np N] [--apps lammps,hpcc,mpi4py] [--out DIR]
-#                            [--budget SECONDS of replay per application: 120]
+#                            [--budget SECONDS of autotune per application: 120]
 # Installs the applications from Debian's packages when missing.  Takes a
 # few minutes at 4 ranks (HPCC is the longest).  Exit status 1 if any
 # result differs.
@@ -31,7 +31,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 B=${COLLSEL_BUILD:-$top/build}
-collsel=$B/tools/collsel
+collsel=$B/cli/collsel
 [ -x "$collsel" ] || { echo "realapps.sh: no build in $B (run tools/setup.sh)" >&2; exit 2; }
 need=""
 for a in $(echo "$APPS" | tr , ' '); do
@@ -52,12 +52,32 @@ OUT=$(cd "$OUT" && pwd)
 real=$top/tests/apps/real
 run() { timeout 600 "$top/tests/mpiexec.sh" openmpi "$NP" "$@"; }
 
-# The shared-memory methods of each collective, from the registry.
+# The collectives collsel replaces and the shared-memory methods of each,
+# from the registry.
+COLLS=$("$collsel" methods --csv | awk -F, 'NR > 1 && !seen[$2]++ { print $2 }')
 shm() { "$collsel" methods --csv | awk -F, -v c="$1" '$2 == c && $1 ~ /\.shm\./ { print $1 }'; }
-nth() { printf '%s\n' $1 | awk -v k="$2" '{ a[NR] = $0 } END { print a[(k % NR) + 1] }'; }
-BC=$(shm bcast) RE=$(shm reduce) AR=$(shm allreduce) BA=$(shm barrier)
-rounds=$(printf '%s\n' "$(echo $BC | wc -w)" "$(echo $RE | wc -w)" "$(echo $AR | wc -w)" \
-         "$(echo $BA | wc -w)" | sort -n | tail -1)
+nth() { printf '%s\n' $1 | awk -v k="$2" 'NF { a[++n] = $0 } END { if (n) print a[(k % n) + 1] }'; }
+rounds=$(for c in $COLLS; do shm "$c" | wc -l; done | sort -n | tail -1)
+# force_round K: COLLSEL_FORCE of round K (the K-th shared-memory method of each).
+force_round() {
+    f=""
+    for c in $COLLS; do
+        m=$(nth "$(shm "$c")" "$1")
+        [ -n "$m" ] && f="$f${f:+,}$c=$m"
+    done
+    echo "$f"
+}
+
+# app_cmd APP: its command line; app_setup APP: its input files in the
+# current folder.
+app_cmd() {
+    case $1 in
+    lammps) echo lmp -in "$real/in.melt" -log none ;;
+    hpcc) echo hpcc ;;
+    mpi4py) echo /usr/bin/python3 "$real/colls.py" ;;
+    esac
+}
+app_setup() { [ "$1" != hpcc ] || cp "$real/hpccinf.txt" .; }
 
 # app_run APP DIR [collsel exec options]: run APP in DIR (its own files
 # there), its science on stdout of the caller in DIR/result.
@@ -65,22 +85,22 @@ app_run() {
     app=$1 dir=$2; shift 2
     mkdir -p "$dir"
     cd "$dir"
+    app_setup "$app"
     pre=""
     [ $# -gt 0 ] && pre="$collsel exec $* --"
     case $app in
     lammps)
-        run $pre lmp -in "$real/in.melt" -log none > out.txt 2>&1 || { cat out.txt; return 1; }
+        run $pre $(app_cmd lammps) > out.txt 2>&1 || { cat out.txt; return 1; }
         grep -E '^ +[0-9]+ +-?[0-9]' out.txt > result ;;
     hpcc)
-        cp "$real/hpccinf.txt" .
         rm -f hpccoutf.txt
-        run $pre hpcc > out.txt 2>&1 || { cat out.txt; return 1; }
+        run $pre $(app_cmd hpcc) > out.txt 2>&1 || { cat out.txt; return 1; }
         grep -v '^CPU ' hpccoutf.txt > hpccoutf.txt.nocpu # CPU timer lines come and go
         grep -oE 'Found [0-9]+ errors|[0-9]+ tests completed and (passed|failed) residual checks|Solution Validates|Node\(s\) with error [0-9]+|PASSED|FAILED' \
             hpccoutf.txt.nocpu > result ;;
     mpi4py)
         rm -f colls.*.out
-        run $pre /usr/bin/python3 "$real/colls.py" > out.txt 2>&1 || { cat out.txt; return 1; }
+        run $pre $(app_cmd mpi4py) > out.txt 2>&1 || { cat out.txt; return 1; }
         cat colls.*.out > result ;;
     esac
     cd "$OUT"
@@ -97,11 +117,11 @@ check() {
     fi
 }
 
-# The collective time of a profile: Bcast, Reduce, Barrier, Allreduce.
+# The collective time of a profile in the collectives collsel replaces.
 ctime() {
-    "$collsel" show "$1" --csv | awk -F, '
+    "$collsel" show "$1" --csv | awk -F, -v ours=" $(echo $COLLS) " '
         /^#/ || $1 == "collective" { next }
-        $1 == "Bcast" || $1 == "Reduce" || $1 == "Barrier" || $1 == "Allreduce" { t += $8 }
+        index(ours, " " tolower($1) " ") { t += $8 }
         END { printf "%.6f", t }'
 }
 
@@ -114,17 +134,19 @@ for app in $(echo "$APPS" | tr , ' '); do
     check "$app" "$d/recorded" "recorded"
     k=0
     while [ $k -lt "$rounds" ]; do
-        f="bcast=$(nth "$BC" $k),reduce=$(nth "$RE" $k),allreduce=$(nth "$AR" $k),barrier=$(nth "$BA" $k)"
+        f=$(force_round $k)
         app_run "$app" "$d/forced$k" --force "$f"
         check "$app" "$d/forced$k" "forced $f"
         k=$((k + 1))
     done
-    (cd "$d" && run "$B/replay/collsel-replay" --profile native.prof --quick --budget "$BUDGET" -o perf.csv > replay.txt 2>&1)
-    "$collsel" tune --perf "$d/perf.csv" --profile "$d/native.prof" -o "$d/app.tree" > "$d/tune.txt"
+    mkdir -p "$d/autotune" && (cd "$d/autotune" && app_setup "$app" &&
+        "$collsel" autotune --launcher "timeout 600 $top/tests/mpiexec.sh openmpi $NP" \
+            --budget "$BUDGET" -o "$d/app.tree" -- $(app_cmd "$app") > report.txt 2>&1) ||
+        { cat "$d/autotune/report.txt"; echo "realapps.sh: collsel autotune failed on $app" >&2; exit 1; }
     app_run "$app" "$d/tuned" --tree "$d/app.tree" --record "$d/tuned.prof"
     check "$app" "$d/tuned" "with its tuned tree"
     nt=$(ctime "$d/native.prof") tt=$(ctime "$d/tuned.prof")
-    awk -v n="$nt" -v t="$tt" 'BEGIN { printf "  collective time (Bcast, Reduce, Barrier, Allreduce; the profiles): native %.4f s, tuned %.4f s, ratio %.2f\n", n, t, (n > 0 ? t / n : 0) }'
+    awk -v n="$nt" -v t="$tt" 'BEGIN { printf "  collective time (the collectives collsel replaces; the profiles): native %.4f s, tuned %.4f s, ratio %.2f\n", n, t, (n > 0 ? t / n : 0) }'
     "$collsel" show --compare "$d/native.prof" "$d/tuned.prof" --top 5 > "$d/compare.txt"
     sed -n '4,/^all /p' "$d/compare.txt" | sed 's/^/    /'
 done

@@ -17,12 +17,10 @@ B=${COLLSEL_BUILD:-$top/build}
 S=$top/build-smpi
 "$top/tools/setup.sh" > /dev/null   # packages (libsimgrid-dev) and builds
 mkdir -p "$OUT"
-collsel="$B/tools/collsel"
+collsel="$B/cli/collsel"
 
 echo "==== 1. replay on the modelled cluster: $NP ranks, grid $GRID"
-smpirun -np "$NP" -platform "$top/tools/sim/cluster.xml" \
-    --cfg=smpi/host-speed:10Gf --cfg=smpi/simulate-computation:no \
-    --cfg=smpi/coll-selector:ompi --log=root.thres:warning \
+"$top/tools/sim/smpirun.sh" "$NP" "" \
     "$S/replay/collsel-replay" --grid "$GRID" --quick -o "$OUT/perf.csv"
 
 echo "==== 2. the trees (exact map, then the papers' depth caps)"

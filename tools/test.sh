@@ -28,7 +28,7 @@ meson test -C build-mpich --print-errorlogs --num-processes 1 --suite mpich
 echo "== 3/5 correctness matrix under ASan + UBSan"
 "$top/tests/coll/matrix/run-sanitizers.sh" "$top/build-sanitize"
 echo "== 4/5 the replay on a simulated cluster (SimGrid SMPI)"
-"$top/tests/sim/run.sh" "$top/build-smpi" "$top/build/tools/collsel"
+"$top/tests/sim/run.sh" "$top/build-smpi" "$top/build/cli/collsel"
 echo "== 5/5 fuzz targets, 4 s each (tests/fuzz/run.sh)"
 "$top/tests/fuzz/run.sh" 4
 echo "== all tests passed in $(($(date +%s) - start)) s"

@@ -21,8 +21,8 @@
 #ifndef COLLSEL_ALLREDUCE_H
 #define COLLSEL_ALLREDUCE_H
 
-#include "../coll.h"
-#include "../reduce/reduce.h"
+#include "coll/coll.h"
+#include "coll/reduce/reduce.h"
 
 /* Filled once when the library is loaded (registry.c: the fixed methods,
  * then the reduce_bcast compositions generated from the reduce and bcast

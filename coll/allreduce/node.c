@@ -12,7 +12,7 @@
  * datatype elements.
  * Cost: T_shm_reduce(n) + T_M(nodes, n) + T_shm_bcast(n).
  */
-#include "../shm/shm.h"
+#include "coll/shm/shm.h"
 #include "allreduce.h"
 
 int cs_allreduce_node(const cs_call *c, const cs_method *m)
@@ -26,18 +26,18 @@ int cs_allreduce_node(const cs_call *c, const cs_method *m)
     cs_node_calls(nd, c, &in, &out);
     in.coll = CS_REDUCE;
     in.root = 0;
-    int rc = cs_method_run(reduce, &in); /* sendbuf, or buf in place: to buf at the leader */
-    if (rc == MPI_SUCCESS && nd->leaders != MPI_COMM_NULL) {
+    int rc;
+    CS_TRY(cs_method_run(reduce, &in)); /* sendbuf, or buf in place: to buf at the leader */
+    if (nd->leaders != MPI_COMM_NULL) {
         out.sendbuf = MPI_IN_PLACE;
-        rc = cs_method_applies(outer, &out)
-                 ? cs_method_run(outer, &out)
-                 : PMPI_Allreduce(MPI_IN_PLACE, c->buf, c->count, c->dt, c->op, nd->leaders);
+        CS_TRY(cs_method_applies(outer, &out)
+                   ? cs_method_run(outer, &out)
+                   : PMPI_Allreduce(MPI_IN_PLACE, c->buf, c->count, c->dt, c->op, nd->leaders));
     }
-    if (rc == MPI_SUCCESS) {
-        cs_call b = in;
-        b.coll = CS_BCAST;
-        b.sendbuf = NULL;
-        rc = cs_method_run(bcast, &b);
-    }
+    cs_call b = in;
+    b.coll = CS_BCAST;
+    b.sendbuf = NULL;
+    CS_TRY(cs_method_run(bcast, &b));
+out:
     return rc;
 }

@@ -22,13 +22,13 @@ int cs_allreduce_rabenseifner(const cs_call *c, const cs_method *m)
     (void)m;
     if (c->count == 0)
         return MPI_SUCCESS;
-    cs_rtype t;
-    int rc = cs_reduce_rtype(c->dt, &t), leader = 0;
-    if (rc != MPI_SUCCESS)
-        return rc;
     const int p = c->size, npart = cs_allreduce_pow_below(p, 2);
-    char *raw = NULL, *tmp = cs_reduce_tmp(&t, c->count, &raw), *acc;
-    int *disp = malloc(sizeof *disp * (size_t)(npart + 1));
+    char *raw = NULL, *tmp = NULL, *acc;
+    int *disp = NULL, leader = 0, rc;
+    cs_rtype t;
+    CS_TRY(cs_reduce_rtype(c->dt, &t));
+    tmp = cs_reduce_tmp(&t, c->count, &raw);
+    disp = malloc(sizeof *disp * (size_t)(npart + 1));
     if (!tmp || !disp) {
         rc = MPI_ERR_NO_MEM;
         goto out;
@@ -39,8 +39,8 @@ int cs_allreduce_rabenseifner(const cs_call *c, const cs_method *m)
         if (acc != buf)
             CS_TRY(cs_reduce_copy(c, &t, acc, buf, c->count));
         const int j = cs_allreduce_part_of(p, npart, c->rank);
-        for (int i = 0, q = c->count / npart, extra = c->count % npart; i <= npart; i++)
-            disp[i] = i * q + (i < extra ? i : extra); /* block i = [disp[i], disp[i+1]) */
+        for (int i = 0; i <= npart; i++) /* block i = [disp[i], disp[i+1]) */
+            disp[i] = (int)cs_piece_at((size_t)c->count, npart, i);
 #define AT(b, i) ((b) + (MPI_Aint)disp[i] * t.extent)
         int lo = 0;
         for (int mask = npart / 2; mask >= 1; mask /= 2) { /* reduce-scatter */

@@ -30,13 +30,12 @@ static int multiply(const cs_call *c, int k)
         return MPI_ERR_ARG;
     if (c->count == 0)
         return MPI_SUCCESS;
-    cs_rtype t;
-    int rc = cs_reduce_rtype(c->dt, &t), leader = 0, n = 0;
-    if (rc != MPI_SUCCESS)
-        return rc;
     const int p = c->size, npart = cs_allreduce_pow_below(p, k);
     char *raw[CS_RM_MAXK] = {NULL}, *pool[CS_RM_MAXK], *acc = NULL;
     MPI_Request rq[2 * (CS_RM_MAXK - 1)];
+    cs_rtype t;
+    int rc, leader = 0, n = 0;
+    CS_TRY(cs_reduce_rtype(c->dt, &t));
     for (int u = 0; u < k - 1; u++)
         if (!(pool[u + 1] = cs_reduce_tmp(&t, c->count, &raw[u]))) {
             rc = MPI_ERR_NO_MEM;

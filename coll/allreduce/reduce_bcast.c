@@ -43,6 +43,9 @@ int cs_allreduce_reduce_bcast(const cs_call *c, const cs_method *m)
     cs_call r, b;
     cs_allreduce_as_reduce(c, &r);
     cs_allreduce_as_bcast(c, &b);
-    int rc = cs_method_run(m->part[0], &r);
-    return rc != MPI_SUCCESS ? rc : cs_method_run(m->part[1], &b);
+    int rc;
+    CS_TRY(cs_method_run(m->part[0], &r));
+    CS_TRY(cs_method_run(m->part[1], &b));
+out:
+    return rc;
 }

@@ -17,15 +17,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../bcast/bcast.h"
-#include "../shm/shm.h"
+#include "coll/bcast/bcast.h"
+#include "coll/shm/shm.h"
 #include "allreduce.h"
-
-int cs_allreduce_native(const cs_call *c, const cs_method *m)
-{
-    (void)m;
-    return PMPI_Allreduce(c->sendbuf, c->buf, c->count, c->dt, c->op, c->comm);
-}
 
 #define M(name, algo, seg, fan, desc, applies, fn) \
     CS_METHOD(CS_ALLREDUCE, "allreduce." name, algo, seg, fan, desc, applies, fn)
@@ -99,8 +93,9 @@ static void compose(const cs_method *r, const cs_method *b)
     snprintf(descs[i], sizeof descs[i], "%s to rank 0, then %s", r->name, b->name);
     cs_allreduce_methods[i] = (cs_method){.name = names[i], .coll = CS_ALLREDUCE,
                                           .algo = "reduce_bcast", .desc = descs[i],
-                                          .applies = cs_allreduce_applies_reduce_bcast,
-                                          .fn = cs_allreduce_reduce_bcast, .part = {r, b}};
+                                          .applies = CS_CODE(cs_allreduce_applies_reduce_bcast),
+                                          .fn = CS_CODE(cs_allreduce_reduce_bcast),
+                                          .part = {r, b}};
     cs_allreduce_nmethods++;
 }
 

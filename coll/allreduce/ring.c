@@ -25,21 +25,22 @@ int cs_allreduce_ring(const cs_call *c, const cs_method *m)
     const int p = c->size, r = c->rank;
     if (c->count == 0)
         return MPI_SUCCESS;
+    char *raw = NULL, *tmp = NULL;
+    int *disp = NULL;
     cs_rtype t;
-    int rc = cs_reduce_rtype(c->dt, &t);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    int rc;
+    CS_TRY(cs_reduce_rtype(c->dt, &t));
     const void *own = c->sendbuf == MPI_IN_PLACE ? c->buf : c->sendbuf;
-    if (own != c->buf && (rc = cs_reduce_copy(c, &t, own, c->buf, c->count)) != MPI_SUCCESS)
-        return rc;
+    if (own != c->buf)
+        CS_TRY(cs_reduce_copy(c, &t, own, c->buf, c->count));
     if (p == 1)
-        return MPI_SUCCESS;
+        goto out;
     long block = m->segsize > 0 ? m->segsize / (t.size > 0 ? t.size : 1) : 0;
     if (block < 1 || block > (c->count + p - 1) / p)
         block = (c->count + p - 1) / p; /* unsegmented: one chunk */
     const long chunk = block * p;
-    char *raw = NULL, *tmp = cs_reduce_tmp(&t, (int)block, &raw);
-    int *disp = malloc(sizeof *disp * (size_t)(p + 1));
+    tmp = cs_reduce_tmp(&t, (int)block, &raw);
+    disp = malloc(sizeof *disp * (size_t)(p + 1));
     const int right = (r + 1) % p, left = (r - 1 + p) % p;
     if (!tmp || !disp) {
         rc = MPI_ERR_NO_MEM;
@@ -48,8 +49,8 @@ int cs_allreduce_ring(const cs_call *c, const cs_method *m)
     for (long off = 0; off < c->count; off += chunk) {
         const int n = (int)(c->count - off < chunk ? c->count - off : chunk);
         char *base = (char *)c->buf + off * t.extent;
-        for (int i = 0, q = n / p, extra = n % p; i <= p; i++)
-            disp[i] = i * q + (i < extra ? i : extra);
+        for (int i = 0; i <= p; i++)
+            disp[i] = (int)cs_piece_at((size_t)n, p, i);
 #define AT(b) (base + (MPI_Aint)disp[b] * t.extent)
 #define LEN(b) (disp[(b) + 1] - disp[b])
         for (int s = 0; s < p - 1; s++) {

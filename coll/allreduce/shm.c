@@ -17,7 +17,7 @@
  * Velamati et al., HiPC 2007 (AG); MPICH's release-gather allreduce.
  * Restrictions: one node; dense datatype elements (cs_shm_applies_dense).
  */
-#include "../shm/shm.h"
+#include "coll/shm/shm.h"
 #include "allreduce.h"
 
 int cs_allreduce_shm_direct(const cs_call *c, const cs_method *m)

@@ -7,7 +7,7 @@
 #ifndef COLLSEL_BARRIER_H
 #define COLLSEL_BARRIER_H
 
-#include "../coll.h"
+#include "coll/coll.h"
 
 extern const cs_method cs_barrier_methods[];
 extern const int cs_barrier_nmethods;

@@ -6,7 +6,7 @@
  * Restrictions: the communicator spans two or more (virtual) nodes.
  * Cost: 2 T_shm(node size) + T_M(nodes).
  */
-#include "../shm/shm.h"
+#include "coll/shm/shm.h"
 #include "barrier.h"
 
 int cs_barrier_node(const cs_call *c, const cs_method *m)
@@ -17,11 +17,12 @@ int cs_barrier_node(const cs_call *c, const cs_method *m)
         return cs_shm_native(c);
     cs_call in, out;
     cs_node_calls(nd, c, &in, &out);
-    int rc = cs_method_run(inner, &in);
-    if (rc == MPI_SUCCESS && nd->leaders != MPI_COMM_NULL)
-        rc = cs_method_applies(outer, &out) ? cs_method_run(outer, &out)
-                                            : PMPI_Barrier(nd->leaders);
-    if (rc == MPI_SUCCESS)
-        rc = cs_method_run(inner, &in);
+    int rc;
+    CS_TRY(cs_method_run(inner, &in));
+    if (nd->leaders != MPI_COMM_NULL)
+        CS_TRY(cs_method_applies(outer, &out) ? cs_method_run(outer, &out)
+                                              : PMPI_Barrier(nd->leaders));
+    CS_TRY(cs_method_run(inner, &in));
+out:
     return rc;
 }

@@ -1,14 +1,8 @@
 /* The barrier registry: the single source of barrier method names
  * (`collsel methods`, COLLSEL_FORCE, tree files, collsel-replay and the
  * test matrix read it through ../registry.c).  Entry 0 is native. */
-#include "../shm/shm.h"
+#include "coll/shm/shm.h"
 #include "barrier.h"
-
-int cs_barrier_native(const cs_call *c, const cs_method *m)
-{
-    (void)m;
-    return PMPI_Barrier(c->comm);
-}
 
 #define M(name, algo, fan, desc, applies, fn) \
     CS_METHOD(CS_BARRIER, "barrier." name, algo, 0, fan, desc, applies, fn)

@@ -19,56 +19,33 @@
  * Restrictions: the communicator lies within one node (cs_shm_applies).
  * A transfer is one cache line moving between cores: ~0.08 us here.
  */
-#include "../shm/shm.h"
+#include "coll/shm/shm.h"
 #include "barrier.h"
 
-/* The segment and this call's number; NULL: run natively. */
-static cs_shm *begin(const cs_call *c, uint64_t *seq)
-{
-    cs_shm *s = cs_shm_get(c);
-    if (s)
-        *seq = ++s->seq;
-    return s;
-}
-
-int cs_barrier_shm_ota(const cs_call *c, const cs_method *m)
+static void ota(cs_shm *s, uint64_t seq, const cs_method *m)
 {
     (void)m;
-    uint64_t seq;
-    cs_shm *s = begin(c, &seq);
-    if (!s)
-        return cs_shm_native(c);
     if (s->rank != 0) {
         cs_shm_set(&s->r[s->rank]->arrive, seq);
         cs_shm_wait(s, &s->r[0]->release, seq);
-        return MPI_SUCCESS;
+        return;
     }
     for (int i = 1; i < s->p; i++)
         cs_shm_wait(s, &s->r[i]->arrive, seq);
     cs_shm_set(&s->r[0]->release, seq);
-    return MPI_SUCCESS;
 }
 
-int cs_barrier_shm_counter(const cs_call *c, const cs_method *m)
+static void counter(cs_shm *s, uint64_t seq, const cs_method *m)
 {
     (void)m;
-    uint64_t seq;
-    cs_shm *s = begin(c, &seq);
-    if (!s)
-        return cs_shm_native(c);
     (void)seq; /* the counter counts this method's calls only: */
     uint64_t n = ++s->nsig;
-    atomic_fetch_add_explicit(&s->r[0]->count.v, 1, memory_order_acq_rel);
+    __atomic_fetch_add(&s->r[0]->count.v, 1, __ATOMIC_ACQ_REL);
     cs_shm_wait(s, &s->r[0]->count, n * (uint64_t)s->p);
-    return MPI_SUCCESS;
 }
 
-int cs_barrier_shm_tree(const cs_call *c, const cs_method *m)
+static void tree(cs_shm *s, uint64_t seq, const cs_method *m)
 {
-    uint64_t seq;
-    cs_shm *s = begin(c, &seq);
-    if (!s)
-        return cs_shm_native(c);
     const long k = m->fanout, r = s->rank, first = r * k + 1;
     const long last = first + k < s->p ? first + k : s->p; /* children [first, last) */
     for (long i = first; i < last; i++)
@@ -79,16 +56,11 @@ int cs_barrier_shm_tree(const cs_call *c, const cs_method *m)
     }
     for (long i = first; i < last; i++)
         cs_shm_set(&s->r[i]->release, seq);
-    return MPI_SUCCESS;
 }
 
-int cs_barrier_shm_pairwise(const cs_call *c, const cs_method *m)
+static void pairwise(cs_shm *s, uint64_t seq, const cs_method *m)
 {
     (void)m;
-    uint64_t seq;
-    cs_shm *s = begin(c, &seq);
-    if (!s)
-        return cs_shm_native(c);
     const int p = s->p, r = s->rank;
     int q = 1;
     while (q * 2 <= p)
@@ -96,7 +68,7 @@ int cs_barrier_shm_pairwise(const cs_call *c, const cs_method *m)
     if (r >= q) { /* folded onto r - q */
         cs_shm_set(&s->r[r]->arrive, seq);
         cs_shm_wait(s, &s->r[r]->release, seq);
-        return MPI_SUCCESS;
+        return;
     }
     if (r + q < p)
         cs_shm_wait(s, &s->r[r + q]->arrive, seq);
@@ -106,20 +78,51 @@ int cs_barrier_shm_pairwise(const cs_call *c, const cs_method *m)
     }
     if (r + q < p)
         cs_shm_set(&s->r[r + q]->release, seq);
-    return MPI_SUCCESS;
 }
 
-int cs_barrier_shm_dissemination(const cs_call *c, const cs_method *m)
+static void dissemination(cs_shm *s, uint64_t seq, const cs_method *m)
 {
     (void)m;
-    uint64_t seq;
-    cs_shm *s = begin(c, &seq);
-    if (!s)
-        return cs_shm_native(c);
     const int p = s->p, r = s->rank;
     for (int k = 0, d = 1; d < p; k++, d <<= 1) {
         cs_shm_set(&s->r[(r + d) % p]->round[k], seq);
         cs_shm_wait(s, &s->r[r]->round[k], seq);
     }
+}
+
+/* The opening of every shared-memory barrier: the segment (none: the
+ * MPI library's barrier runs) and this call's number seq, then the body. */
+static int run(const cs_call *c, const cs_method *m,
+               void (*body)(cs_shm *s, uint64_t seq, const cs_method *m))
+{
+    cs_shm *s = cs_shm_get(c);
+    if (!s)
+        return cs_shm_native(c);
+    body(s, ++s->seq, m);
     return MPI_SUCCESS;
+}
+
+int cs_barrier_shm_ota(const cs_call *c, const cs_method *m)
+{
+    return run(c, m, ota);
+}
+
+int cs_barrier_shm_counter(const cs_call *c, const cs_method *m)
+{
+    return run(c, m, counter);
+}
+
+int cs_barrier_shm_tree(const cs_call *c, const cs_method *m)
+{
+    return run(c, m, tree);
+}
+
+int cs_barrier_shm_pairwise(const cs_call *c, const cs_method *m)
+{
+    return run(c, m, pairwise);
+}
+
+int cs_barrier_shm_dissemination(const cs_call *c, const cs_method *m)
+{
+    return run(c, m, dissemination);
 }

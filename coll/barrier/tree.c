@@ -11,7 +11,7 @@
  * Cost: 2 ceil(log_k p) levels, each costing up to k alpha at the parent:
  * about 2 k log_k(p) alpha; no bytes.
  */
-#include "../topo.h"
+#include "coll/topo.h"
 #include "barrier.h"
 
 int cs_barrier_tree(const cs_call *c, const cs_method *m)

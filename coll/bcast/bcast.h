@@ -18,8 +18,8 @@
 
 #include <stddef.h>
 
-#include "../coll.h"
-#include "../topo.h"
+#include "coll/coll.h"
+#include "coll/topo.h"
 
 extern const cs_method cs_bcast_methods[];
 extern const int cs_bcast_nmethods;
@@ -67,6 +67,13 @@ int cs_bcast_shm_ota(const cs_call *c, const cs_method *m);
 int cs_bcast_shm_tree(const cs_call *c, const cs_method *m);
 int cs_bcast_shm_cma(const cs_call *c, const cs_method *m);
 int cs_bcast_shm_ag(const cs_call *c, const cs_method *m);
+/* The opening of the single-copy bcasts (shm.c: bcast.shm.cma, .ag): the
+ * segment, and the bytes in b; NULL when the call is over already (nothing
+ * to move; no segment: it ran natively; no cross-memory reads: it ran
+ * bcast.shm.ota; the bytes could not be had), *rc its result. */
+struct cs_shm;
+struct cs_shm *cs_bcast_shm_start(const cs_call *c, const cs_method *m, cs_bcast_bytes *b,
+                                  int *rc);
 int cs_bcast_node(const cs_call *c, const cs_method *m);
 
 /* Complete n requests (MPI_REQUEST_NULL ones are skipped), stopping at the
@@ -75,12 +82,11 @@ int cs_bcast_node(const cs_call *c, const cs_method *m);
  * the (MPI_Status *)1 under -Werror=stringop-overflow. */
 static inline int cs_bcast_waitall(int n, MPI_Request *r)
 {
-    for (int i = 0; i < n; i++) {
-        int rc = PMPI_Wait(&r[i], MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS)
-            return rc;
-    }
-    return MPI_SUCCESS;
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < n; i++)
+        CS_TRY(PMPI_Wait(&r[i], MPI_STATUS_IGNORE));
+out:
+    return rc;
 }
 
 /* The algorithms (cs_algo_fn). */

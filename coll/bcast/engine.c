@@ -84,9 +84,9 @@ int cs_bcast_tree(const cs_call *c, const cs_topo *t, size_t seg)
     if (!t)
         return MPI_ERR_NO_MEM;
     cs_bcast_bytes b;
-    int rc = cs_bcast_bytes_get(c, &b);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    int rc;
+    CS_TRY(cs_bcast_bytes_get(c, &b));
     rc = cs_bcast_tree_bytes(c->pcomm, t->parent, t->children, t->nchildren, b.p, c->bytes, seg);
+out:
     return cs_bcast_bytes_put(c, &b, rc);
 }

@@ -10,7 +10,7 @@
  * Restrictions: the communicator spans two or more (virtual) nodes.
  * Cost: T_shm(n) + T_M(nodes, n) + T_shm(n).
  */
-#include "../shm/shm.h"
+#include "coll/shm/shm.h"
 #include "bcast.h"
 
 int cs_bcast_node(const cs_call *c, const cs_method *m)
@@ -25,17 +25,18 @@ int cs_bcast_node(const cs_call *c, const cs_method *m)
     int rc = MPI_SUCCESS;
     if (home) {
         in.root = nd->node_of[2 * c->root + 1];
-        rc = cs_method_run(inner, &in);
+        CS_TRY(cs_method_run(inner, &in));
     }
-    if (rc == MPI_SUCCESS && nd->leaders != MPI_COMM_NULL) {
+    if (nd->leaders != MPI_COMM_NULL) {
         out.root = rnode;
-        rc = cs_method_applies(outer, &out) ? cs_method_run(outer, &out)
-                                            : PMPI_Bcast(c->buf, c->count, c->dt, rnode,
-                                                         nd->leaders);
+        CS_TRY(cs_method_applies(outer, &out)
+                   ? cs_method_run(outer, &out)
+                   : PMPI_Bcast(c->buf, c->count, c->dt, rnode, nd->leaders));
     }
-    if (rc == MPI_SUCCESS && !home) {
+    if (!home) {
         in.root = 0;
-        rc = cs_method_run(inner, &in);
+        CS_TRY(cs_method_run(inner, &in));
     }
+out:
     return rc;
 }

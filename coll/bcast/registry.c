@@ -2,23 +2,8 @@
  * names, see ../coll.h for the naming rules).  Entry 0 is native.  The
  * tree-shaped families come unsegmented and with every segment size of
  * SEGMENTED(), generated here rather than written out. */
-#include <limits.h>
-
-#include "../shm/shm.h"
+#include "coll/shm/shm.h"
 #include "bcast.h"
-
-/* bcast.native: the MPI library's own MPI_Bcast on the user communicator. */
-int cs_bcast_native(const cs_call *c, const cs_method *m)
-{
-    (void)m;
-    return PMPI_Bcast(c->buf, c->count, c->dt, c->root, c->comm);
-}
-
-int cs_bcast_applies_int_bytes(const cs_call *c, const cs_method *m)
-{
-    (void)m;
-    return c->bytes <= INT_MAX;
-}
 
 #define M(name, algo, seg, fan, desc, applies, fn) \
     CS_METHOD(CS_BCAST, "bcast." name, algo, seg, fan, desc, applies, fn)

@@ -14,6 +14,8 @@
  * Restrictions: n <= INT_MAX (one message per subtree); any P, any n >= 1.
  * Cost: ceil(log2 P) alpha + ((P-1)/P) n beta.
  */
+#include <limits.h>
+
 #include "bcast.h"
 
 void cs_bcast_block_range(size_t n, int size, int first, int nblocks, size_t *off, size_t *len)
@@ -48,4 +50,12 @@ int cs_bcast_scatter(const cs_call *c, char *p)
     }
 out:
     return rc;
+}
+
+/* applies() of the scatter-allgather bcasts: their blocks are counted in
+ * int. */
+int cs_bcast_applies_int_bytes(const cs_call *c, const cs_method *m)
+{
+    (void)m;
+    return c->bytes <= INT_MAX;
 }

@@ -33,10 +33,10 @@ int cs_bcast_scatter_rdallgather(const cs_call *c, const cs_method *m)
     int P = c->size, v = (c->rank - c->root + P) % P;
 #define RANK(vr) (((vr) + c->root) % P)
     cs_bcast_bytes b;
-    int rc = cs_bcast_bytes_get(c, &b);
-    if (rc == MPI_SUCCESS)
-        rc = cs_bcast_scatter(c, b.p);
-    for (int mask = 1; mask < P && rc == MPI_SUCCESS; mask <<= 1) {
+    int rc;
+    CS_TRY(cs_bcast_bytes_get(c, &b));
+    CS_TRY(cs_bcast_scatter(c, b.p));
+    for (int mask = 1; mask < P; mask <<= 1) {
         int gs = v & ~(mask - 1), other = gs ^ mask; /* my group, the other group */
         if (other >= P)
             continue; /* the other group is empty: nothing to swap */
@@ -44,17 +44,18 @@ int cs_bcast_scatter_rdallgather(const cs_call *c, const cs_method *m)
         cs_bcast_block_range(c->bytes, P, gs, mask, &soff, &slen);
         cs_bcast_block_range(c->bytes, P, other, mask, &roff, &rlen);
         if ((v ^ mask) < P)
-            rc = PMPI_Sendrecv(b.p + soff, (int)slen, MPI_BYTE, RANK(v ^ mask), CS_TAG_BCAST,
-                               b.p + roff, (int)rlen, MPI_BYTE, RANK(v ^ mask), CS_TAG_BCAST,
-                               c->pcomm, MPI_STATUS_IGNORE);
+            CS_TRY(PMPI_Sendrecv(b.p + soff, (int)slen, MPI_BYTE, RANK(v ^ mask), CS_TAG_BCAST,
+                                 b.p + roff, (int)rlen, MPI_BYTE, RANK(v ^ mask), CS_TAG_BCAST,
+                                 c->pcomm, MPI_STATUS_IGNORE));
         else /* lower rank without a partner: from the upper group's first rank */
-            rc = PMPI_Recv(b.p + roff, (int)rlen, MPI_BYTE, RANK(other), CS_TAG_BCAST, c->pcomm,
-                           MPI_STATUS_IGNORE);
+            CS_TRY(PMPI_Recv(b.p + roff, (int)rlen, MPI_BYTE, RANK(other), CS_TAG_BCAST,
+                             c->pcomm, MPI_STATUS_IGNORE));
         if (v == gs && (v & mask)) /* first of an upper group: serve partnerless lower ranks */
-            for (int j = P - gs; j < mask && rc == MPI_SUCCESS; j++)
-                rc = PMPI_Send(b.p + soff, (int)slen, MPI_BYTE, RANK(other + j), CS_TAG_BCAST,
-                               c->pcomm);
+            for (int j = P - gs; j < mask; j++)
+                CS_TRY(PMPI_Send(b.p + soff, (int)slen, MPI_BYTE, RANK(other + j), CS_TAG_BCAST,
+                                 c->pcomm));
     }
+out:
     return cs_bcast_bytes_put(c, &b, rc);
 #undef RANK
 }

@@ -30,16 +30,17 @@ int cs_bcast_scatter_ringallgather(const cs_call *c, const cs_method *m)
     int P = c->size, v = (c->rank - c->root + P) % P;
     int right = (c->rank + 1) % P, left = (c->rank - 1 + P) % P;
     cs_bcast_bytes b;
-    int rc = cs_bcast_bytes_get(c, &b);
-    if (rc == MPI_SUCCESS)
-        rc = cs_bcast_scatter(c, b.p);
-    for (int i = 0; i < P - 1 && rc == MPI_SUCCESS; i++) {
+    int rc;
+    CS_TRY(cs_bcast_bytes_get(c, &b));
+    CS_TRY(cs_bcast_scatter(c, b.p));
+    for (int i = 0; i < P - 1; i++) {
         size_t soff, slen, roff, rlen;
         cs_bcast_block_range(c->bytes, P, (v - i + P) % P, 1, &soff, &slen);
         cs_bcast_block_range(c->bytes, P, (v - i - 1 + 2 * P) % P, 1, &roff, &rlen);
-        rc = PMPI_Sendrecv(b.p + soff, (int)slen, MPI_BYTE, right, CS_TAG_BCAST, b.p + roff,
-                           (int)rlen, MPI_BYTE, left, CS_TAG_BCAST, c->pcomm,
-                           MPI_STATUS_IGNORE);
+        CS_TRY(PMPI_Sendrecv(b.p + soff, (int)slen, MPI_BYTE, right, CS_TAG_BCAST, b.p + roff,
+                             (int)rlen, MPI_BYTE, left, CS_TAG_BCAST, c->pcomm,
+                             MPI_STATUS_IGNORE));
     }
+out:
     return cs_bcast_bytes_put(c, &b, rc);
 }

@@ -24,7 +24,7 @@
  */
 #include <string.h>
 
-#include "../shm/shm.h"
+#include "coll/shm/shm.h"
 #include "bcast.h"
 
 /* One chunk through a k-ary tree of slots (k = 0: OTA, everyone reads
@@ -60,12 +60,27 @@ static int run(const cs_call *c, int k)
     if (!s)
         return cs_shm_native(c);
     cs_bcast_bytes b;
-    int rc = cs_bcast_bytes_get(c, &b);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    int rc;
+    CS_TRY(cs_bcast_bytes_get(c, &b));
     for (size_t off = 0; off < c->bytes; off += CS_SHM_SLOT)
         chunk(s, c, k, b.p + off, c->bytes - off < CS_SHM_SLOT ? c->bytes - off : CS_SHM_SLOT);
+out:
     return cs_bcast_bytes_put(c, &b, rc);
+}
+
+cs_shm *cs_bcast_shm_start(const cs_call *c, const cs_method *m, cs_bcast_bytes *b, int *rc)
+{
+    *rc = MPI_SUCCESS;
+    if (c->size < 2 || c->bytes == 0)
+        return NULL;
+    cs_shm *s = cs_shm_get(c);
+    if (!s)
+        *rc = cs_shm_native(c);
+    else if (!s->cma)
+        *rc = cs_bcast_shm_ota(c, m);
+    else if ((*rc = cs_bcast_bytes_get(c, b)) == MPI_SUCCESS)
+        return s;
+    return NULL;
 }
 
 int cs_bcast_shm_ota(const cs_call *c, const cs_method *m)

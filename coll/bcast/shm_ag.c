@@ -20,29 +20,22 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../shm/shm.h"
+#include "coll/shm/shm.h"
 #include "bcast.h"
 
 /* Piece j (0 .. q - 1) of len bytes cut in q: offset and length. */
 static void piece(size_t len, int q, int j, size_t *at, size_t *n)
 {
-    const size_t each = len / (size_t)q, extra = len % (size_t)q;
-    *at = (size_t)j * each + ((size_t)j < extra ? (size_t)j : extra);
-    *n = each + ((size_t)j < extra);
+    *at = cs_piece_at(len, q, j);
+    *n = cs_piece_at(len, q, j + 1) - *at;
 }
 
 int cs_bcast_shm_ag(const cs_call *c, const cs_method *m)
 {
-    if (c->size < 2 || c->bytes == 0)
-        return MPI_SUCCESS;
-    cs_shm *s = cs_shm_get(c);
-    if (!s)
-        return cs_shm_native(c);
-    if (!s->cma)
-        return cs_bcast_shm_ota(c, m);
     cs_bcast_bytes b;
-    int rc = cs_bcast_bytes_get(c, &b);
-    if (rc != MPI_SUCCESS)
+    int rc;
+    cs_shm *s = cs_bcast_shm_start(c, m, &b, &rc);
+    if (!s)
         return rc;
     const int P = s->p, q = P - 1, j = (s->rank - c->root + P) % P - 1; /* -1: the root */
     cs_shm_rank *root = s->r[c->root], *me = s->r[s->rank];

@@ -17,21 +17,15 @@
  */
 #include <unistd.h>
 
-#include "../shm/shm.h"
+#include "coll/shm/shm.h"
 #include "bcast.h"
 
 int cs_bcast_shm_cma(const cs_call *c, const cs_method *m)
 {
-    if (c->size < 2 || c->bytes == 0)
-        return MPI_SUCCESS;
-    cs_shm *s = cs_shm_get(c);
-    if (!s)
-        return cs_shm_native(c);
-    if (!s->cma)
-        return cs_bcast_shm_ota(c, m);
     cs_bcast_bytes b;
-    int rc = cs_bcast_bytes_get(c, &b);
-    if (rc != MPI_SUCCESS)
+    int rc;
+    cs_shm *s = cs_bcast_shm_start(c, m, &b, &rc);
+    if (!s)
         return rc;
     const uint64_t step = ++s->step;
     cs_shm_rank *root = s->r[c->root], *me = s->r[s->rank];

@@ -35,19 +35,20 @@
 static int swap(MPI_Comm comm, const char *p, size_t n, int to, char *q, size_t m, int from)
 {
     int rc = MPI_SUCCESS;
-    for (size_t off = 0; rc == MPI_SUCCESS && (off < n || off < m); off += CS_BCAST_MAXSEG) {
+    for (size_t off = 0; off < n || off < m; off += CS_BCAST_MAXSEG) {
         size_t sn = off < n ? n - off : 0, rn = off < m ? m - off : 0;
         sn = sn < CS_BCAST_MAXSEG ? sn : CS_BCAST_MAXSEG;
         rn = rn < CS_BCAST_MAXSEG ? rn : CS_BCAST_MAXSEG;
         if (to >= 0 && from >= 0)
-            rc = PMPI_Sendrecv(p + off, (int)sn, MPI_BYTE, to, CS_TAG_BCAST, q + off, (int)rn,
-                               MPI_BYTE, from, CS_TAG_BCAST, comm, MPI_STATUS_IGNORE);
+            CS_TRY(PMPI_Sendrecv(p + off, (int)sn, MPI_BYTE, to, CS_TAG_BCAST, q + off, (int)rn,
+                                 MPI_BYTE, from, CS_TAG_BCAST, comm, MPI_STATUS_IGNORE));
         else if (to >= 0)
-            rc = PMPI_Send(p + off, (int)sn, MPI_BYTE, to, CS_TAG_BCAST, comm);
+            CS_TRY(PMPI_Send(p + off, (int)sn, MPI_BYTE, to, CS_TAG_BCAST, comm));
         else
-            rc = PMPI_Recv(q + off, (int)rn, MPI_BYTE, from, CS_TAG_BCAST, comm,
-                           MPI_STATUS_IGNORE);
+            CS_TRY(PMPI_Recv(q + off, (int)rn, MPI_BYTE, from, CS_TAG_BCAST, comm,
+                             MPI_STATUS_IGNORE));
     }
+out:
     return rc;
 }
 
@@ -86,9 +87,8 @@ int cs_bcast_splitbinary(const cs_call *c, const cs_method *m)
     size_t off[2] = {0, (n + 1) / 2}, len[2] = {(n + 1) / 2, n / 2};
     int nL = P / 2, nR = (P - 1) / 2; /* odd / even ranks in 1..P-1 */
     cs_bcast_bytes b;
-    int rc = cs_bcast_bytes_get(c, &b);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    int rc;
+    CS_TRY(cs_bcast_bytes_get(c, &b));
     if (v == 0) {
         int child[2] = {RANK(1), P > 2 ? RANK(2) : -1};
         CS_TRY(root_send(c->pcomm, b.p, off, len, child, seg));

@@ -37,12 +37,13 @@
 int cs_reduce_rtype(MPI_Datatype dt, cs_rtype *t)
 {
     MPI_Aint lb;
-    int rc = PMPI_Type_get_extent(dt, &lb, &t->extent);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Type_get_true_extent(dt, &t->tlb, &t->textent);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Type_size(dt, &t->size);
-    t->contig = rc == MPI_SUCCESS && (MPI_Aint)t->size == t->textent && t->textent == t->extent;
+    int rc;
+    t->contig = 0;
+    CS_TRY(PMPI_Type_get_extent(dt, &lb, &t->extent));
+    CS_TRY(PMPI_Type_get_true_extent(dt, &t->tlb, &t->textent));
+    CS_TRY(PMPI_Type_size(dt, &t->size));
+    t->contig = (MPI_Aint)t->size == t->textent && t->textent == t->extent;
+out:
     return rc;
 }
 
@@ -101,8 +102,7 @@ int cs_reduce_tree(const cs_call *c, const cs_topo *t, int segsize, void *rbuf)
 
     if (c->count == 0)
         return MPI_SUCCESS;
-    if ((rc = cs_reduce_rtype(c->dt, &ty)) != MPI_SUCCESS)
-        return rc;
+    CS_TRY(cs_reduce_rtype(c->dt, &ty));
     const int seg = cs_reduce_segcount(c, &ty, segsize);
     const int nseg = (c->count + seg - 1) / seg, njobs = nseg * k;
     const MPI_Aint segbytes = (MPI_Aint)seg * ty.extent;

@@ -35,10 +35,8 @@ int cs_reduce_linear(const cs_call *c, const cs_method *m)
     const char *own = c->sendbuf;
     const int last = c->size - 1;
     cs_rtype ty;
-    int rc = cs_reduce_rtype(c->dt, &ty), cur = 0, src;
-
-    if (rc != MPI_SUCCESS)
-        return rc;
+    int rc, cur = 0, src;
+    CS_TRY(cs_reduce_rtype(c->dt, &ty));
     if (own == MPI_IN_PLACE) {
         if (c->size == 1)
             return MPI_SUCCESS;

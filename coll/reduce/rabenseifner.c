@@ -52,8 +52,7 @@ int cs_reduce_rabenseifner(const cs_call *c, const cs_method *m)
 
     if (count == 0)
         return MPI_SUCCESS;
-    if ((rc = cs_reduce_rtype(c->dt, &ty)) != MPI_SUCCESS)
-        return rc;
+    CS_TRY(cs_reduce_rtype(c->dt, &ty));
     while (pof2 * 2 <= p)
         pof2 *= 2;
     const int r = p - pof2;
@@ -72,8 +71,8 @@ int cs_reduce_rabenseifner(const cs_call *c, const cs_method *m)
     if ((nr >= 0 && !(tmp = cs_reduce_tmp(&ty, count, &raw[1]))) ||
         !(disp = malloc((size_t)(pof2 + 1) * sizeof *disp)))
         goto out;
-    for (int i = 0, q = count / pof2, extra = count % pof2; i <= pof2; i++)
-        disp[i] = i * q + (i < extra ? i : extra); /* block i = [disp[i], disp[i+1]) */
+    for (int i = 0; i <= pof2; i++) /* block i = [disp[i], disp[i+1]) */
+        disp[i] = (int)cs_piece_at((size_t)count, pof2, i);
     rc = MPI_SUCCESS;
 
     /* 1. fold */

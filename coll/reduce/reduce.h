@@ -17,8 +17,8 @@
 #ifndef COLLSEL_REDUCE_H
 #define COLLSEL_REDUCE_H
 
-#include "../coll.h"
-#include "../topo.h"
+#include "coll/coll.h"
+#include "coll/topo.h"
 
 extern const cs_method cs_reduce_methods[];
 extern const int cs_reduce_nmethods;

@@ -23,7 +23,7 @@
  */
 #include <string.h>
 
-#include "../shm/shm.h"
+#include "coll/shm/shm.h"
 #include "reduce.h"
 
 int cs_reduce_shm_direct(const cs_call *c, const cs_method *m)
@@ -43,6 +43,22 @@ int cs_reduce_shm_tree_applies(const cs_call *c, const cs_method *m)
     return c->commute && cs_shm_applies_dense(c, m);
 }
 
+/* Fold the partial results of children first .. last - 1 (virtual ranks)
+ * of step into acc (n elements), each as soon as it is posted. */
+static int fold_children(const cs_shm *s, const cs_call *c, long first, long last, uint64_t step,
+                         char *acc, int n)
+{
+    const int P = s->p;
+    int rc = MPI_SUCCESS;
+    for (long ch = first; ch < last; ch++) {
+        int r = (int)((ch + c->root) % P);
+        cs_shm_wait(s, &s->r[r]->post, step);
+        CS_TRY(PMPI_Reduce_local(cs_shm_result(s, r, step), acc, n, c->dt, c->op));
+    }
+out:
+    return rc;
+}
+
 int cs_reduce_shm_tree(const cs_call *c, const cs_method *m)
 {
     int esz, rc;
@@ -54,7 +70,7 @@ int cs_reduce_shm_tree(const cs_call *c, const cs_method *m)
     const long first = (long)v * k + 1, last = first + k < P ? first + k : P;
     const char *own = c->sendbuf == MPI_IN_PLACE ? c->buf : c->sendbuf;
     cs_shm_rank *me = s->r[s->rank];
-    for (int off = 0; off < c->count && rc == MPI_SUCCESS; off += chunk) {
+    for (int off = 0; off < c->count; off += chunk) {
         const int n = c->count - off < chunk ? c->count - off : chunk;
         const size_t at = (size_t)off * (size_t)esz, bytes = (size_t)n * (size_t)esz;
         const uint64_t step = ++s->step;
@@ -65,14 +81,12 @@ int cs_reduce_shm_tree(const cs_call *c, const cs_method *m)
             cs_shm_slot_free(s, step);
         if (acc != own + at)
             memcpy(acc, own + at, bytes);
-        for (long ch = first; ch < last && rc == MPI_SUCCESS; ch++) {
-            int r = (int)((ch + c->root) % P);
-            cs_shm_wait(s, &s->r[r]->post, step);
-            rc = PMPI_Reduce_local(cs_shm_result(s, r, step), acc, n, c->dt, c->op);
-        }
+        rc = fold_children(s, c, first, last, step, acc, n);
         if (v != 0)
             cs_shm_set(&me->post, step);
         cs_shm_set(&me->done, step);
+        CS_TRY_CODE(rc); /* after the step: nobody waits for this rank's flags */
     }
+out:
     return rc;
 }

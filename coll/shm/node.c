@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../topo.h"
-#include "shm.h"
+#include "coll/shm/shm.h"
+#include "coll/topo.h"
 
 static int node_size; /* virtual node size, 0 = real nodes */
 
@@ -22,19 +22,15 @@ int cs_shm_node_init(cs_comm_state *st)
     return MPI_SUCCESS; /* a modelled cluster has no shared memory */
 #else
     MPI_Comm node;
-    int rc = PMPI_Comm_split_type(st->pcomm, MPI_COMM_TYPE_SHARED, st->rank, MPI_INFO_NULL,
-                                  &node);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    int nrank, nsize;
+    int rc, nrank, nsize;
+    CS_TRY(PMPI_Comm_split_type(st->pcomm, MPI_COMM_TYPE_SHARED, st->rank, MPI_INFO_NULL, &node));
     PMPI_Comm_rank(node, &nrank);
     PMPI_Comm_size(node, &nsize);
     if (node_size > 0 && node_size < nsize) { /* virtual nodes of node_size ranks */
         MPI_Comm v;
         rc = PMPI_Comm_split(node, nrank / node_size, nrank, &v);
         PMPI_Comm_free(&node);
-        if (rc != MPI_SUCCESS)
-            return rc;
+        CS_TRY_CODE(rc);
         node = v;
         PMPI_Comm_size(node, &nsize);
         PMPI_Comm_rank(node, &nrank);
@@ -43,7 +39,9 @@ int cs_shm_node_init(cs_comm_state *st)
     /* every rank of a one-node communicator has all of them in its node */
     st->node_local = nsize == st->size;
     int lead = nrank == 0;
-    return PMPI_Allreduce(&lead, &st->nnodes, 1, MPI_INT, MPI_SUM, st->pcomm);
+    rc = PMPI_Allreduce(&lead, &st->nnodes, 1, MPI_INT, MPI_SUM, st->pcomm);
+out:
+    return rc;
 #endif
 }
 
@@ -68,7 +66,7 @@ static void node_free(cs_node *nd)
 {
     if (!nd)
         return;
-    cs_shm_state_free(&nd->node_st); /* its segment (the node communicator is ours) */
+    cs_shm_free(nd->node_st.shm); /* its segment (the node communicator is ours) */
     cs_topo_cache_free(nd->leader_st.topo_cache);
     if (nd->leaders != MPI_COMM_NULL)
         PMPI_Comm_free(&nd->leaders);
@@ -93,6 +91,24 @@ static void own_state(cs_comm_state *st, MPI_Comm comm, int node_local)
     st->node_local = node_local;
 }
 
+/* The leaders' communicator, in comm-rank order: a leader's rank among
+ * them is its node's number, which every rank of the node learns from its
+ * leader; mine = {node number, node rank}, gathered into nd->node_of.
+ * Collective over c->pcomm. */
+static int node_learn(const cs_call *c, cs_node *nd, int mine[2])
+{
+    const cs_comm_state *st = c->st;
+    int rc;
+    CS_TRY(PMPI_Comm_rank(st->nodecomm, &mine[1]));
+    CS_TRY(PMPI_Comm_split(st->pcomm, mine[1] == 0 ? 0 : MPI_UNDEFINED, c->rank, &nd->leaders));
+    if (nd->leaders != MPI_COMM_NULL)
+        CS_TRY(PMPI_Comm_rank(nd->leaders, &mine[0]));
+    CS_TRY(PMPI_Bcast(&mine[0], 1, MPI_INT, 0, st->nodecomm));
+    CS_TRY(PMPI_Allgather(mine, 2, MPI_INT, nd->node_of, 2, MPI_INT, st->pcomm));
+out:
+    return rc;
+}
+
 cs_node *cs_node_get(const cs_call *c)
 {
     cs_comm_state *st = c->st;
@@ -108,18 +124,7 @@ cs_node *cs_node_get(const cs_call *c)
         st->shm_failed = 1; /* the node-aware methods stop applying */
         return NULL;
     }
-    /* leaders in comm-rank order: a leader's rank among them is its node's
-     * number, which every rank of the node learns from its leader */
-    int mine[2] = {0, 0}, rc = PMPI_Comm_rank(st->nodecomm, &mine[1]);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Comm_split(st->pcomm, mine[1] == 0 ? 0 : MPI_UNDEFINED, c->rank, &nd->leaders);
-    if (rc == MPI_SUCCESS && nd->leaders != MPI_COMM_NULL)
-        rc = PMPI_Comm_rank(nd->leaders, &mine[0]);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Bcast(&mine[0], 1, MPI_INT, 0, st->nodecomm);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Allgather(mine, 2, MPI_INT, nd->node_of, 2, MPI_INT, st->pcomm);
-    int good = rc == MPI_SUCCESS;
+    int mine[2] = {0, 0}, good = node_learn(c, nd, mine) == MPI_SUCCESS;
     if (PMPI_Allreduce(&good, &every, 1, MPI_INT, MPI_MIN, st->pcomm) != MPI_SUCCESS || !every) {
         node_free(nd);
         st->shm_failed = 1;
@@ -153,11 +158,12 @@ void cs_node_calls(const cs_node *nd, const cs_call *c, cs_call *in, cs_call *ou
 #define CS_NODE_CACHE 512
 const cs_method *cs_node_outer(const cs_method *m)
 {
-    static _Atomic(const cs_method *) cache[CS_NCOLL][CS_NODE_CACHE];
+    static const cs_method *cache[CS_NCOLL][CS_NODE_CACHE];
     int n;
     const cs_method *t = cs_methods(m->coll, &n);
     long i = m - t;
-    const cs_method *o = i >= 0 && i < CS_NODE_CACHE ? atomic_load(&cache[m->coll][i]) : NULL;
+    const cs_method *o =
+        i >= 0 && i < CS_NODE_CACHE ? __atomic_load_n(&cache[m->coll][i], __ATOMIC_SEQ_CST) : NULL;
     if (o)
         return o;
     const char *dot = strstr(m->name, ".node.");
@@ -168,7 +174,7 @@ const cs_method *cs_node_outer(const cs_method *m)
     int k = cs_method_index(m->coll, name);
     o = k >= 0 ? &t[k] : NULL;
     if (o && i >= 0 && i < CS_NODE_CACHE)
-        atomic_store(&cache[m->coll][i], o);
+        __atomic_store_n(&cache[m->coll][i], o, __ATOMIC_SEQ_CST);
     return o;
 }
 
@@ -178,12 +184,21 @@ const cs_method *cs_node_inner(enum cs_coll coll)
     static const char *const names[CS_NCOLL] = {
         [CS_BCAST] = "bcast.shm.ota", [CS_REDUCE] = "reduce.shm.direct",
         [CS_BARRIER] = "barrier.shm.dissemination", [CS_ALLREDUCE] = "allreduce.shm.direct"};
-    static _Atomic(const cs_method *) cache[CS_NCOLL];
-    const cs_method *m = atomic_load(&cache[coll]);
+    static const cs_method *cache[CS_NCOLL];
+    const cs_method *m = __atomic_load_n(&cache[coll], __ATOMIC_SEQ_CST);
     if (!m) {
         enum cs_coll cc;
         m = cs_method_find(names[coll], &cc, NULL);
-        atomic_store(&cache[coll], m);
+        __atomic_store_n(&cache[coll], m, __ATOMIC_SEQ_CST);
     }
     return m;
+}
+
+void cs_shm_state_free(cs_comm_state *st)
+{
+    cs_node_state_free(st);
+    cs_shm_free(st->shm);
+    st->shm = NULL;
+    if (st->nodecomm != MPI_COMM_NULL)
+        PMPI_Comm_free(&st->nodecomm);
 }

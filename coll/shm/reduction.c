@@ -8,7 +8,40 @@
  * the p pieces out (ag).  Operands in rank order everywhere. */
 #include <string.h>
 
-#include "shm.h"
+#include "coll/shm/shm.h"
+
+int cs_shm_chunk(size_t esz)
+{
+    return (int)(CS_SHM_SLOT / 2 / esz);
+}
+
+uint64_t cs_shm_post(cs_shm *s, const void *own, int n, size_t esz)
+{
+    const uint64_t step = ++s->step;
+    const size_t bytes = (size_t)n * esz;
+    cs_shm_data_free(s, step, bytes);
+    memcpy(cs_shm_data(s, s->rank, step, bytes), own, bytes);
+    cs_shm_set(cs_shm_posted(s, s->rank, step, bytes), step);
+    return step;
+}
+
+int cs_shm_fold(const cs_shm *s, uint64_t step, size_t posted, int first, int n, size_t esz,
+                MPI_Datatype dt, MPI_Op op, void *out)
+{
+    const int p = s->p;
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < p; i++)
+        if (i != s->rank)
+            cs_shm_wait(s, cs_shm_posted(s, i, step, posted), step);
+    if (n <= 0)
+        return MPI_SUCCESS;
+    const size_t at = (size_t)first * esz, bytes = (size_t)n * esz;
+    memcpy(out, cs_shm_data(s, p - 1, step, posted) + at, bytes);
+    for (int i = p - 2; i >= 0; i--)
+        CS_TRY(PMPI_Reduce_local(cs_shm_data(s, i, step, posted) + at, out, n, dt, op));
+out:
+    return rc;
+}
 
 cs_shm *cs_shm_reduction_start(const cs_call *c, int *esz, int *rc)
 {
@@ -43,22 +76,22 @@ int cs_shm_reduction(const cs_call *c, int ag, int everyone)
                 rc = cs_shm_fold(s, step, (size_t)n * (size_t)esz, 0, n, (size_t)esz, c->dt,
                                  c->op, out);
         } else {
-            const int q = n / p, extra = n % p;
-            const int first = me * q + (me < extra ? me : extra), len = q + (me < extra);
+            const int first = (int)cs_piece_at((size_t)n, p, me);
+            const int len = (int)cs_piece_at((size_t)n, p, me + 1) - first;
             rc = cs_shm_fold(s, step, (size_t)n * (size_t)esz, first, len, (size_t)esz, c->dt,
                              c->op, cs_shm_result(s, me, step));
             cs_shm_set(&mine->ready, step);
             for (int i = 0; wants && i < p; i++) {
-                const int fi = i * q + (i < extra ? i : extra), li = q + (i < extra);
+                const size_t fi = cs_piece_at((size_t)n, p, i);
+                const size_t li = cs_piece_at((size_t)n, p, i + 1) - fi;
                 if (i != me)
                     cs_shm_wait(s, &s->r[i]->ready, step);
-                memcpy(out + (size_t)fi * (size_t)esz, cs_shm_result(s, i, step),
-                       (size_t)li * (size_t)esz);
+                memcpy(out + fi * (size_t)esz, cs_shm_result(s, i, step), li * (size_t)esz);
             }
         }
         cs_shm_set(&mine->done, step);
-        if (rc != MPI_SUCCESS)
-            return rc;
+        CS_TRY_CODE(rc); /* after the step: nobody waits for this rank's flags */
     }
-    return MPI_SUCCESS;
+out:
+    return rc;
 }

@@ -43,15 +43,18 @@
  * slot s % 2 of step s, it waits until every rank has finished step s - 2
  * (its `done` flag), the last step that could still read that slot.
  * Waiting spins, then yields the processor (sched_yield), sooner when the
- * node has more ranks than processors (see cs_shm_wait).
+ * node has more ranks than processors (see cs_shm_wait).  Flags are plain
+ * uint64_t read and written with the GCC __atomic built-ins, the one kind
+ * of atomics in collsel (the recorder's seqlock, shim/rec.h, stores into
+ * plain fields of tables that are also copied whole, which C11 atomic
+ * objects would not allow).
  */
 #ifndef COLLSEL_SHM_H
 #define COLLSEL_SHM_H
 
-#include <stdatomic.h>
 #include <stdint.h>
 
-#include "../coll.h"
+#include "coll/coll.h"
 
 #define CS_SHM_LINE 64
 #define CS_SHM_ROUNDS 32           /* barrier round flags per rank */
@@ -61,7 +64,7 @@
 #define CS_SHM_RING 64   /* lines of small payloads per rank: steps a writer may run ahead */
 
 typedef struct {
-    _Alignas(CS_SHM_LINE) _Atomic uint64_t v;
+    _Alignas(CS_SHM_LINE) uint64_t v;
     unsigned char data[CS_SHM_INLINE]; /* ring lines only: the payload of step v */
 } cs_shm_flag; /* one flag in a cache line of its own */
 
@@ -109,17 +112,23 @@ void cs_shm_set_node_size(int n);
 
 /* The most bytes of segments this process may hold (COLLSEL_SHM_LIMIT;
  * default 64 MiB, about 490 communicators).  A segment that would pass it
- * is not made (the call runs natively, the methods stop applying there). */
+ * is not made (the call runs natively, the methods stop applying there).
+ * limit.c: cs_shm_reserve counts bytes of a segment against it (0: over
+ * the limit, nothing counted), cs_shm_unreserve gives them back. */
 void cs_shm_set_limit(size_t bytes);
+size_t cs_shm_limit(void);
+int cs_shm_reserve(size_t bytes);
+void cs_shm_unreserve(size_t bytes);
 
 /* Called by commstate.c right after the private duplicate is created
  * (collective over it): fills st->node_local and st->nodecomm.  Returns an
  * MPI error code (then the node is unknown: node_local 0). */
 int cs_shm_node_init(cs_comm_state *st);
-/* Frees what cs_shm_node_init and cs_shm_get made (before pcomm is freed). */
+/* Frees what cs_shm_node_init, cs_node_get and cs_shm_get made (before
+ * pcomm is freed; node.c). */
 void cs_shm_state_free(cs_comm_state *st);
 
-/* applies() of every shared-memory method: the communicator is one node
+/* applies.c: applies() of every shared-memory method: the communicator is one node
  * and its segment did not fail. */
 int cs_shm_applies(const cs_call *c, const cs_method *m);
 /* applies() of the shared-memory reductions: the same, and a datatype
@@ -127,18 +136,25 @@ int cs_shm_applies(const cs_call *c, const cs_method *m);
  * works in place in the slots. */
 int cs_shm_applies_dense(const cs_call *c, const cs_method *m);
 
-/* The communicator's segment, created on first use (collective over
- * c->pcomm).  NULL when it cannot be made: then st->shm_failed is set on
- * every rank and the caller runs the native collective. */
+/* segment.c: the communicator's segment, created on first use (collective
+ * over c->pcomm).  NULL when it cannot be made: then st->shm_failed is set
+ * on every rank and the caller runs the native collective.  cs_shm_free
+ * unmaps it (NULL: nothing). */
 cs_shm *cs_shm_get(const cs_call *c);
+void cs_shm_free(cs_shm *s);
 
-/* Wait until flag f holds a value >= v (acquire). */
+/* wait.c: wait until flag f holds a value >= v (acquire); cs_shm_spin_for:
+ * the polls before yielding for a segment of p ranks on this node. */
 void cs_shm_wait(const cs_shm *s, const cs_shm_flag *f, uint64_t v);
+int cs_shm_spin_for(int p);
 static inline void cs_shm_set(cs_shm_flag *f, uint64_t v)
 {
-    atomic_store_explicit(&f->v, v, memory_order_release);
+    __atomic_store_n(&f->v, v, __ATOMIC_RELEASE);
 }
 
+/* cma.c: what a peer reads to find out whether it can read this process's
+ * memory. */
+#define CS_SHM_PROBE 0x636f6c6c73656cULL
 /* Read n bytes at offset from of the buffer that rank `owner` published in
  * its cma line (bcast.shm.cma, bcast.shm.ag) into to, with
  * process_vm_readv; MPI_ERR_OTHER if the kernel refuses after all. */
@@ -171,7 +187,7 @@ void cs_shm_data_free(const cs_shm *s, uint64_t step, size_t bytes);
  * has finished step - 2 (the last one that could read that slot). */
 void cs_shm_slot_free(const cs_shm *s, uint64_t step);
 
-/* The reductions' steps (reduce.shm.*, allreduce.shm.*; dense datatypes,
+/* reduction.c: the reductions' steps (reduce.shm.*, allreduce.shm.*; dense datatypes,
  * elements of esz bytes, at most cs_shm_chunk() elements per step):
  * cs_shm_post starts a step: waits until this rank's slot is free, copies
  * n elements of own into the first half of it (into a ring line when they

@@ -15,9 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../c45.h"
-#include "../cmd_util.h"
+#include "select/c45.h"
+#include "select/cmd_util.h"
 #include "render.h"
+#include "select/penalty.h"
 
 int cs_cmd_compare(int argc, char **argv);
 
@@ -51,12 +52,14 @@ static void usage(FILE *f)
             "queries over the measured ranges, fastest of 9 passes), bytes and\n"
             "comparisons of the generated C function (collsel codegen).\n"
             "  --margin PCT  as for collsel tune (default %g)\n"
-            "  -o CURVE.png  mean penalty against leaves of every kind, one panel per\n"
+            "  -o, --output CURVE.png\n"
+            "                mean penalty against leaves of every kind, one panel per\n"
             "                collective (and per collective the weighted penalty with\n"
             "                --profile)\n"
             "  --csv         the table as CSV: collective,kind,setting,leaves,nodes,bytes,\n"
             "                mean_pct,max_pct,median_pct,wmean_pct,decide_ns,code_bytes,\n"
             "                code_tests (wmean_pct empty without a profile)\n"
+            "  --help        this text\n"
             "exit status: 0 ok, 1 failure (writing), 2 bad input or usage\n",
             CS_TUNE_MARGIN);
 }
@@ -119,35 +122,35 @@ static int build_rows(const cs_map *m, int weighted, const queries *q, crow *row
     if (!t)
         return cs_fail(e, "out of memory");
     for (int d = 1; d <= 7; d++) {
-        cs_tune_opts o;
-        cs_tune_opts_default(&o);
+        cs_quadtree_opts o;
+        cs_quadtree_opts_default(&o);
         o.max_depth = d == 7 ? -1 : d;
         crow *r = &rows[n++];
         r->group = G_DEPTH;
         snprintf(r->setting, sizeof r->setting, d == 7 ? "exact" : "depth %d", d);
-        CS_CHECK(cs_tree_build(t, m, &o, e));
+        CS_CHECK(cs_quadtree_build(t, m, &o, e));
         CS_CHECK(eval(t, m, q, r, e));
     }
     for (size_t i = 0; i < sizeof thr / sizeof thr[0]; i++) {
-        cs_tune_opts o;
-        cs_tune_opts_default(&o);
+        cs_quadtree_opts o;
+        cs_quadtree_opts_default(&o);
         o.threshold = thr[i];
         crow *r = &rows[n++];
         r->group = G_THR;
         snprintf(r->setting, sizeof r->setting, "threshold %g%%", thr[i]);
-        CS_CHECK(cs_tree_build(t, m, &o, e));
+        CS_CHECK(cs_quadtree_build(t, m, &o, e));
         CS_CHECK(eval(t, m, q, r, e));
     }
     for (int w = 0; w <= weighted; w++)
         for (size_t i = 0; i < sizeof budgets / sizeof budgets[0]; i++) {
-            cs_tune_opts o;
-            cs_tune_opts_default(&o);
+            cs_quadtree_opts o;
+            cs_quadtree_opts_default(&o);
             o.mode = w ? CS_TUNE_WEIGHTED : CS_TUNE_BUDGET;
             o.max_leaves = budgets[i];
             crow *r = &rows[n++];
             r->group = w ? G_WEIGHTED : G_BUDGET;
             snprintf(r->setting, sizeof r->setting, "%d leaves", budgets[i]);
-            CS_CHECK(cs_tree_build(t, m, &o, e));
+            CS_CHECK(cs_quadtree_build(t, m, &o, e));
             CS_CHECK(eval(t, m, q, r, e));
         }
     for (int w = 0; w <= weighted; w++)
@@ -169,7 +172,7 @@ static int build_rows(const cs_map *m, int weighted, const queries *q, crow *row
             }
     cs_tree_free(t);
     return n;
-fail:
+out:
     cs_tree_free(t);
     return -1;
 }
@@ -249,6 +252,41 @@ static int add_panels(const cs_map *m, const crow *rows, int n, int weighted, cs
     return weighted + 1;
 }
 
+/* The rows of collective coll (printed) and its panels (added at
+ * panels[*np]): 1 done, 0 PERF has no row of it, -1 failed (a line said
+ * why). */
+static int compare_coll(int coll, const cs_perf *perf, const char *perf_path,
+                        const cs_profile *prof, double margin, int csv, queries *q, crow *rows,
+                        cs_cpanel *panels, int *np)
+{
+    int present = 0;
+    for (size_t r = 0; r < perf->n && !present; r++)
+        present = perf->rows[r].coll == coll;
+    if (!present)
+        return 0;
+    cs_map m;
+    cs_err e;
+    if (cs_map_build(&m, perf, coll, prof, &e) < 0) {
+        fprintf(stderr, "collsel compare: %s: %s\n", perf_path, e.msg);
+        return -1;
+    }
+    m.margin = margin;
+    int weighted = 0;
+    for (int i = 0; m.w && i < m.ncs * m.nms; i++)
+        weighted |= m.w[i] > 0;
+    make_queries(&m, q);
+    int n = build_rows(&m, weighted, q, rows, &e);
+    if (n < 0) {
+        fprintf(stderr, "collsel compare: %s: %s\n", perf_path, e.msg);
+        cs_map_free(&m);
+        return -1;
+    }
+    print_rows(&m, rows, n, weighted, csv);
+    *np += add_panels(&m, rows, n, weighted, &panels[*np]);
+    cs_map_free(&m);
+    return 1;
+}
+
 int cs_cmd_compare(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -304,41 +342,20 @@ int cs_cmd_compare(int argc, char **argv)
     cs_cpanel *panels = calloc(2 * CS_NCOLL, sizeof *panels);
     if (!rows || !q || !panels) {
         fprintf(stderr, "collsel compare: out of memory\n");
-        goto done;
+        goto out;
     }
     if (csv)
         printf("collective,kind,setting,leaves,nodes,bytes,mean_pct,max_pct,median_pct,"
                "wmean_pct,decide_ns,code_bytes,code_tests\n");
     for (int coll = 0; coll < CS_NCOLL; coll++) {
-        int present = 0;
-        for (size_t r = 0; r < perf.n && !present; r++)
-            present = perf.rows[r].coll == coll;
-        if (!present)
-            continue;
-        cs_map m;
-        if (cs_map_build(&m, &perf, coll, prof, &e) < 0) {
-            fprintf(stderr, "collsel compare: %s: %s\n", perf_path, e.msg);
-            goto done;
-        }
-        m.margin = margin;
-        int weighted = 0;
-        for (int i = 0; m.w && i < m.ncs * m.nms; i++)
-            weighted |= m.w[i] > 0;
-        make_queries(&m, q);
-        int n = build_rows(&m, weighted, q, rows, &e);
-        if (n < 0) {
-            fprintf(stderr, "collsel compare: %s: %s\n", perf_path, e.msg);
-            cs_map_free(&m);
-            goto done;
-        }
-        print_rows(&m, rows, n, weighted, csv);
-        np += add_panels(&m, rows, n, weighted, &panels[np]);
-        cs_map_free(&m);
-        any = 1;
+        int r = compare_coll(coll, &perf, perf_path, prof, margin, csv, q, rows, panels, &np);
+        if (r < 0)
+            goto out;
+        any |= r;
     }
     if (!any) {
         fprintf(stderr, "collsel compare: %s: no rows\n", perf_path);
-        goto done;
+        goto out;
     }
     rc = CS_EXIT_OK;
     if (out) {
@@ -349,7 +366,7 @@ int cs_cmd_compare(int argc, char **argv)
             printf("wrote %s (%d panel%s)\n", out, np, np == 1 ? "" : "s");
         }
     }
-done:
+out:
     free(rows);
     free(q);
     free(panels);

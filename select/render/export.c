@@ -372,6 +372,8 @@ static void usage(FILE *f)
                "                       /usr/lib/*/libmpich.so*  (not found: exit 2)\n"
                "  --no-mpich-defaults  write the tree's collectives only (MPICH aborts\n"
                "                       when the application calls any other one)\n"
+               "  -o, --output FILE    the file to write (atomically)\n"
+               "  --help               this text\n"
                "  Prints how each method of the tree maps to the library's algorithms\n"
                "  and which have no exact counterpart.\n");
 }
@@ -497,12 +499,12 @@ int cs_cmd_export(int argc, char **argv)
     char *incopy = strdup(x.in);
     rc = 2;
     if (!incopy || cs_rfile_crc(x.in, &crc, &e) < 0)
-        goto fail;
+        goto out;
     for (int coll = 0; coll < CS_NCOLL; coll++)
         ncoll += cs_tree_has(t, coll);
     if (ncoll == 0) {
         cs_fail(&e, "%s: the tree has no collective", x.in);
-        goto fail;
+        goto out;
     }
     if (!x.ompi && !x.no_defaults)
         CS_CHECK(cs_mpich_defaults_load(x.mpich_lib, &defaults, deffrom, sizeof deffrom, &e));
@@ -532,7 +534,7 @@ int cs_cmd_export(int argc, char **argv)
         printf("wrote %s\n", x.out);
         rc = 0;
     }
-fail:
+out:
     if (rc)
         fprintf(stderr, "collsel export: %s\n", e.msg);
     free(incopy);

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../map.h"
+#include "select/map.h"
 #include "map_png.h"
 #include "render.h"
 
@@ -55,18 +55,11 @@ static void cell_bounds(const cs_map *m, int i, int j, cs_rrect *r)
     r->ms_hi = j == m->nms - 1 ? UINT64_MAX : (uint64_t)floor(sqrt((double)m->ms[j] * (double)m->ms[j + 1]));
 }
 
-/* The profile's collective of a tree's (the same name: "allreduce" is
- * "Allreduce"). */
-static int rcoll_of(int coll)
-{
-    return cs_rcoll_from_name(cs_coll_name(coll));
-}
-
 static int add_profile(cs_panel *p, const cs_profile *prof)
 {
     for (size_t c = 0; c < prof->ncells; c++) {
         const cs_cell *cell = &prof->cells[c];
-        if ((int)cell->coll != rcoll_of(p->coll) || !cell->comm_size || !cell->rank_calls)
+        if ((int)cell->coll != cs_rcoll_of_coll(p->coll) || !cell->comm_size || !cell->rank_calls)
             continue;
         uint64_t kept = 0;
         for (uint32_t s = 0; s < cell->nsizes && s < CS_CELL_NSIZES; s++) {
@@ -175,8 +168,10 @@ static void usage(FILE *f)
             "  --penalty --perf PERF   with a TREE: heat map of the tree's penalty against\n"
             "                  the measured times (white < 25 %%, warmer above)\n"
             "  --profile P     overlay the application's calls from profile P\n"
-            "  -o FILE.png     one sheet with all panels; with %%s in the name, one PNG\n"
-            "                  per collective (map-%%s.png -> map-bcast.png ...)\n");
+            "  -o, --output FILE.png\n"
+            "                  one sheet with all panels; with %%s in the name, one PNG\n"
+            "                  per collective (map-%%s.png -> map-bcast.png ...)\n"
+            "  --help          this text\n");
 }
 
 static int parse(int argc, char **argv, opts *o)
@@ -237,18 +232,18 @@ int cs_cmd_map(int argc, char **argv)
     rc = 2;
     int kind = cs_rinput_kind(o.in, &e);
     if (kind < 0)
-        goto fail;
+        goto out;
     if (kind == CS_RIN_PERF && o.penalty) {
         cs_fail(&e, "%s is a performance table; --penalty needs a TREE", o.in);
-        goto fail;
+        goto out;
     }
     if (kind == CS_RIN_TREE && cs_tree_read(&t, o.in, &e) < 0)
-        goto fail;
+        goto out;
     const char *perfpath = kind == CS_RIN_PERF ? o.in : o.perf;
     if (perfpath && cs_perf_read(&perf, perfpath, &e) < 0)
-        goto fail;
+        goto out;
     if (o.profile && cs_profile_read(&prof, o.profile, &e) < 0)
-        goto fail;
+        goto out;
     rc = 1;
     for (int coll = 0; coll < CS_NCOLL; coll++) {
         cs_panel *p = &s.p[s.np];
@@ -272,7 +267,7 @@ int cs_cmd_map(int argc, char **argv)
         s.np++;
         if (ok < 0 || (o.profile && add_profile(p, &prof) < 0)) {
             cs_fail(&e, "out of memory drawing %s", cs_coll_name(coll));
-            goto fail;
+            goto out;
         }
     }
     if (s.np == 0) {
@@ -282,11 +277,11 @@ int cs_cmd_map(int argc, char **argv)
         else
             cs_fail(&e, "%s: nothing to draw (no collective)", o.in);
         rc = 2;
-        goto fail;
+        goto out;
     }
     CS_CHECK(cs_sheet_draw(&s, o.out, &e));
     rc = 0;
-fail:
+out:
     if (rc)
         fprintf(stderr, "collsel map: %s\n", e.msg);
     cs_sheet_free(&s);

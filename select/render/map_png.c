@@ -12,7 +12,7 @@
  */
 #include "map_png.h"
 
-#include "../../common/colls.h"
+#include "common/colls.h"
 
 #include <cairo.h>
 #include <stdio.h>

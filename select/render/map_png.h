@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../common/colls.h"
-#include "../../common/util.h"
+#include "common/colls.h"
+#include "common/util.h"
 
 typedef struct cs_rrect {
     uint32_t cs_lo, cs_hi;

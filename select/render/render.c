@@ -202,7 +202,7 @@ int cs_bands_build(const cs_tree *t, int coll, cs_bands *out, cs_err *e)
     out->b = calloc(n, sizeof *out->b);
     if (!starts || !tmp || !out->b) {
         cs_fail(e, "%s: out of memory", cname);
-        goto fail;
+        goto out;
     }
     for (size_t i = 0; i < n; i++)
         starts[i] = lv[i].cs_lo;
@@ -213,13 +213,13 @@ int cs_bands_build(const cs_tree *t, int coll, cs_bands *out, cs_err *e)
             starts[ns++] = starts[i];
     if (starts[0] != 0) {
         cs_fail(e, "%s: tree leaves start at comm size %u, not 0", cname, starts[0]);
-        goto fail;
+        goto out;
     }
     for (size_t i = 0; i < ns; i++) {
         cs_band cur = {starts[i], i + 1 < ns ? starts[i + 1] - 1 : UINT32_MAX, 0, NULL};
         if (band_runs(lv, n, starts[i], tmp, &cur, cname, e) < 0) {
             free(cur.runs);
-            goto fail;
+            goto out;
         }
         cs_band *prev = out->nbands ? &out->b[out->nbands - 1] : NULL;
         if (prev && same_runs(prev, &cur)) {
@@ -232,7 +232,7 @@ int cs_bands_build(const cs_tree *t, int coll, cs_bands *out, cs_err *e)
     free(tmp);
     free(lv);
     return 0;
-fail:
+out:
     free(starts);
     free(tmp);
     free(lv);

@@ -18,9 +18,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../common/util.h"
-#include "../perf.h"
-#include "../tree.h"
+#include "common/util.h"
+#include "select/perf.h"
+#include "select/tree.h"
 
 /* ---- input ---------------------------------------------------------- */
 

@@ -46,7 +46,7 @@ else
 fi
 for s in "where .* spends its collective time ($np ranks" "== what the tree changes" \
          "== expected gain per collective" "allreduce *[0-9.]* \[[0-9.]*, [0-9.]*\]" \
-         "all four" "== run the application with the tree"; do
+         "  all  *[0-9.]* \[[0-9.]*, [0-9.]*\]  (the recorded calls" "== run the application with the tree"; do
     grep -q "$s" report.txt || bad "the report lacks '$s'"
 done
 [ -s app.tree ] || bad "no tree written"

@@ -17,7 +17,7 @@
 #include <dirent.h>
 #include <unistd.h>
 
-#include "../../common/util.h"
+#include "common/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n);
 

@@ -6,9 +6,9 @@
  * specs).  Every integer must end within its range. */
 #include "fuzz.h"
 
-#include "../../coll/coll.h"
+#include "coll/coll.h"
 
-#include "../../shim/rec.h"
+#include "shim/rec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {

@@ -4,7 +4,7 @@
  * strings and their shape check.  Input: the library file's bytes. */
 #include "fuzz.h"
 
-#include "../../select/render/render.h"
+#include "select/render/render.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {

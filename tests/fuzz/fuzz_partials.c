@@ -7,7 +7,7 @@
  * without '/') followed by the file's bytes. */
 #include "fuzz.h"
 
-#include "../../record/profile.h"
+#include "record/profile.h"
 
 int cs_cmd_show(int argc, char **argv);
 

@@ -7,8 +7,8 @@
  * methods). */
 #include "fuzz.h"
 
-#include "../../select/map.h"
-#include "../../select/render/render.h"
+#include "select/map.h"
+#include "select/render/render.h"
 
 static void same_rows(const cs_perf *a, const cs_perf *b)
 {

@@ -8,7 +8,7 @@
  * call sites and encode. */
 #include "fuzz.h"
 
-#include "../../record/profile.h"
+#include "record/profile.h"
 
 static void roundtrip(const cs_profile *p)
 {

@@ -11,8 +11,8 @@
  * may refuse it with exit code 2, never crash). */
 #include "fuzz.h"
 
-#include "../../select/render/render.h"
-#include "../../select/tree.h"
+#include "select/render/render.h"
+#include "select/tree.h"
 
 int cs_cmd_codegen(int argc, char **argv);
 int cs_cmd_export(int argc, char **argv);

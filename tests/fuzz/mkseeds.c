@@ -13,8 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../../record/profile.h"
-#include "../../select/perf.h"
+#include "record/profile.h"
+#include "select/perf.h"
 
 static const char *out;
 

@@ -62,5 +62,28 @@ if [ $both = 1 ]; then
     [ "$other" = openmpi ] && title="Open MPI" || title=MPICH
     check_exec "$other" "$hother" "$title"
 fi
+# One collsel for both flavours: it links no MPI library (collsel methods
+# reads the registry without its code), and installing the flavours in the
+# other order gives the same working collsel.
+ldd "$bin/collsel" > ldd.txt 2>&1
+grep -E -q 'libmpi|libmpich|libopen-' ldd.txt && { bad "collsel links an MPI library:"; grep -E 'libmpi|libmpich|libopen-' ldd.txt; }
+"$bin/collsel" methods --csv > methods.csv 2> methods.err || { bad "collsel methods failed"; cat methods.err; }
+[ "$(grep -c '\.native,' methods.csv)" -ge 4 ] || bad "collsel methods: no native method per collective"
+if [ $both = 1 ]; then
+    D2=$out/dest2 bin2=$out/dest2${bin#$D}
+    { meson install --no-rebuild --quiet -C "$odir" --destdir "$D2" &&
+      meson install --no-rebuild --quiet -C "$bld" --destdir "$D2"; } >> install.log 2>&1 ||
+        { cat install.log; echo "FAIL: meson install in the other order"; exit 1; }
+    for args in "--version" "--help" "methods --csv" "exec --help"; do
+        "$bin/collsel" $args 2>&1 | sed "s#$D##g" > first.txt
+        "$bin2/collsel" $args 2>&1 | sed "s#$D2##g" > second.txt
+        cmp -s first.txt second.txt || { bad "collsel $args differs with the other install order:"; diff first.txt second.txt | head; }
+    done
+    cmp -s "$bin/collsel" "$bin2/collsel" && echo "install: the same collsel binary in either order" ||
+        echo "install: the collsel binaries of the two builds differ in bytes; the same behaviour"
+    bin=$bin2
+    check_exec "$own" "$hello" "$( [ "$own" = openmpi ] && echo "Open MPI" || echo MPICH)"
+    check_exec "$other" "$hother" "$( [ "$other" = openmpi ] && echo "Open MPI" || echo MPICH)"
+fi
 [ "$fail" = 0 ] && echo "install: ok ($own$( [ $both = 1 ] && echo " and $other"))"
 exit $fail

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../record/profile.h"
+#include "record/profile.h"
 
 static void die(const char *what, const cs_err *e)
 {

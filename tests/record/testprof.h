@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../record/profile.h"
+#include "record/profile.h"
 
 static int t_failures;
 

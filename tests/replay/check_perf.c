@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../select/perf.h"
-#include "../../coll/coll.h"
+#include "select/perf.h"
+#include "coll/coll.h"
 
 static int fails;
 #define FAIL(...) (fprintf(stderr, "check_perf: " __VA_ARGS__), fputc('\n', stderr), fails++)

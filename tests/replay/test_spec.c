@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../replay/points.h"
-#include "../../replay/spec.h"
-#include "../../replay/timing.h"
+#include "replay/points.h"
+#include "replay/spec.h"
+#include "replay/timing.h"
 
 static int fails;
 #define CHECK(cond)                                                        \

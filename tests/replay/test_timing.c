@@ -19,10 +19,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../record/profile.h"
-#include "../../replay/op.h"
-#include "../../replay/replay.h"
-#include "../../replay/timing.h"
+#include "record/profile.h"
+#include "replay/op.h"
+#include "replay/replay.h"
+#include "replay/timing.h"
 
 static int fails, rank, size;
 #define CHECK(cond)                                                                        \

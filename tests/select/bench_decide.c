@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../select/c45.h"
-#include "../../select/quadtree.h"
+#include "select/c45.h"
+#include "select/quadtree.h"
 #include "synth.h"
 
 #define NQ (1u << 16)
@@ -84,11 +84,11 @@ int main(int argc, char **argv)
     printf("%-6s %6s %6s %8s %9s %10s %12s %12s\n", "depth", "nodes", "leaves", "bytes", "B/node",
            "runtime B", "flat ns", "quadtree ns");
     for (int d = 0; d <= 6; d++) {
-        cs_tune_opts o;
-        cs_tune_opts_default(&o);
+        cs_quadtree_opts o;
+        cs_quadtree_opts_default(&o);
         o.max_depth = d;
         cs_tree *t = cs_tree_new();
-        if (cs_tree_build(t, &m, &o, &e) < 0) {
+        if (cs_quadtree_build(t, &m, &o, &e) < 0) {
             fprintf(stderr, "bench_decide: %s\n", e.msg);
             return 1;
         }

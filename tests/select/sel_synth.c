@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../record/profile.h"
+#include "record/profile.h"
 #include "synth.h"
 
 static void cell(cs_profile *p, int coll, uint32_t cs, uint64_t bytes, uint64_t calls, double t)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../select/quadtree.h"
+#include "select/quadtree.h"
 
 static int sel_failures;
 

@@ -12,7 +12,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "../../select/perf.h"
+#include "select/perf.h"
 
 static double synth_noise(unsigned a, unsigned b, unsigned c)
 {

@@ -2,9 +2,10 @@
  * Quinlan's golf data, trees on hand-made maps whose correct tree is
  * known, combined and weighted trees, the compiled run-time function (flat
  * table == descent, file round trip), bad options. */
-#include "../../select/c45.h"
-#include "../../select/tree_impl.h"
+#include "select/c45.h"
+#include "select/tree_impl.h"
 #include "sel_test.h"
+#include "select/penalty.h"
 
 static void test_upper(void)
 {

@@ -222,8 +222,8 @@ static void test_tree_files(void)
     add_row(&p, CS_BARRIER, 64, 0, "barrier.two_proc", 30);
     cs_tree *t = cs_tree_new(), *r = NULL;
     cs_err e;
-    cs_tune_opts o;
-    cs_tune_opts_default(&o);
+    cs_quadtree_opts o;
+    cs_quadtree_opts_default(&o);
     o.max_depth = 3;
     for (int c = 0; c < CS_NCOLL; c++) {
         cs_map m;
@@ -233,7 +233,7 @@ static void test_tree_files(void)
             continue;
         }
         MUST(cs_map_build(&m, &p, c, NULL, &e), e);
-        MUST(cs_tree_build(t, &m, &o, &e), e);
+        MUST(cs_quadtree_build(t, &m, &o, &e), e);
         cs_map_free(&m);
     }
     const char *tp = path_of("t.tree");

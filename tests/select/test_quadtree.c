@@ -2,16 +2,17 @@
  * threshold and depth semantics, exact trees, the O(1) lookup and its
  * boundaries, leaves, and the profile-weighted refinement. */
 #include "sel_test.h"
-#include "../../select/tree_impl.h"
+#include "select/tree_impl.h"
+#include "select/penalty.h"
 
 static const char *const names4[] = {"bcast.native", "bcast.a", "bcast.b", "bcast.c"};
 
-static void build(cs_tree *t, const cs_perf *p, const cs_profile *prof, const cs_tune_opts *o,
+static void build(cs_tree *t, const cs_perf *p, const cs_profile *prof, const cs_quadtree_opts *o,
                   cs_map *m)
 {
     cs_err e;
     MUST(cs_map_build(m, p, CS_BCAST, prof, &e), e);
-    MUST(cs_tree_build(t, m, o, &e), e);
+    MUST(cs_quadtree_build(t, m, o, &e), e);
 }
 
 static int first_choice(const cs_tree *t, uint32_t cs, uint64_t ms)
@@ -82,8 +83,8 @@ static void test_threshold_depth(void)
         {50, -1, 1, 0, 0},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        cs_tune_opts o;
-        cs_tune_opts_default(&o);
+        cs_quadtree_opts o;
+        cs_quadtree_opts_default(&o);
         o.threshold = cases[c].thr;
         o.max_depth = cases[c].depth;
         cs_tree *t = cs_tree_new();
@@ -150,8 +151,8 @@ static void test_exact_and_lookup(void)
         cs_perf p;
         cs_perf_init(&p);
         perf_from(&p, 8, 6, names4, 4, fns[f]); /* non-square: padded rows */
-        cs_tune_opts o;
-        cs_tune_opts_default(&o);
+        cs_quadtree_opts o;
+        cs_quadtree_opts_default(&o);
         cs_tree *t = cs_tree_new();
         cs_map m;
         build(t, &p, NULL, &o, &m);
@@ -235,7 +236,7 @@ static void test_exact_and_lookup(void)
             o.mode = CS_TUNE_BUDGET;
             o.max_leaves = 12;
             cs_err e;
-            MUST(cs_tree_build(tb, &m, &o, &e), e);
+            MUST(cs_quadtree_build(tb, &m, &o, &e), e);
             cs_tree_stats_get(tb, CS_BCAST, &st);
             CHECK(st.answering == 12 && st.leaves > 12, "budget 12: %u answering, %u in all",
                   st.answering, st.leaves);
@@ -280,8 +281,8 @@ static void test_weighted(void)
     }
     prof.cells = cells;
     prof.ncells = 4;
-    cs_tune_opts o;
-    cs_tune_opts_default(&o);
+    cs_quadtree_opts o;
+    cs_quadtree_opts_default(&o);
     o.max_leaves = 10;
     o.mode = CS_TUNE_WEIGHTED;
     cs_tree *tw = cs_tree_new(), *tb = cs_tree_new();
@@ -292,7 +293,7 @@ static void test_weighted(void)
           "weights: %g %g", m.w ? m.w[6 * 8] : -1, m.w ? m.w[7 * 8 + 1] : -1);
     o.mode = CS_TUNE_BUDGET;
     cs_err e;
-    MUST(cs_tree_build(tb, &m, &o, &e), e);
+    MUST(cs_quadtree_build(tb, &m, &o, &e), e);
     cs_tree_stats sw, sb;
     cs_tree_stats_get(tw, CS_BCAST, &sw);
     cs_tree_stats_get(tb, CS_BCAST, &sb);
@@ -489,8 +490,8 @@ static void rows2x2(cs_perf *p, const char *name, const double t[2][2])
  * over the 2 x 2 points of p. */
 static void check_leaf(const cs_perf *p, int leaf_penalty, const char *want1, const char *want2)
 {
-    cs_tune_opts o;
-    cs_tune_opts_default(&o);
+    cs_quadtree_opts o;
+    cs_quadtree_opts_default(&o);
     o.max_depth = 0;
     o.leaf_penalty = leaf_penalty;
     cs_tree *t = cs_tree_new();
@@ -559,8 +560,8 @@ static void test_choices(void)
     cs_perf_init(&p);
     perf_from(&p, 4, 4, names6, 6, best_4x4); /* others: 10 x (2 + id) us */
     for (int nch = 1; nch <= 3; nch++) {
-        cs_tune_opts o;
-        cs_tune_opts_default(&o);
+        cs_quadtree_opts o;
+        cs_quadtree_opts_default(&o);
         o.nchoices = nch;
         cs_tree *t = cs_tree_new();
         cs_map m;
@@ -611,15 +612,15 @@ static void test_margin_points(void)
         {5.5, {{0, 0}, {1, 3}}},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        cs_tune_opts o;
-        cs_tune_opts_default(&o);
+        cs_quadtree_opts o;
+        cs_quadtree_opts_default(&o);
         cs_tree *t = cs_tree_new();
         cs_map m;
         cs_err e;
         MUST(cs_map_build(&m, &p, CS_BCAST, NULL, &e), e);
         CHECK(m.native == 0 && m.margin == 0, "map: native %d, margin %g", m.native, m.margin);
         m.margin = cases[c].margin;
-        MUST(cs_tree_build(t, &m, &o, &e), e);
+        MUST(cs_quadtree_build(t, &m, &o, &e), e);
         for (int i = 0; i < 2; i++)
             for (int j = 0; j < 2; j++) {
                 int w = cases[c].want[i][j];
@@ -658,15 +659,15 @@ static void test_margin_points(void)
     }
     /* a depth-0 papers' tree (one leaf): the majority of the margin decisions */
     for (int c = 0; c < 2; c++) {
-        cs_tune_opts o;
-        cs_tune_opts_default(&o);
+        cs_quadtree_opts o;
+        cs_quadtree_opts_default(&o);
         o.max_depth = 0;
         cs_tree *t = cs_tree_new();
         cs_map m;
         cs_err e;
         MUST(cs_map_build(&m, &p, CS_BCAST, NULL, &e), e);
         m.margin = c ? 10 : 0;
-        MUST(cs_tree_build(t, &m, &o, &e), e);
+        MUST(cs_quadtree_build(t, &m, &o, &e), e);
         const uint16_t *ids;
         int n = cs_tree_decide(t, CS_BCAST, 2, 1, &ids);
         /* grid 2 x 2, no padding: margin 10 -> native at 2 points; 0 -> a at 3 */
@@ -682,14 +683,14 @@ static void test_margin_points(void)
     }
     /* out of range */
     {
-        cs_tune_opts o;
-        cs_tune_opts_default(&o);
+        cs_quadtree_opts o;
+        cs_quadtree_opts_default(&o);
         cs_tree *t = cs_tree_new();
         cs_map m;
         cs_err e;
         MUST(cs_map_build(&m, &p, CS_BCAST, NULL, &e), e);
         m.margin = -1;
-        CHECK(cs_tree_build(t, &m, &o, &e) < 0 && strstr(e.msg, "margin"), "margin -1 rejected");
+        CHECK(cs_quadtree_build(t, &m, &o, &e) < 0 && strstr(e.msg, "margin"), "margin -1 rejected");
         cs_tree_free(t);
         cs_map_free(&m);
     }
@@ -716,8 +717,8 @@ static void test_margin_weighted(void)
         int leaves, first;
     } cases[] = {{10, 1, 0}, {6, 1, 0}, {5.5, 1, 1}, {4, 1, 1}, {0, 1, 1}, {10, 4, -1}, {0, 4, -1}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        cs_tune_opts o;
-        cs_tune_opts_default(&o);
+        cs_quadtree_opts o;
+        cs_quadtree_opts_default(&o);
         o.mode = CS_TUNE_WEIGHTED;
         o.max_leaves = cases[c].leaves;
         cs_tree *t = cs_tree_new();
@@ -728,7 +729,7 @@ static void test_margin_weighted(void)
         m.w[0] = 1;
         m.w[1] = m.w[2] = m.w[3] = 1 / 3.0;
         m.margin = cases[c].margin;
-        MUST(cs_tree_build(t, &m, &o, &e), e);
+        MUST(cs_quadtree_build(t, &m, &o, &e), e);
         cs_tree_stats st;
         cs_tree_stats_get(t, CS_BCAST, &st);
         CHECK(st.answering == (uint32_t)cases[c].leaves, "case %zu: %u leaves", c, st.answering);

@@ -18,11 +18,9 @@ S=$1 collsel=$2
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=${TMPDIR:-/tmp}/cs-sim-$$
 mkdir -p "$tmp" && trap 'rm -rf "$tmp"' EXIT
-sim() { # sim NP PROGRAM ARGS...
+sim() { # sim NP PROGRAM ARGS...: the one smpirun command line
     np=$1; shift
-    smpirun -np "$np" -platform "$top/tools/sim/cluster.xml" --cfg=smpi/host-speed:10Gf \
-        --cfg=smpi/simulate-computation:no --cfg=smpi/coll-selector:ompi \
-        --cfg=smpi/tmpdir:"$tmp" --log=root.thres:warning "$@"
+    "$top/tools/sim/smpirun.sh" "$np" "$tmp" "$@"
 }
 for i in 1 2; do
     sim 16 "$S/replay/collsel-replay" --grid cs=16,ms=8,65536 --colls bcast,reduce --quick \

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../coll/bcast/bcast.h"
+#include "coll/bcast/bcast.h"
 
 static int rank, size, failures;
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../coll/bcast/bcast.h"
+#include "coll/bcast/bcast.h"
 
 static int failures;
 #define EXPECT(cond, ...)                                                      \

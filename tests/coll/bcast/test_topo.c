@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../../coll/coll.h"
-#include "../../../coll/topo.h"
+#include "coll/coll.h"
+#include "coll/topo.h"
 
 static int failures;
 #define EXPECT(cond, ...)                                                     \

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../coll/coll.h"
+#include "coll/coll.h"
 
 #define N 13        /* collective payload (ints) */
 #define APP_N 5     /* application message (ints) */

@@ -32,7 +32,6 @@
  * matrix caught every one of them.
  */
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,8 +39,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../../coll/coll.h"
-#include "../../../coll/shm/shm.h"
+#include "coll/coll.h"
+#include "coll/shm/shm.h"
 #include "mtypes.h"
 #include "selftest.h"
 
@@ -448,7 +447,7 @@ static int selected(const char *name)
  * as in tools/cluster.sh: one CLOCK_MONOTONIC): the latest entry of a round
  * must come before its earliest exit. */
 typedef struct barrier_check {
-    _Atomic int *counter; /* one node: the counter; else NULL */
+    int *counter; /* one node: the counter; else NULL */
     int64_t *in, *out;    /* clock readings, [rank * BARRIER_ROUNDS + round] */
 } barrier_check;
 
@@ -479,11 +478,11 @@ static void barrier_method(const group *g, int mi, const cs_method *m, const bar
         if (g->rank == (r * 5 + mi) % g->size)
             usleep(300); /* a late rank: leaving early would see a short count */
         if (ck->counter)
-            atomic_fetch_add(ck->counter, 1);
+            __atomic_fetch_add(ck->counter, 1, __ATOMIC_SEQ_CST);
         in[r] = now_ns();
         rc = cs_method_run(m, &c);
         out[r] = now_ns();
-        int v = ck->counter ? atomic_load(ck->counter) : (r + 1) * g->size;
+        int v = ck->counter ? __atomic_load_n(ck->counter, __ATOMIC_SEQ_CST) : (r + 1) * g->size;
         if ((rc != MPI_SUCCESS || v < (r + 1) * g->size || v > (r + 2) * g->size) && !bad++)
             report(g, m, "round %d: rc %d, counter %d after the barrier, expected %d..%d", r, rc,
                    v, (r + 1) * g->size, (r + 2) * g->size);
@@ -532,20 +531,20 @@ static void barrier_all(const group *g, const cs_method *t, int n)
 {
     MPI_Comm shm;
     MPI_Win win = MPI_WIN_NULL;
-    _Atomic int *base = NULL;
+    int *base = NULL;
     MPI_Comm_split_type(g->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
     int ssize;
     MPI_Comm_size(shm, &ssize);
     barrier_check ck = {0};
     if (ssize == g->size) {
-        MPI_Win_allocate_shared(g->rank == 0 ? (MPI_Aint)(n * sizeof(_Atomic int)) : 0,
-                                sizeof(_Atomic int), MPI_INFO_NULL, shm, &base, &win);
+        MPI_Win_allocate_shared(g->rank == 0 ? (MPI_Aint)(n * sizeof(int)) : 0, sizeof(int),
+                                MPI_INFO_NULL, shm, &base, &win);
         MPI_Aint len;
         int du;
         MPI_Win_shared_query(win, 0, &len, &du, &base);
         if (g->rank == 0)
             for (int i = 0; i < n; i++)
-                atomic_init(&base[i], 0);
+                __atomic_store_n(&base[i], 0, __ATOMIC_RELAXED);
     } else if (one_machine(g->comm)) {
         ck.in = malloc((size_t)g->size * BARRIER_ROUNDS * sizeof *ck.in);
         ck.out = malloc((size_t)g->size * BARRIER_ROUNDS * sizeof *ck.out);

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../coll/coll.h"
+#include "coll/coll.h"
 
 static int errors;
 #define CHECK(cond, ...)                          \

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../../coll/coll.h"
+#include "coll/coll.h"
 
 #define NT 5
 #define ITERS 60

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../coll/reduce/reduce.h"
+#include "coll/reduce/reduce.h"
 
 static int cmp(const void *a, const void *b)
 {

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../coll/reduce/reduce.h"
+#include "coll/reduce/reduce.h"
 
 enum slot { S_INT, S_UINT, S_DBL, S_LDBL, S_SCHAR, S_UCHAR };
 static const int slot_bytes[] = {4, 4, 8, sizeof(long double), 1, 1};

@@ -7,18 +7,17 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
 #include <unistd.h>
 
-static _Atomic int refused;
+static int refused;
 
 int shm_open(const char *name, int oflag, ...)
 {
     if (!strncmp(name, "/collsel.", 9)) {
-        atomic_fetch_add(&refused, 1);
+        __atomic_fetch_add(&refused, 1, __ATOMIC_SEQ_CST);
         errno = EACCES;
         return -1;
     }
@@ -33,7 +32,7 @@ int shm_open(const char *name, int oflag, ...)
 
 __attribute__((destructor)) static void check(void)
 {
-    if (atomic_load(&refused) == 0) {
+    if (__atomic_load_n(&refused, __ATOMIC_SEQ_CST) == 0) {
         fprintf(stderr, "noshm: shm_open was never called: the fallback was not tested\n");
         _exit(3);
     }

@@ -11,13 +11,12 @@
  * a cluster, tools/cluster.sh); where the world spans nodes, the node-aware
  * bcast, reduce and allreduce run on the world too.
  *   usage: stress [CALLS_PER_METHOD]   (default 10000) */
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "../../../coll/coll.h"
+#include "coll/coll.h"
 
 static const int sizes[] = {1, 3, 8, 14, 15, 100, 1000, 8191, 8192, 8193, 16385, 40000};
 #define NSIZES ((int)(sizeof sizes / sizeof sizes[0]))
@@ -51,7 +50,7 @@ static MPI_Comm comm_for(MPI_Comm base, int it, MPI_Comm *cur)
 }
 
 static void one(const cs_method *m, enum cs_coll coll, int it, MPI_Comm comm, int *buf,
-                int *res, _Atomic int *arrivals, int *nbar)
+                int *res, int *arrivals, int *nbar)
 {
     int rank, p;
     MPI_Comm_rank(comm, &rank);
@@ -66,12 +65,12 @@ static void one(const cs_method *m, enum cs_coll coll, int it, MPI_Comm comm, in
         usleep(300);
     cs_call c;
     if (coll == CS_BARRIER) {
-        atomic_fetch_add(arrivals, 1);
+        __atomic_fetch_add(arrivals, 1, __ATOMIC_SEQ_CST);
         rc = cs_call_barrier(&c, comm);
         if (rc == MPI_SUCCESS && cs_method_applies(m, &c))
             rc = cs_method_run(m, &c);
         ++*nbar;
-        int seen = atomic_load(arrivals);
+        int seen = __atomic_load_n(arrivals, __ATOMIC_SEQ_CST);
         if (rc != MPI_SUCCESS || seen < p * *nbar)
             fail(m, it, "barrier passed early", 0, seen, (long)p * *nbar);
         return;
@@ -126,7 +125,7 @@ int main(int argc, char **argv)
                 continue;
             MPI_Comm cur = MPI_COMM_NULL;
             MPI_Win win = MPI_WIN_NULL;
-            _Atomic int *arrivals = NULL;
+            int *arrivals = NULL;
             int nbar = 0;
             for (int it = 0; it < calls; it++) {
                 MPI_Comm comm = comm_for(base, it, &cur);
@@ -140,7 +139,7 @@ int main(int argc, char **argv)
                                             &base, &win);
                     MPI_Win_shared_query(win, 0, &sz, &du, (void *)&arrivals);
                     if (r == 0)
-                        atomic_store(arrivals, 0);
+                        __atomic_store_n(arrivals, 0, __ATOMIC_SEQ_CST);
                     nbar = 0;
                     MPI_Barrier(comm);
                 }

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../record/profile.h"
+#include "record/profile.h"
 
 #define MAXC (1 << 15)
 #define MAXS 16

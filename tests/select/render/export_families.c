@@ -5,8 +5,8 @@
  * new family without a mapping fails here, not in a user's export). */
 #include <stdio.h>
 
-#include "../../coll/coll.h"
-#include "../../select/render/render.h"
+#include "coll/coll.h"
+#include "select/render/render.h"
 
 int main(void)
 {

@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../record/profile.h"
+#include "record/profile.h"
 
 static int me, np;
 

@@ -1,20 +1,21 @@
 /* `collsel methods [--csv]`: every method of the registry (name,
  * collective, algorithm, segment size, fan-out, description).  Reads the
- * tables only: no MPI call is made (MPI is linked, never initialised). */
+ * tables without their code (cs_registry_names, coll/meson.build): no MPI
+ * library is linked. */
 #include <stdio.h>
 #include <string.h>
 
-#include "../common/util.h"
-#include "coll.h"
+#include "common/util.h"
+#include "coll/coll.h"
 
 int cs_cmd_methods(int argc, char **argv);
 
 static const char usage[] =
     "usage: collsel methods [--csv]\n"
     "\n"
-    "List every method collsel can run for MPI_Bcast, MPI_Reduce and MPI_Barrier,\n"
-    "from the registry: the names accepted by COLLSEL_FORCE, tree files and\n"
-    "collsel-replay --methods.  Entry COLL.native is the MPI library's own call.\n"
+    "List every method collsel can run, per collective, from the registry: the\n"
+    "names accepted by COLLSEL_FORCE, tree files and collsel-replay --methods.\n"
+    "Entry COLL.native is the MPI library's own call.\n"
     "\n"
     "  --csv    machine-readable: name,collective,algorithm,segsize,fanout,description\n"
     "           (segsize in bytes, 0 = unsegmented; fanout 0 = not applicable)\n"

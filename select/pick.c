@@ -1,5 +1,5 @@
 /* Picking a method from a decision tree: see pick.h. */
-#include "pick.h"
+#include "select/pick.h"
 
 #include <stdlib.h>
 

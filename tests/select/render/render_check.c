@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../record/profile.h"
-#include "../../select/tree.h"
+#include "record/profile.h"
+#include "select/tree.h"
 
 typedef int (*decide_fn)(int, size_t);
 typedef const char *(*name_fn)(int);

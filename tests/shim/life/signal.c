@@ -25,7 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../record/profile.h"
+#include "record/profile.h"
 
 static volatile sig_atomic_t got_term, got_alrm, bad_info;
 

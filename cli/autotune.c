@@ -36,11 +36,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../common/colls.h"
-#include "../common/util.h"
-#include "../record/profile.h"
-#include "../select/perf.h"
-#include "../shim/flavours.h"
+#include "common/colls.h"
+#include "common/util.h"
+#include "record/profile.h"
+#include "select/perf.h"
+#include "replay/mixcsv.h"
+#include "replay/spec.h"
+#include "shim/flavours.h"
 
 #define CMD "collsel autotune: "
 #define MIN_POINT_S 0.1 /* the least replay time of one point (warm-up, a few rounds) */
@@ -97,22 +99,6 @@ typedef struct at_opts {
 
 static volatile sig_atomic_t interrupted;
 static void on_sigint(int sig) { (void)sig, interrupted = 1; }
-
-/* "90", "90s", "5m", "1h", "1.5m" -> seconds; -1 if not a duration. */
-static double parse_duration(const char *s)
-{
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || !isfinite(v) || v <= 0)
-        return -1;
-    if (!strcmp(end, "") || !strcmp(end, "s"))
-        return v;
-    if (!strcmp(end, "m") || !strcmp(end, "min"))
-        return 60 * v;
-    if (!strcmp(end, "h"))
-        return 3600 * v;
-    return -1;
-}
 
 static int in_path(const char *prog)
 {
@@ -230,11 +216,10 @@ static size_t count_points(const cs_profile *p)
     size_t n = 0;
     for (size_t i = 0; i < p->ncells; i++) {
         const cs_cell *c = &p->cells[i];
-        int r = (int)c->coll;
-        if (c->comm_size > p->nranks || c->rank_calls == 0 ||
-            (r != CS_R_BCAST && r != CS_R_REDUCE && r != CS_R_BARRIER && r != CS_R_ALLREDUCE))
+        int coll = cs_coll_of_rcoll((int)c->coll);
+        if (c->comm_size > p->nranks || c->rank_calls == 0 || coll < 0)
             continue;
-        n += r == CS_R_BARRIER || c->nsizes == 0 ? 1 : c->nsizes;
+        n += !cs_coll_sized(coll) || c->nsizes == 0 ? 1 : c->nsizes;
     }
     return n;
 }
@@ -293,8 +278,8 @@ static int step_record(at_opts *o, cs_profile *prof)
         return 1;
     }
     if (count_points(prof) == 0) {
-        fprintf(stderr, CMD "the application made no Bcast, Reduce, Barrier or Allreduce call: "
-                            "nothing to tune (profile: %s)\n", o->prof);
+        fprintf(stderr, CMD "the application made no call to a collective collsel replaces (%s): "
+                            "nothing to tune (profile: %s)\n", cs_coll_names(), o->prof);
         return 1;
     }
     return 0;
@@ -371,62 +356,6 @@ static int step_check(at_opts *o, double budget)
 }
 
 /* The report: the profile's shares, the mix's points and per-collective gain. */
-typedef struct mix_row {
-    char coll[16], method[96], root[16];
-    unsigned cs;
-    unsigned long long bytes;
-    double ops, native, tuned, lo, hi, ratio;
-} mix_row;
-
-static int read_mix(const char *path, mix_row *rows, int max, mix_row *total)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    char line[1024];
-    int n = 0;
-    while (fgets(line, sizeof line, f)) {
-        mix_row r;
-        memset(&r, 0, sizeof r);
-        char *fld[16];
-        int k = 0;
-        line[strcspn(line, "\r\n")] = 0;
-        for (char *p = line; k < 16;) {
-            fld[k++] = p;
-            char *c = strchr(p, ',');
-            if (!c)
-                break;
-            *c = 0, p = c + 1;
-        }
-        if (k < 14 || !strcmp(fld[0], "collective"))
-            continue;
-        snprintf(r.coll, sizeof r.coll, "%.15s", fld[0]);
-        r.cs = (unsigned)strtoul(fld[1], NULL, 10);
-        r.bytes = strtoull(fld[2], NULL, 10);
-        snprintf(r.root, sizeof r.root, "%.15s", fld[3]);
-        r.ops = atof(fld[4]), r.native = atof(fld[6]), r.tuned = atof(fld[7]);
-        snprintf(r.method, sizeof r.method, "%.95s", fld[8]);
-        r.lo = atof(fld[10]), r.hi = atof(fld[11]), r.ratio = atof(fld[12]);
-        if (!strcmp(r.coll, "total"))
-            *total = r;
-        else if (n < max)
-            rows[n++] = r;
-    }
-    fclose(f);
-    return n;
-}
-
-static const char *size_str(char *b, size_t n, unsigned long long v)
-{
-    if (v >= (1ull << 20) && v % (1ull << 20) == 0)
-        snprintf(b, n, "%llu MiB", v >> 20);
-    else if (v >= 1024 && v % 1024 == 0)
-        snprintf(b, n, "%llu KiB", v >> 10);
-    else
-        snprintf(b, n, "%llu B", v);
-    return b;
-}
-
 static void report(at_opts *o, const cs_profile *prof)
 {
     double per[CS_R_N] = {0}, all = 0;
@@ -444,21 +373,20 @@ static void report(at_opts *o, const cs_profile *prof)
                 best = r;
         if (best < 0)
             break;
-        int ours = best == CS_R_BCAST || best == CS_R_REDUCE || best == CS_R_BARRIER ||
-                   best == CS_R_ALLREDUCE;
+        int ours = cs_coll_of_rcoll(best) >= 0;
         printf("  %-16s %5.1f %%%s\n", cs_rcoll_name(best), all > 0 ? 100 * per[best] / all : 0,
                ours ? "" : "  (not replaced by collsel)");
         per[best] = 0;
     }
-    mix_row rows[256], total;
+    cs_mix_row rows[256], total;
+    cs_err e;
     memset(&total, 0, sizeof total);
-    int n = read_mix(o->mix, rows, 256, &total);
+    int n = cs_mix_read(o->mix, rows, 256, &total, &e);
     if (n <= 0) {
-        printf("(no mix to report: %s)\n", o->mix);
+        printf("(no mix to report: %s)\n", n < 0 ? e.msg : o->mix);
         return;
     }
     cs_perf perf;
-    cs_err e;
     cs_perf_init(&perf);
     if (cs_perf_read(&perf, o->perf, &e) < 0)
         printf("(%s)\n", e.msg);
@@ -473,7 +401,7 @@ static void report(at_opts *o, const cs_profile *prof)
                        perf.rows[r].comm_size == rows[i].cs && perf.rows[r].msg_bytes == rows[i].bytes;
         unmeasured += !measured;
         printf("  %-9s %3u ranks %9s %8.0f ops  native %9.2f us  %-34s %.2f [%.2f, %.2f]%s%s\n",
-               rows[i].coll, rows[i].cs, size_str(b, sizeof b, rows[i].bytes), rows[i].ops,
+               rows[i].coll, rows[i].cs, cs_fmt_bytes(b, sizeof b, (double)rows[i].bytes), rows[i].ops,
                rows[i].native, same ? "keeps native" : rows[i].method, rows[i].ratio, rows[i].lo,
                rows[i].hi, !same && rows[i].lo > 1.05 ? "  SLOWER" : "",
                measured ? "" : "  (not measured: the budget did not reach it)");
@@ -485,21 +413,20 @@ static void report(at_opts *o, const cs_profile *prof)
                unmeasured, n);
     printf("\n== expected gain per collective (tuned/native time, weighted by the profile; "
            "CI: every point at the low / high end of its own)\n");
-    const char *colls[] = {"bcast", "reduce", "barrier", "allreduce"};
-    for (int c = 0; c < 4; c++) {
+    for (int c = 0; c < CS_NCOLL; c++) {
         double w = 0, t = 0, lo = 0, hi = 0;
         for (int i = 0; i < n; i++) {
-            if (strcmp(rows[i].coll, colls[c]) != 0)
+            if (strcmp(rows[i].coll, cs_coll_name(c)) != 0)
                 continue;
             double wi = rows[i].ops * rows[i].native;
             w += wi, t += wi * rows[i].ratio, lo += wi * rows[i].lo, hi += wi * rows[i].hi;
         }
         if (w > 0)
-            printf("  %-9s %.3f [%.3f, %.3f]  (%s)\n", colls[c], t / w, lo / w, hi / w,
+            printf("  %-9s %.3f [%.3f, %.3f]  (%s)\n", cs_coll_name(c), t / w, lo / w, hi / w,
                    t / w < 0.95 ? "faster" : t / w > 1.05 ? "slower" : "about the same");
     }
     if (total.native > 0)
-        printf("  all four  %.3f [%.3f, %.3f]  (the recorded calls: native %.3f ms, tuned %.3f ms "
+        printf("  all       %.3f [%.3f, %.3f]  (the recorded calls: native %.3f ms, tuned %.3f ms "
                "per rank)\n",
                total.ratio, total.lo, total.hi, total.native * 1e-3, total.tuned * 1e-3);
     char *words[] = {o->self, "exec", "--tree", (char *)o->tree, "--", NULL};
@@ -571,8 +498,9 @@ static int parse_args(int argc, char **argv, at_opts *o, const char **launcher)
             }
             o->nranks = (int)n;
         } else if (!strcmp(a, "--budget")) {
-            if ((o->budget = parse_duration(v)) < 0) {
-                fprintf(stderr, CMD "--budget '%s' is not a duration (e.g. 90, 90s, 5m, 1h)\n", v);
+            cs_err e;
+            if (cs_parse_seconds(v, 1e9, &o->budget, &e) < 0) {
+                fprintf(stderr, CMD "--budget %s\n", e.msg);
                 return 2;
             }
         } else if (!strcmp(a, "-o")) {

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../record/profile.h"
+#include "record/profile.h"
 
 static int me, np, wrong;
 

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../record/profile.h"
+#include "record/profile.h"
 
 #define MAXLOG 4096
 #define NOROOT (-1)

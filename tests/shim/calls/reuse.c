@@ -33,7 +33,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../record/profile.h"
+#include "record/profile.h"
 
 #define ITERS 16
 #define MAXLOG 256

@@ -1,4 +1,6 @@
-/* The one place that picks the method for a call from a decision tree:
+/* The one place that picks the method for a call from a decision tree (on
+ * the select side: the algorithms in coll/ know nothing of trees; a
+ * library of its own, cs_pick, as it needs both):
  * the preload library's dispatch (shim/dispatch.c) and the tuned side of
  * `collsel-replay --mix` (replay/op.c) both call it, so that the mix
  * measures exactly what the shim runs.
@@ -10,8 +12,8 @@
 #ifndef COLLSEL_PICK_H
 #define COLLSEL_PICK_H
 
-#include "../select/tree.h"
-#include "coll.h"
+#include "coll/coll.h"
+#include "select/tree.h"
 
 /* Tree-local method id -> registry index of collective coll (-1: not in
  * this build).  *n: the number of ids (0 when the tree has no function for
