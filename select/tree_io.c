@@ -214,7 +214,7 @@ int cs_tree_read(cs_tree **tp, const char *path, cs_err *e)
                      !t->nodes != !t->ranks_per_node || t->nodes > 1u << 24 ||
                      t->ranks_per_node > 1u << 24)) {
         cs_fail(e, "%s: bad or missing layout (nodes x ranks per node)", path);
-        goto fail;
+        goto out;
     }
     if (r.off != r.n) {
         cs_fail(e, "%s: %zu unexpected bytes after the last decision function", path, r.n - r.off);
