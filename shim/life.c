@@ -587,7 +587,11 @@ static void record_finalize(void)
             cs_buf b = {0};
             cs_profile_serialize(&p, &b);
             int n = b.oom || b.n > (size_t)INT32_MAX ? 0 : (int)b.n;
-            PMPI_Send(b.p, n, MPI_BYTE, rank - mask, CS_TAG_MERGE, pcomm);
+            /* synchronous: the send may not stay buffered in this rank
+             * while it goes on into MPI_Finalize (MPICH over UCX/TCP on
+             * tools/cluster.sh's nodes: the parent's probe waited for ever
+             * while this rank sat in the launcher's final barrier) */
+            PMPI_Ssend(b.p, n, MPI_BYTE, rank - mask, CS_TAG_MERGE, pcomm);
             cs_buf_free(&b);
             break;
         }
