@@ -24,7 +24,7 @@ fi
 echo "== 1/5 tests of the Open MPI build"
 meson test -C build --print-errorlogs --num-processes 2 --no-suite cluster-long
 echo "== 2/5 tests of the MPICH build"
-meson test -C build-mpich --print-errorlogs --num-processes 1 --suite mpich
+meson test -C build-mpich --print-errorlogs --num-processes 1 --suite mpich --no-suite cluster-long
 echo "== 3/5 correctness matrix under ASan + UBSan"
 "$top/tests/coll/matrix/run-sanitizers.sh" "$top/build-sanitize"
 echo "== 4/5 the replay on a simulated cluster (SimGrid SMPI)"
