@@ -21,13 +21,14 @@
 # (tc units: 1gbit, 100mbit) limits its bandwidth (netem's rate, or tbf
 # without --delay); a kernel without the qdisc (no sch_netem): one line,
 # exit 77.  The file systems are the
-# host's (a shared file system, as on a cluster), except /dev/shm.
+# host's (a shared file system, as on a cluster), but /dev/shm, /sys, /etc/hosts.
 # `up` prints the launch lines; mpirun runs inside node 1 (its daemons reach
 # it over the nodes' network) and starts the other nodes' daemons with an
 # agent that enters their namespaces instead of ssh.  `up` first removes
 # what an earlier run left (also an unclean one); `down` ends the processes
-# still inside the nodes (by PID), unmounts, deletes the namespaces and the
-# state in /run/collsel-cluster: nothing is left.  Where namespaces cannot
+# still inside the nodes (by PID; each node's namespaces are held by one
+# sleep, ended last), deletes the network namespaces and the state in
+# /run/collsel-cluster: nothing is left.  Where namespaces cannot
 # be made (not root, no unshare/nsenter/ip) every command says so in one
 # line and exits 77 (the test harness's "skipped").
 set -u
