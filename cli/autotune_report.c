@@ -8,6 +8,7 @@
 #include "common/util.h"
 #include "replay/mixcsv.h"
 #include "select/perf.h"
+#include "select/tree.h"
 
 /* The report: the profile's shares, the mix's points and per-collective gain. */
 void at_report(at_opts *o, const cs_profile *prof)
@@ -17,9 +18,12 @@ void at_report(at_opts *o, const cs_profile *prof)
         per[prof->cells[i].coll] += prof->cells[i].t_total;
         all += prof->cells[i].t_total;
     }
-    printf("\n== where %s spends its collective time (%u ranks, %.3f s run, %.3f s in "
+    char lay[64];
+    printf("\n== where %s spends its collective time (%u ranks: %s, %.3f s run, %.3f s in "
            "collectives summed over ranks)\n",
-           o->app[0], prof->nranks, prof->meta.duration, all);
+           o->app[0], prof->nranks,
+           cs_layout_str(prof->meta.nnodes, prof->meta.ranks_per_node, lay, sizeof lay),
+           prof->meta.duration, all);
     for (int shown = 0; shown < 6; shown++) {
         int best = -1;
         for (int r = 0; r < CS_R_N; r++)

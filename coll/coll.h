@@ -282,6 +282,9 @@ int cs_method_needs_node(const cs_method *m);
  * family, which needs several nodes).  What the stress and soak tests pick
  * from the registry, so that they cover methods added later. */
 int cs_method_shm_only(const cs_method *m);
+/* Does name hold one of the comma-separated substrings of list (the
+ * --methods filters of the test and bench programs)?  NULL list: yes. */
+int cs_name_matches(const char *name, const char *list);
 /* 1 if method idx of collective c applies to call c (always 1 for native). */
 int cs_method_applies(const cs_method *m, const cs_call *c);
 

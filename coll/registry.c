@@ -63,6 +63,20 @@ const cs_method *cs_method_find(const char *name, enum cs_coll *coll, int *index
     return NULL;
 }
 
+int cs_name_matches(const char *name, const char *list)
+{
+    if (!list)
+        return 1;
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ",");
+        for (const char *q = name; n && (q = strchr(q, *p)); q++)
+            if (!strncmp(q, p, n))
+                return 1;
+        p += n + (p[n] == ',');
+    }
+    return 0;
+}
+
 int cs_method_needs_node(const cs_method *m)
 {
     if (!m)

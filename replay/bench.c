@@ -263,19 +263,6 @@ static void print_point(const bench_cfg *b, const cs_rop *op, row *rows, int nr,
     fflush(stdout);
 }
 
-/* 1 if name contains one of the comma-separated parts (all: NULL). */
-static int wanted(const char *parts, const char *name)
-{
-    for (const char *p = parts; p && *p;) {
-        size_t n = strcspn(p, ",");
-        for (const char *q = name; n && *q; q++)
-            if (!strncmp(q, p, n))
-                return 1;
-        p += n + (p[n] == ',');
-    }
-    return parts == NULL;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;
@@ -339,7 +326,7 @@ static int bench_point(enum cs_coll coll, uint64_t bytes, const bench_cfg *b)
         int *idx = malloc(sizeof *idx * (size_t)nm), nk = 0;
         for (int i = 0; idx && i < nm; i++)
             if (i == 0 || (!cs_rop_redundant(&op, &tab[i]) && cs_rop_applies(&op, &tab[i]) &&
-                           wanted(b->methods, tab[i].name)))
+                           cs_name_matches(tab[i].name, b->methods)))
                 idx[nk++] = i;
         rc = idx ? bench_interleaved(&op, tab, idx, nk, b) : MPI_ERR_NO_MEM;
         free(idx);
@@ -352,7 +339,7 @@ static int bench_point(enum cs_coll coll, uint64_t bytes, const bench_cfg *b)
     rc = measure(&op, &tab[0], o, &nat0);
     for (int i = 1; i < nm && rc == MPI_SUCCESS && rows; i++) {
         if (cs_rop_redundant(&op, &tab[i]) || !cs_rop_applies(&op, &tab[i]) ||
-            !wanted(b->methods, tab[i].name))
+            !cs_name_matches(tab[i].name, b->methods))
             continue;
         rc = measure(&op, &tab[i], o, &t);
         rows[nr++] = (row){tab[i].name, t.median_us, 0, t.span_us, t.rounds, t.converged};

@@ -80,6 +80,11 @@ int cs_cmd_tree(int argc, char **argv)
         fprintf(stderr, "collsel tree: %s\n", e.msg);
         return CS_EXIT_USAGE;
     }
+    uint32_t nodes, rpn;
+    cs_tree_layout(t, &nodes, &rpn);
+    char buf[64];
+    if (nodes) /* (a tree tuned without a profile has none) */
+        printf("tuned for %s\n", cs_layout_str(nodes, rpn, buf, sizeof buf));
     for (int c = 0; c < CS_NCOLL; c++)
         if (cs_tree_has(t, c))
             show_coll(t, c);

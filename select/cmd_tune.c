@@ -470,8 +470,9 @@ static int normalise(cs_profile *p, const char *path, double w)
 }
 
 /* The site's profile: every --profile scaled to its weight, added into prof
- * (which holds the first). */
-static int site_profile(const tune_args *a, cs_profile *prof)
+ * (which holds the first).  *same: 0 when a profile's layout (nodes x ranks
+ * per node) differs from the first's. */
+static int site_profile(const tune_args *a, cs_profile *prof, int *same)
 {
     double w0 = a->nweights ? a->weights[0] : 1;
     if (!a->json)
@@ -487,6 +488,8 @@ static int site_profile(const tune_args *a, cs_profile *prof)
             return -1;
         }
         double w = a->nweights ? a->weights[i] : 1;
+        *same &= q.meta.nnodes == prof->meta.nnodes &&
+                 q.meta.ranks_per_node == prof->meta.ranks_per_node;
         if (!a->json)
             printf(", %s weight %g (%.3f s)", a->profiles[i], w, replaced_time(&q));
         int rc = normalise(&q, a->profiles[i], w);
@@ -663,7 +666,10 @@ int cs_cmd_tune(int argc, char **argv)
     if (*pat && strcmp(pat, "none"))
         compare_balanced(&all, &perf, pat, a.margin, a.json);
     cs_perf_free(&all);
-    if ((a.nprofiles > 1 || a.nweights) && site_profile(&a, prof) < 0) {
+    /* the layout the profiles were recorded on (a tree is used on that one) */
+    uint32_t nodes = prof ? prof->meta.nnodes : 0, rpn = prof ? prof->meta.ranks_per_node : 0;
+    int same = 1;
+    if ((a.nprofiles > 1 || a.nweights) && site_profile(&a, prof, &same) < 0) {
         cs_sel_free_profile(prof);
         cs_perf_free(&perf);
         return CS_EXIT_USAGE;
@@ -706,13 +712,19 @@ int cs_cmd_tune(int argc, char **argv)
             goto out;
     if (a.json)
         printf("],\"margin\":%g}\n", a.margin);
+    if (!same)
+        nodes = rpn = 0;
+    cs_tree_set_layout(t, nodes, rpn);
+    if (!same && !a.json)
+        printf("the profiles' layouts differ: the tree is not tied to one\n");
     if (cs_tree_write(t, a.out, &e) < 0) {
         fprintf(stderr, "collsel tune: %s\n", e.msg);
         rc = CS_EXIT_FAIL;
         goto out;
     }
     if (!a.json)
-        printf("wrote %s (%d collective%s)\n", a.out, n, n > 1 ? "s" : "");
+        printf("wrote %s (%d collective%s; tuned for %s)\n", a.out, n, n > 1 ? "s" : "",
+               cs_layout_str(nodes, rpn, (char[64]){0}, 64));
     rc = CS_EXIT_OK;
 out:
     for (int k = 0; k < n; k++)

@@ -29,6 +29,8 @@ cs_tree *cs_tree_new(void)
     cs_tree *t = malloc(sizeof *t);
     for (int c = 0; t && c < CS_NCOLL; c++)
         set_empty(&t->d[c]);
+    if (t)
+        cs_tree_set_layout(t, 0, 0);
     return t;
 }
 
@@ -46,6 +48,28 @@ void cs_dtree_free(cs_dtree *d)
     free(d->flat_own);
     free(d->leaf_rec_own);
     set_empty(d);
+}
+
+void cs_tree_set_layout(cs_tree *t, uint32_t nodes, uint32_t ranks_per_node)
+{
+    t->nodes = nodes && ranks_per_node ? nodes : 0;
+    t->ranks_per_node = nodes && ranks_per_node ? ranks_per_node : 0;
+}
+
+void cs_tree_layout(const cs_tree *t, uint32_t *nodes, uint32_t *ranks_per_node)
+{
+    *nodes = t->nodes;
+    *ranks_per_node = t->ranks_per_node;
+}
+
+const char *cs_layout_str(uint32_t nodes, uint32_t ranks_per_node, char *buf, size_t len)
+{
+    if (!nodes || !ranks_per_node)
+        snprintf(buf, len, "unknown layout");
+    else
+        snprintf(buf, len, "%u node%s x %u rank%s per node", nodes, nodes == 1 ? "" : "s",
+                 ranks_per_node, ranks_per_node == 1 ? "" : "s");
+    return buf;
 }
 
 void cs_tree_free(cs_tree *t)

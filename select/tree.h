@@ -32,6 +32,14 @@ int cs_tree_read(cs_tree **t, const char *path, cs_err *e);
 int cs_tree_write(const cs_tree *t, const char *path, cs_err *e);
 void cs_tree_free(cs_tree *t);
 
+/* The layout the tree was tuned for (the profile's: nodes x ranks per
+ * node); 0 x 0 when unknown (tuned without a profile, or from profiles of
+ * different layouts).  Stored in the file (version 3). */
+void cs_tree_set_layout(cs_tree *t, uint32_t nodes, uint32_t ranks_per_node);
+void cs_tree_layout(const cs_tree *t, uint32_t *nodes, uint32_t *ranks_per_node);
+/* "2 nodes x 2 ranks per node" ("unknown layout" for 0); returns buf. */
+const char *cs_layout_str(uint32_t nodes, uint32_t ranks_per_node, char *buf, size_t len);
+
 /* 1 if the tree has a decision function for collective coll. */
 int cs_tree_has(const cs_tree *t, int coll);
 

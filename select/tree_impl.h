@@ -77,6 +77,7 @@ typedef struct cs_dtree {
 
 struct cs_tree {
     cs_dtree d[CS_NCOLL];
+    uint32_t nodes, ranks_per_node; /* the layout it was tuned for; 0: unknown */
 };
 
 /* Validate d (every index, axis, name, list; messages prefixed with `what`)

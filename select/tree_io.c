@@ -5,8 +5,10 @@
  *     u32 coll, [version 2: u32 kind,] u32 k, u32 ncs, u32 cs[ncs], u32 nms, u64 ms[nms],
  *     u32 nmethods, str names[nmethods], u32 nnodes, u32 nodes[nnodes],
  *     u32 nleaves, per leaf: u8 n, u16 ids[n]
+ *   [version 3: u32 nodes, u32 ranks per node: the layout it was tuned for]
  * Version 2 adds the kind of each function (tree_impl.h: 0 quadtree, 1
  * binary tree of cuts); a file of quadtrees only is written as version 1.
+ * Version 3 adds the layout; a tree of unknown layout is written as 1 or 2.
  * Integers little-endian (common/util.h cs_buf / cs_rd).  Everything is
  * validated on reading (cs_dtree_install); any problem rejects the file
  * with a message naming it. */
@@ -16,7 +18,7 @@
 #include "tree_impl.h"
 
 #define TREE_MAGIC "COLLSELT"
-#define TREE_VERSION 2
+#define TREE_VERSION 3
 #define TREE_HEADER 20
 
 static void put_dtree(cs_buf *b, int coll, const cs_dtree *d, uint32_t ver)
@@ -57,10 +59,16 @@ int cs_tree_write(const cs_tree *t, const char *path, cs_err *e)
         if (t->d[c].present && t->d[c].kind != CS_DTREE_QUAD)
             ver = 2;
     }
+    if (t->nodes)
+        ver = 3;
     cs_buf_u32(&pl, (uint32_t)n);
     for (int c = 0; c < CS_NCOLL; c++)
         if (t->d[c].present)
             put_dtree(&pl, c, &t->d[c], ver);
+    if (ver >= 3) {
+        cs_buf_u32(&pl, t->nodes);
+        cs_buf_u32(&pl, t->ranks_per_node);
+    }
     cs_buf_put(&f, TREE_MAGIC, 8);
     cs_buf_u32(&f, ver);
     cs_buf_u32(&f, (uint32_t)pl.n);
@@ -201,6 +209,12 @@ int cs_tree_read(cs_tree **tp, const char *path, cs_err *e)
             goto out;
         }
         CS_CHECK(cs_dtree_install(t, (int)coll, &d, path, e));
+    }
+    if (ver >= 3 && (cs_rd_u32(&r, &t->nodes) < 0 || cs_rd_u32(&r, &t->ranks_per_node) < 0 ||
+                     !t->nodes != !t->ranks_per_node || t->nodes > 1u << 24 ||
+                     t->ranks_per_node > 1u << 24)) {
+        cs_fail(e, "%s: bad or missing layout (nodes x ranks per node)", path);
+        goto out;
     }
     if (r.off != r.n) {
         cs_fail(e, "%s: %zu unexpected bytes after the last decision function", path, r.n - r.off);

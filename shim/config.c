@@ -67,6 +67,9 @@ static const struct cs_var {
     {"COLLSEL_VERBOSE", CS_V_INT, "0", 0, 3, offsetof(cs_config, verbose), "0..3",
      "0 silent; 1 summary at init/finalize; 2 per-communicator decisions; 3 debug"},
     /* variables of the tools, not read here (but not unknown either) */
+    {"COLLSEL_MACHINE_RANKS", CS_V_TOOL, NULL, 0, 0, 0, "N",
+     "ranks of the job on this machine, set by tools/cluster.sh's launch lines (its nodes "
+     "share the machine's processors): the shared-memory waits yield when N > processors"},
     {"COLLSEL_LIB", CS_V_TOOL, NULL, 0, 0, 0, "FILE", "path of libcollsel.so for `collsel exec`"},
     {"COLLSEL_MPICH_LIB", CS_V_TOOL, NULL, 0, 0, 0, "FILE", "MPICH library for `collsel map`"},
     {"COLLSEL_BUILD", CS_V_TOOL, NULL, 0, 0, 0, "DIR", "build directory of tools/pipeline.sh"},

@@ -150,11 +150,29 @@ int cs_dispatch_init(void)
             cs_log(0, 1, "COLLSEL_TREE=%s: %s; the tree is not used (collectives stay native "
                          "unless forced)", cs_cfg.tree, e.msg);
             tree = NULL;
-        } else {
-            for (int c = 0; c < CS_NCOLL; c++)
-                map_tree(c);
         }
     }
+    /* a tree is used on the layout it was tuned for only (every rank takes
+     * part: one that read no tree as well) */
+    uint32_t tn = 0, tr = 0;
+    if (tree)
+        cs_tree_layout(tree, &tn, &tr);
+    int want = tn > 0, any = 0, nodes = 0, rpn = 0;
+    if (PMPI_Allreduce(&want, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+        any = 0;
+    if (any)
+        cs_run_layout(MPI_COMM_WORLD, &nodes, &rpn);
+    if (tn && (tn != (uint32_t)nodes || tr != (uint32_t)rpn)) {
+        char a[64], b[64];
+        cs_log(0, 1, "COLLSEL_TREE=%s: tuned for %s, this run is %s; the tree is not used "
+                     "(collectives stay native unless forced)", cs_cfg.tree,
+               cs_layout_str(tn, tr, a, sizeof a), cs_layout_str((uint32_t)nodes, (uint32_t)rpn, b,
+                                                                 sizeof b));
+        cs_tree_free(tree);
+        tree = NULL;
+    }
+    for (int c = 0; tree && c < CS_NCOLL; c++)
+        map_tree(c);
     for (int c = 0; c < CS_NCOLL; c++) {
         int n;
         const cs_method *t = cs_methods((enum cs_coll)c, &n);

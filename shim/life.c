@@ -121,10 +121,28 @@ static void read_cmdline(char *buf, size_t len)
     buf[n] = 0;
 }
 
+void cs_run_layout(MPI_Comm comm, int *nodes, int *ranks_per_node)
+{
+    int lr = 0, ls = 1;
+    MPI_Comm node;
+    if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+        MPI_SUCCESS) {
+        PMPI_Comm_rank(node, &lr);
+        PMPI_Comm_size(node, &ls);
+        PMPI_Comm_free(&node);
+    }
+    if (cs_cfg.node_size > 0 && cs_cfg.node_size < ls) /* virtual nodes (COLLSEL_NODE_SIZE) */
+        ls = cs_cfg.node_size;
+    int leader = lr % ls == 0;
+    *nodes = *ranks_per_node = 0;
+    PMPI_Allreduce(&leader, nodes, 1, MPI_INT, MPI_SUM, comm);
+    PMPI_Allreduce(&ls, ranks_per_node, 1, MPI_INT, MPI_MAX, comm);
+}
+
 static void fill_meta(void)
 {
     char lib[MPI_MAX_LIBRARY_VERSION_STRING + 1] = "";
-    int len = 0, ws = 0, lr = 0, ls = 0;
+    int len = 0, ws = 0;
     PMPI_Get_library_version(lib, &len);
     lib[strcspn(lib, "\n")] = 0;
     char host[256] = "";
@@ -133,16 +151,8 @@ static void fill_meta(void)
     read_cmdline(cmd, sizeof cmd);
     PMPI_Comm_size(MPI_COMM_WORLD, &ws);
 
-    MPI_Comm node;
-    if (PMPI_Comm_split_type(pcomm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
-        MPI_SUCCESS) {
-        PMPI_Comm_rank(node, &lr);
-        PMPI_Comm_size(node, &ls);
-        PMPI_Comm_free(&node);
-    }
-    int leader = lr == 0, nnodes = 0, per_node = 0;
-    PMPI_Allreduce(&leader, &nnodes, 1, MPI_INT, MPI_SUM, pcomm);
-    PMPI_Allreduce(&ls, &per_node, 1, MPI_INT, MPI_MAX, pcomm);
+    int nnodes = 0, per_node = 0;
+    cs_run_layout(pcomm, &nnodes, &per_node);
 
     meta.mpi_library = dupstr(lib);
     meta.cmdline = dupstr(cmd);
@@ -584,7 +594,11 @@ static void record_finalize(void)
             cs_buf b = {0};
             cs_profile_serialize(&p, &b);
             int n = b.oom || b.n > (size_t)INT32_MAX ? 0 : (int)b.n;
-            PMPI_Send(b.p, n, MPI_BYTE, rank - mask, CS_TAG_MERGE, pcomm);
+            /* synchronous: the send may not stay buffered in this rank
+             * while it goes on into MPI_Finalize (MPICH over UCX/TCP on
+             * tools/cluster.sh's nodes: the parent's probe waited for ever
+             * while this rank sat in the launcher's final barrier) */
+            PMPI_Ssend(b.p, n, MPI_BYTE, rank - mask, CS_TAG_MERGE, pcomm);
             cs_buf_free(&b);
             break;
         }

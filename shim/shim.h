@@ -24,6 +24,11 @@ extern int cs_foreign_mpi CS_HIDDEN;
  * not forced; bad items get one line on stderr from world rank 0. */
 void cs_force_parse(const char *spec, int force[CS_NCOLL]) CS_HIDDEN;
 
+/* The layout of the processes of comm (collective): the nodes they run on
+ * (virtual ones under COLLSEL_NODE_SIZE) and the most ranks on one
+ * (life.c; the profile's and a tree's layout). */
+void cs_run_layout(MPI_Comm comm, int *nodes, int *ranks_per_node) CS_HIDDEN;
+
 /* Selection (dispatch.c).  cs_dispatch_init() runs at the end of MPI_Init
  * (after config): parses COLLSEL_FORCE, loads COLLSEL_TREE, and sets
  * cs_sel_active[c] for each collective that is not plain native.  The

@@ -12,20 +12,23 @@
 # tuned completion) and for the completion alone; the end prints both next
 # to the medians measured over the pairs (completion: the cells with
 # arrival data in both runs).
-#   tools/apptime.sh [-n NP] [-r RUNS] [--tree TREE] [--dir DIR] -- APP [ARGS]
+#   tools/apptime.sh [-n NP] [-r RUNS] [--tree TREE] [--dir DIR] [--launcher LINE] -- APP [ARGS]
+# --launcher: start the ranks with LINE (word-split) instead, e.g. a
+# cluster's (tools/cluster.sh launcher openmpi); -n is then LINE's business.
 # COLLSEL_BUILD: the build to use (default build/), e.g. an older one to
 # compare builds on the same application.
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${COLLSEL_BUILD:-$top/build}
-np=4 runs=5 tree= dir=
-usage() { sed -n '2,17s/^# \{0,1\}//p' "$0"; }
+np=4 runs=5 tree= dir= launcher=
+usage() { sed -n '2,20s/^# \{0,1\}//p' "$0"; }
 while [ $# -gt 0 ]; do
     case "$1" in
     -n) np=$2; shift 2 ;;
     -r) runs=$2; shift 2 ;;
     --tree) tree=$2; shift 2 ;;
     --dir) dir=$2; shift 2 ;;
+    --launcher) launcher=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     --) shift; break ;;
     *) echo "apptime.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
@@ -37,7 +40,14 @@ c=$B/cli/collsel
 [ -x "$c" ] || { echo "apptime.sh: no $c (build first, or set COLLSEL_BUILD)" >&2; exit 2; }
 dir=${dir:-$(mktemp -d "${TMPDIR:-/tmp}/apptime.XXXXXX")}
 mkdir -p "$dir"
-run() { "$top/tests/mpiexec.sh" openmpi "$np" "$@"; }
+run() {
+    if [ -n "$launcher" ]; then
+        # shellcheck disable=SC2086
+        $launcher "$@"
+    else
+        "$top/tests/mpiexec.sh" openmpi "$np" "$@"
+    fi
+}
 if [ -z "$tree" ]; then
     echo "== collsel autotune ($np ranks; files in $dir)"
     "$c" autotune --launcher "$top/tests/mpiexec.sh openmpi $np" --budget "${BUDGET:-60s}" \

@@ -44,7 +44,7 @@ else
     at --budget 3s -o app.tree -- "$app" --quick > report.txt 2> report.err; rc=$?
     [ $rc = 0 ] || { bad "autotune: exit $rc"; cat report.txt report.err; exit 1; }
 fi
-for s in "where .* spends its collective time ($np ranks" "== what the tree changes" \
+for s in "where .* spends its collective time ($np ranks: 1 node x $np ranks per node" "== what the tree changes" \
          "== expected gain per collective" "allreduce *[0-9.]* \[[0-9.]*, [0-9.]*\]" \
          "  all  *[0-9.]* \[[0-9.]*, [0-9.]*\]  (the recorded calls" "== run the application with the tree"; do
     grep -q "$s" report.txt || bad "the report lacks '$s'"

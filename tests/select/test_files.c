@@ -348,7 +348,7 @@ static void test_tree_files(void)
                  "foreign");
     tree_rejects("collective,comm_size\n", 21, "not a collsel tree", "csv");
     memcpy(bad, good, n);
-    bad[8] = 3;
+    bad[8] = 4; /* this collsel reads versions 1..3 */
     tree_rejects(bad, n, "newer", "newer version");
     /* structurally invalid with a valid checksum: a node pointing back */
     memcpy(bad, good, n);
@@ -395,6 +395,53 @@ static void test_tree_files(void)
     free(good);
 }
 
+/* The layout a tree was tuned for (version 3): written, read back, named;
+ * a tree without one reads 0 x 0; half a layout is rejected. */
+static void test_tree_layout(void)
+{
+    static const char *const names[] = {"bcast.native", "bcast.binomial"};
+    cs_perf p;
+    cs_perf_init(&p);
+    perf_from(&p, 2, 2, names, 2, best_fn);
+    cs_tree *t = cs_tree_new(), *r = NULL;
+    cs_err e;
+    cs_quadtree_opts o;
+    cs_quadtree_opts_default(&o);
+    cs_map m;
+    MUST(cs_map_build(&m, &p, CS_BCAST, NULL, &e), e);
+    MUST(cs_quadtree_build(t, &m, &o, &e), e);
+    cs_map_free(&m);
+    const char *tp = path_of("layout.tree");
+    uint32_t nodes = 9, rpn = 9;
+    MUST(cs_tree_write(t, tp, &e), e);
+    MUST(cs_tree_read(&r, tp, &e), e);
+    cs_tree_layout(r, &nodes, &rpn);
+    CHECK(nodes == 0 && rpn == 0, "no layout: read %u x %u", nodes, rpn);
+    cs_tree_free(r);
+    cs_tree_set_layout(t, 2, 3);
+    MUST(cs_tree_write(t, tp, &e), e);
+    MUST(cs_tree_read(&r, tp, &e), e);
+    cs_tree_layout(r, &nodes, &rpn);
+    char b[64];
+    CHECK(nodes == 2 && rpn == 3 &&
+              !strcmp(cs_layout_str(nodes, rpn, b, sizeof b), "2 nodes x 3 ranks per node"),
+          "layout: read %u x %u (%s)", nodes, rpn, b);
+    cs_tree_free(r);
+    /* version 3 whose layout says nodes but no ranks (checksum fixed up) */
+    void *data;
+    size_t n;
+    MUST(cs_read_file(tp, &data, &n, &e), e);
+    unsigned char *d = data;
+    memset(d + n - 4, 0, 4);
+    uint32_t crc = cs_crc32(0, d + 20, n - 20);
+    for (int k = 0; k < 4; k++)
+        d[16 + k] = (unsigned char)(crc >> 8 * k);
+    tree_rejects(d, n, "layout", "half a layout");
+    free(data);
+    cs_tree_free(t);
+    cs_perf_free(&p);
+}
+
 int main(int argc, char **argv)
 {
     snprintf(dir, sizeof dir, "%s", argc > 1 ? argv[1] : ".");
@@ -402,6 +449,7 @@ int main(int argc, char **argv)
     test_perf_arrivals();
     test_tree_files();
     test_tree_many_methods();
+    test_tree_layout();
     if (sel_failures)
         fprintf(stderr, "%d checks failed\n", sel_failures);
     else

@@ -7,7 +7,8 @@
  * untouched, send buffers unchanged; the native reduce reference is never
  * in place).  Non-root reduce ranks pass recvbuf = NULL.
  * Barrier methods are checked on a shared-memory counter: nobody may leave
- * barrier round r before everyone entered it.
+ * barrier round r before everyone entered it (a group spanning nodes of one
+ * machine, tools/cluster.sh: on clock readings).
  *
  * One mpirun tests several communicator sizes: the world is partitioned
  * into groups of the requested sizes (e.g. 8 ranks: phases 8 | 7+1 | 5+3 |
@@ -29,7 +30,7 @@
  *
  * usage: matrix [--sizes 1,2,3] [--colls bcast,reduce,barrier,allreduce,alltoall] [--quick]
  *               [--node-size N] (virtual nodes of N ranks: the node-aware methods run)
- *        [--methods SUBSTRING] [--selftest] [-v]
+ *        [--methods SUBSTRING,...] (methods whose names hold one of them) [--selftest] [-v]
  * Exit 0 when every case matched, 1 otherwise.  --selftest runs
  * deliberately broken methods instead (selftest.c) and exits 0 only if the
  * matrix caught every one of them.
@@ -39,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "coll/coll.h"
@@ -528,7 +530,30 @@ static void alltoall_method(const group *g, int mi, const cs_method *m)
 
 #define BARRIER_ROUNDS 12
 
-static void barrier_method(const group *g, int mi, const cs_method *m, int *counter)
+/* Is the method named in --methods (none: every method)? */
+static int selected(const char *name)
+{
+    return cs_name_matches(name, G.filter);
+}
+
+/* The check of one round: ranks of one node count on a shared-memory
+ * counter (nobody may leave round r before everyone entered it); a group
+ * spanning nodes compares clock readings instead (every node on one machine,
+ * as in tools/cluster.sh: one CLOCK_MONOTONIC): the latest entry of a round
+ * must come before its earliest exit. */
+typedef struct barrier_check {
+    int *counter; /* one node: the counter; else NULL */
+    int64_t *in, *out;    /* clock readings, [rank * BARRIER_ROUNDS + round] */
+} barrier_check;
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void barrier_method(const group *g, int mi, const cs_method *m, const barrier_check *ck)
 {
     stats *s = &G.st[CS_BARRIER][mi];
     cs_call c;
@@ -543,48 +568,101 @@ static void barrier_method(const group *g, int mi, const cs_method *m, int *coun
         return;
     }
     int bad = 0;
+    int64_t in[BARRIER_ROUNDS], out[BARRIER_ROUNDS];
     for (int r = 0; r < BARRIER_ROUNDS; r++) { /* all rounds, even after a failure */
         if (g->rank == (r * 5 + mi) % g->size)
             usleep(300); /* a late rank: leaving early would see a short count */
-        __atomic_fetch_add(counter, 1, __ATOMIC_SEQ_CST);
+        if (ck->counter)
+            __atomic_fetch_add(ck->counter, 1, __ATOMIC_SEQ_CST);
+        in[r] = now_ns();
         rc = cs_method_run(m, &c);
-        int v = __atomic_load_n(counter, __ATOMIC_SEQ_CST);
+        out[r] = now_ns();
+        int v = ck->counter ? __atomic_load_n(ck->counter, __ATOMIC_SEQ_CST) : (r + 1) * g->size;
         if ((rc != MPI_SUCCESS || v < (r + 1) * g->size || v > (r + 2) * g->size) && !bad++)
             report(g, m, "round %d: rc %d, counter %d after the barrier, expected %d..%d", r, rc,
                    v, (r + 1) * g->size, (r + 2) * g->size);
+    }
+    if (!ck->counter) {
+        MPI_Allgather(in, BARRIER_ROUNDS, MPI_INT64_T, ck->in, BARRIER_ROUNDS, MPI_INT64_T,
+                      g->comm);
+        MPI_Allgather(out, BARRIER_ROUNDS, MPI_INT64_T, ck->out, BARRIER_ROUNDS, MPI_INT64_T,
+                      g->comm);
+        for (int r = 0; r < BARRIER_ROUNDS; r++) {
+            int64_t last_in = ck->in[r], first_out = ck->out[r];
+            for (int i = 1; i < g->size; i++) {
+                if (ck->in[i * BARRIER_ROUNDS + r] > last_in)
+                    last_in = ck->in[i * BARRIER_ROUNDS + r];
+                if (ck->out[i * BARRIER_ROUNDS + r] < first_out)
+                    first_out = ck->out[i * BARRIER_ROUNDS + r];
+            }
+            if (first_out < last_in && !bad++)
+                report(g, m, "round %d: a rank left %.1f us before the last one entered", r,
+                       (double)(last_in - first_out) / 1e3);
+        }
     }
     s->ran++;
     s->failed += bad > 0;
     MPI_Barrier(g->comm); /* realign before the next method (even after a failure) */
 }
 
+/* Do all ranks of comm run on one machine (one boot id: one clock)? */
+static int one_machine(MPI_Comm comm)
+{
+    char id[64] = "", first[64];
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f) {
+        if (!fgets(id, sizeof id, f))
+            id[0] = 0;
+        fclose(f);
+    }
+    memcpy(first, id, sizeof id);
+    MPI_Bcast(first, sizeof first, MPI_CHAR, 0, comm);
+    int same = id[0] && !strcmp(id, first), all;
+    MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_LAND, comm);
+    return all;
+}
+
 static void barrier_all(const group *g, const cs_method *t, int n)
 {
     MPI_Comm shm;
-    MPI_Win win;
-    int *base;
+    MPI_Win win = MPI_WIN_NULL;
+    int *base = NULL;
     MPI_Comm_split_type(g->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
     int ssize;
     MPI_Comm_size(shm, &ssize);
-    if (ssize != g->size) {
+    barrier_check ck = {0};
+    if (ssize == g->size) {
+        MPI_Win_allocate_shared(g->rank == 0 ? (MPI_Aint)(n * sizeof(int)) : 0, sizeof(int),
+                                MPI_INFO_NULL, shm, &base, &win);
+        MPI_Aint len;
+        int du;
+        MPI_Win_shared_query(win, 0, &len, &du, &base);
         if (g->rank == 0)
-            fprintf(stderr, "matrix: barrier check needs one node; skipped\n");
+            for (int i = 0; i < n; i++)
+                __atomic_store_n(&base[i], 0, __ATOMIC_RELAXED);
+    } else if (one_machine(g->comm)) {
+        ck.in = malloc((size_t)g->size * BARRIER_ROUNDS * sizeof *ck.in);
+        ck.out = malloc((size_t)g->size * BARRIER_ROUNDS * sizeof *ck.out);
+        if (!ck.in || !ck.out) {
+            fprintf(stderr, "matrix: out of memory\n");
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+    } else {
+        if (g->rank == 0)
+            fprintf(stderr, "matrix: barrier check needs one node or one machine; skipped\n");
         MPI_Comm_free(&shm);
         return;
     }
-    MPI_Win_allocate_shared(g->rank == 0 ? (MPI_Aint)(n * sizeof(int)) : 0,
-                            sizeof(int), MPI_INFO_NULL, shm, &base, &win);
-    MPI_Aint len;
-    int du;
-    MPI_Win_shared_query(win, 0, &len, &du, &base);
-    if (g->rank == 0)
-        for (int i = 0; i < n; i++)
-            __atomic_store_n(&base[i], 0, __ATOMIC_RELAXED);
     MPI_Barrier(g->comm);
-    for (int i = 1; i < n; i++)
-        if (!G.filter || strstr(t[i].name, G.filter))
-            barrier_method(g, i, &t[i], &base[i]);
-    MPI_Win_free(&win);
+    for (int i = 1; i < n; i++) {
+        ck.counter = base ? &base[i] : NULL;
+        if (selected(t[i].name))
+            barrier_method(g, i, &t[i], &ck);
+    }
+    if (win != MPI_WIN_NULL)
+        MPI_Win_free(&win);
+    free(ck.in);
+    free(ck.out);
     MPI_Comm_free(&shm);
 }
 
@@ -622,7 +700,7 @@ static void run_group(const group *g)
             continue;
         }
         for (int i = 1; i < n; i++) { /* 0 is native itself */
-            if (G.filter && !strstr(t[i].name, G.filter))
+            if (!selected(t[i].name))
                 continue;
             if (G.verbose && g->rank == 0)
                 fprintf(stderr, "size %d: %s\n", g->size, t[i].name);
@@ -704,7 +782,7 @@ static int summary(void)
         if (G.wrank == 0) {
             long ran = 0, skipped = 0, failed = 0, tested = 0, missed = 0;
             for (int i = 1; i < n; i++) {
-                if (G.filter && !strstr(t[i].name, G.filter))
+                if (!selected(t[i].name))
                     continue;
                 tested++;
                 ran += sum[i].ran;
@@ -799,7 +877,7 @@ int main(int argc, char **argv)
     if (nsizes <= 0) {
         if (G.wrank == 0)
             fprintf(stderr, "usage: matrix [--sizes N,N,...] [--colls bcast,reduce,barrier] "
-                            "[--methods SUBSTRING] [--quick] [-v]   (sizes <= %d)\n", G.wsize);
+                            "[--methods SUBSTRING,...] [--quick] [-v]   (sizes <= %d)\n", G.wsize);
         MPI_Finalize();
         return 2;
     }

@@ -8,7 +8,14 @@
 # methods really ran.  Finally the ANY_SOURCE isolation test runs through
 # MPI_* with every collective forced.
 #   usage: preload.sh MPIEXEC_SH FLAVOUR NP LIBCOLLSEL COLLSEL EXAMPLE_APP ANYSOURCE
+# On a cluster (tests/cluster/mpiexec.sh, COLLSEL_CLUSTER_NODES nodes):
+# the world spans nodes, so a forced shared-memory method must not run on
+# it (the line says it does not apply, the call runs natively); it runs on
+# example_app's row communicators (ranks 2i, 2i+1: bcast and reduce) where
+# a node holds two ranks.
 mpiexec=$1 flavour=$2 np=$3 lib=$4 collsel=$5 app=$6 anysource=$7
+rpn=$np # ranks per node
+[ -n "${COLLSEL_CLUSTER_NODES:-}" ] && rpn=$((np / COLLSEL_CLUSTER_NODES))
 tmp=${TMPDIR:-/tmp}/cs-preload-$$
 mkdir -p "$tmp" && trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -61,16 +68,27 @@ for spec in "bcast=binomial,reduce=inorder_binary.seg1k,barrier=dissemination" \
     for item in $(echo "$spec" | tr ',' ' '); do
         coll=${item%%=*} m=${item#*=}
         case "$m" in "$coll".*) ;; *) m="$coll.$m" ;; esac
-        expect force$i "^collsel: comm .* $coll.* -> $m (forced)"
+        if [ "$rpn" = "$np" ] || [ "${m#*.shm.}" = "$m" ]; then
+            expect force$i "^collsel: comm .* $coll.* -> $m (forced)"
+        elif [ "$rpn" -ge 2 ] && { [ "$coll" = bcast ] || [ "$coll" = reduce ]; }; then
+            expect force$i "^collsel: comm .* size 2: $coll.* -> $m (forced)"
+            expect force$i "^collsel: comm .* size $np: $coll.* -> $coll.native (forced method does not apply)"
+        else
+            expect force$i "^collsel: comm .* $coll.* -> $coll.native (forced method does not apply)"
+        fi
     done
+    if [ "$rpn" != "$np" ] && grep -q "size $np: .* -> [a-z]*\.shm\." "$tmp/force$i.err"; then
+        cat "$tmp/force$i.err" >&2; fail "force$i: a shared-memory method ran on a world that spans nodes"
+    fi
 done
 
 # 1b. No shared memory allowed (COLLSEL_SHM_LIMIT=0): the segment is
 #     refused on every rank, one line says so, the calls run natively and
-#     the results do not change.
-run shmlimit COLLSEL_VERBOSE=1 COLLSEL_SHM_LIMIT=0 \
+#     the results do not change.  (On nodes of one rank no communicator
+#     would make one.)
+[ "$rpn" -ge 2 ] && run shmlimit COLLSEL_VERBOSE=1 COLLSEL_SHM_LIMIT=0 \
     COLLSEL_FORCE=bcast=shm.ota,barrier=shm.dissemination,allreduce=shm.direct
-expect shmlimit "no shared-memory segment .*COLLSEL_SHM_LIMIT=0 MiB"
+[ "$rpn" -ge 2 ] && expect shmlimit "no shared-memory segment .*COLLSEL_SHM_LIMIT=0 MiB"
 
 # 1b'. The dynamic reductions with floating-point reordering allowed (the
 #      example's sums are exact in any order), and a bad value of the
@@ -165,16 +183,19 @@ fi
     done
 } > "$tmp/perf-shm.csv"
 tune "$tmp/perf-shm.csv" "$tmp/shm.tree"
-run warm COLLSEL_VERBOSE=2 COLLSEL_TREE="$tmp/shm.tree" COLLSEL_SHM_WARMUP=10
-expect warm "barrier -> barrier.dissemination (tree, next best applicable)"
-expect warm "barrier -> barrier.shm.dissemination (tree)"
-grep -- "barrier -> " "$tmp/warm.err" | head -n 1 | grep -q "barrier.dissemination" ||
-    { cat "$tmp/warm.err" >&2; fail "warm: the first barrier did not wait for the warm-up"; }
-run warm0 COLLSEL_VERBOSE=2 COLLSEL_TREE="$tmp/shm.tree" COLLSEL_SHM_WARMUP=0
-if grep -q -- "barrier -> barrier.dissemination" "$tmp/warm0.err"; then
-    cat "$tmp/warm0.err" >&2; fail "warm0: COLLSEL_SHM_WARMUP=0 still warmed up"
-fi
-expect warm0 "barrier -> barrier.shm.dissemination (tree)"
+# (barrier runs on the world only: across nodes no shared-memory barrier applies)
+[ "$rpn" = "$np" ] && {
+    run warm COLLSEL_VERBOSE=2 COLLSEL_TREE="$tmp/shm.tree" COLLSEL_SHM_WARMUP=10
+    expect warm "barrier -> barrier.dissemination (tree, next best applicable)"
+    expect warm "barrier -> barrier.shm.dissemination (tree)"
+    grep -- "barrier -> " "$tmp/warm.err" | head -n 1 | grep -q "barrier.dissemination" ||
+        { cat "$tmp/warm.err" >&2; fail "warm: the first barrier did not wait for the warm-up"; }
+    run warm0 COLLSEL_VERBOSE=2 COLLSEL_TREE="$tmp/shm.tree" COLLSEL_SHM_WARMUP=0
+    if grep -q -- "barrier -> barrier.dissemination" "$tmp/warm0.err"; then
+        cat "$tmp/warm0.err" >&2; fail "warm0: COLLSEL_SHM_WARMUP=0 still warmed up"
+    fi
+    expect warm0 "barrier -> barrier.shm.dissemination (tree)"
+}
 
 # 5. A corrupt tree file: one line naming the file; everything native.
 printf 'not a tree\n' > "$tmp/bad.tree"
@@ -187,8 +208,9 @@ fi
 
 # 6. Ranks that disagree (here: rank 0 and rank 1 get different forced
 #    bcast methods, MPMD launch) must not hang: bcast stays native, with one
-#    line; the collective they agree on (barrier) stays forced.
-if [ "$flavour" = openmpi ]; then
+#    line; the collective they agree on (barrier) stays forced.  (Not on a
+#    cluster: its launcher takes no MPMD lines.)
+if [ "$flavour" = openmpi ] && [ "$rpn" = "$np" ]; then
     MPIEXEC_EXTRA="-x LD_PRELOAD=$lib -x COLLSEL_VERBOSE=2 -x COLLSEL_FORCE=bcast=binomial,barrier=bruck" \
         "$mpiexec" "$flavour" 1 "$app" --quick : -n $((np - 1)) -x LD_PRELOAD="$lib" \
         -x COLLSEL_FORCE=bcast=linear,barrier=bruck "$app" --quick \

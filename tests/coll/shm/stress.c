@@ -15,6 +15,9 @@
  * before each call (so the arrival order changes from call to call), and
  * every other call of theirs sums integer-valued doubles, in rank order
  * and (c.reorder_fp) in arrival order by turns: exact either way.
+ * The shared-memory methods run on each node's ranks (every node at once on
+ * a cluster, tools/cluster.sh); where the world spans nodes, the node-aware
+ * bcast, reduce, allreduce and alltoall run on the world too.
  *   usage: stress [CALLS_PER_METHOD [NAME_SUBSTRING]]   (default 10000, all) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,19 +40,19 @@ static void fail(const cs_method *m, int it, const char *what, int i, long got, 
                 got, want);
 }
 
-/* The communicator of call it: the world, a duplicate, the two halves of a
+/* The communicator of call it: a duplicate of base, the two halves of a
  * split, remade every 997 calls. */
-static MPI_Comm comm_for(int it, MPI_Comm *cur)
+static MPI_Comm comm_for(MPI_Comm base, int it, MPI_Comm *cur)
 {
     if (it % 997 == 0) {
         if (*cur != MPI_COMM_NULL)
             MPI_Comm_free(cur);
         int wr;
-        MPI_Comm_rank(MPI_COMM_WORLD, &wr);
+        MPI_Comm_rank(base, &wr);
         switch (it / 997 % 3) {
-        case 0: MPI_Comm_dup(MPI_COMM_WORLD, cur); break;
-        case 1: MPI_Comm_split(MPI_COMM_WORLD, wr % 2, -wr, cur); break;
-        default: MPI_Comm_split(MPI_COMM_WORLD, 0, wr, cur); break;
+        case 0: MPI_Comm_dup(base, cur); break;
+        case 1: MPI_Comm_split(base, wr % 2, -wr, cur); break;
+        default: MPI_Comm_split(base, 0, wr, cur); break;
         }
     }
     return *cur;
@@ -175,15 +178,24 @@ int main(int argc, char **argv)
     int calls = argc > 1 ? atoi(argv[1]) : 10000, wrank, total = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     int *buf = malloc(MAXN * sizeof *buf), *res = malloc(MAXN * sizeof *res);
-    /* the barrier check's counter: one int in shared memory per world */
     MPI_Comm node;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, wrank, MPI_INFO_NULL, &node);
     int nfound = 0;
+    int nsize, wsize;
+    MPI_Comm_size(node, &nsize);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
     for (int coll = 0; coll < CS_NCOLL; coll++) {
         int nm, found = 0;
         const cs_method *t = cs_methods((enum cs_coll)coll, &nm);
         for (int k = 1; k < nm; k++) {
-            if (!cs_method_shm_only(&t[k]) || (argc > 2 && !strstr(t[k].name, argv[2])))
+            MPI_Comm base = MPI_COMM_NULL;
+            if (argc > 2 && !strstr(t[k].name, argv[2]))
+                continue;
+            if (cs_method_shm_only(&t[k]))
+                base = node;
+            else if (strstr(t[k].name, ".node.") && coll != CS_BARRIER && nsize < wsize)
+                base = MPI_COMM_WORLD; /* the matrix checks node-aware barriers */
+            if (base == MPI_COMM_NULL)
                 continue;
             found++;
             MPI_Comm cur = MPI_COMM_NULL;
@@ -191,8 +203,8 @@ int main(int argc, char **argv)
             int *arrivals = NULL;
             int nbar = 0;
             for (int it = 0; it < calls; it++) {
-                MPI_Comm comm = comm_for(it, &cur);
-                if (it % 997 == 0) { /* a fresh counter for the fresh communicator */
+                MPI_Comm comm = comm_for(base, it, &cur);
+                if (coll == CS_BARRIER && it % 997 == 0) { /* a fresh counter for the fresh communicator */
                     int r;
                     MPI_Comm_rank(comm, &r);
                     MPI_Aint sz;
@@ -208,7 +220,7 @@ int main(int argc, char **argv)
                 }
                 one(&t[k], (enum cs_coll)coll, it, comm, buf, res, arrivals, &nbar);
                 total++;
-                if ((it + 1) % 997 == 0 || it + 1 == calls)
+                if (win != MPI_WIN_NULL && ((it + 1) % 997 == 0 || it + 1 == calls))
                     MPI_Win_free(&win); /* before its communicator is remade */
             }
             MPI_Comm_free(&cur);

@@ -1,0 +1,287 @@
+#!/bin/bash
+# tools/cluster.sh: a cluster on one machine, its nodes Linux namespaces, so
+# that MPI libraries see separate hosts (shared memory within a node, TCP
+# between nodes) and collsel's node-aware methods meet real node boundaries.
+#   tools/cluster.sh up N [--ranks-per-node R] [--delay US] [--rate RATE]
+#   tools/cluster.sh down
+#   tools/cluster.sh exec NODE CMD [ARGS...]
+#   tools/cluster.sh kill NODE        (SIGKILL every process in NODE: a node failure)
+#   tools/cluster.sh launcher openmpi|mpich [--nodes N] [--ranks-per-node R]
+#   tools/cluster.sh status | check
+# A node (collsel-node1 ... collsel-nodeN) is a network, UTS, IPC and mount
+# namespace: its own hostname (Open MPI names its session directory and
+# shared-memory segments after it), its own /dev/shm (a tmpfs), its own
+# /sys (a sysfs of its network namespace: UCX finds its interfaces there), /etc/hosts
+# naming every node (a file bind-mounted there), loopback, and one interface
+# collsel0 with 198.18.25.K/24 (RFC 2544's benchmarking range) on a veth to a
+# bridge.  The bridge lives in a namespace of its own (collsel-sw): the
+# host's network is not touched at all, and packets never leave the
+# namespaces made here.  --delay US adds a netem delay of US microseconds to
+# every node's egress (one-way node-to-node latency + US), --rate RATE
+# (tc units: 1gbit, 100mbit) limits its bandwidth (netem's rate, or tbf
+# without --delay); a kernel without the qdisc (no sch_netem): one line,
+# exit 77.  The file systems are the
+# host's (a shared file system, as on a cluster), but /dev/shm, /sys, /etc/hosts.
+# `up` prints the launch lines; mpirun runs inside node 1 (its daemons reach
+# it over the nodes' network) and starts the other nodes' daemons with an
+# agent that enters their namespaces instead of ssh.  `up` first removes
+# what an earlier run left (also an unclean one); `down` ends the processes
+# still inside the nodes (by PID; each node's namespaces are held by one
+# sleep, ended last), deletes the network namespaces and the state in
+# /run/collsel-cluster: nothing is left.  Where namespaces cannot
+# be made (not root, no unshare/nsenter/ip) every command says so in one
+# line and exits 77 (the test harness's "skipped").
+set -u
+RUN=${COLLSEL_CLUSTER_RUN:-/run/collsel-cluster}
+SELF=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")
+PFX=collsel-node SW=collsel-sw BR=collsel-br IF=collsel0 NET=198.18.25
+usage() { sed -n '2,/^set -u/{/^set -u/d;s/^# \{0,1\}//p}' "$SELF"; }
+die() { echo "cluster.sh: $1" >&2; exit "${2:-2}"; }
+skip() { echo "cluster.sh: skipped: $*" >&2; exit 77; }
+
+# One line and exit 77 where namespaces cannot be made here.
+check() {
+    [ "$(id -u)" = 0 ] || skip "namespaces need root (uid $(id -u))"
+    local t
+    for t in ip nsenter unshare tc mount; do
+        command -v "$t" > /dev/null || skip "no '$t' on this machine"
+    done
+    unshare --net --uts --ipc --mount true 2> /dev/null ||
+        skip "namespaces are not permitted here (unshare --net --uts --ipc --mount failed)"
+}
+
+node_name() { # NODE (1..N or collsel-nodeK) -> collsel-nodeK
+    case "$1" in
+    "$PFX"[1-9]*) echo "$1" ;;
+    [1-9]|[1-9][0-9]) echo "$PFX$1" ;;
+    *) return 1 ;;
+    esac
+}
+
+state() { # the layout of the cluster that is up: N R
+    [ -r "$RUN/state" ] || die "no cluster is up (tools/cluster.sh up N)" 1
+    cat "$RUN/state"
+}
+
+# The PIDs of processes inside a node (its network namespace).
+node_pids() { ip netns pids "$1" 2> /dev/null; }
+
+kill_node() { # NODE SIGNAL [KEEP]: every process inside it but KEEP, by PID
+    local p pids
+    pids=$(node_pids "$1")
+    [ -n "$pids" ] || return 0
+    for p in $pids; do [ "$p" = "${3:-}" ] || kill "-$2" "$p" 2> /dev/null; done
+}
+
+teardown() {
+    local ns i
+    for ns in $(ip netns list 2> /dev/null | awk '{print $1}'); do
+        case "$ns" in "$PFX"[0-9]*) kill_node "$ns" TERM ;; esac
+    done
+    for i in 1 2 3 4 5 6 7 8 9 10; do # up to 1 s for them to end, then SIGKILL
+        local left=
+        for ns in $(ip netns list 2> /dev/null | awk '{print $1}'); do
+            case "$ns" in "$PFX"[0-9]*) [ -n "$(node_pids "$ns")" ] && left=1 ;; esac
+        done
+        [ -z "$left" ] && break
+        [ "$i" = 10 ] && for ns in $(ip netns list 2> /dev/null | awk '{print $1}'); do
+            case "$ns" in "$PFX"[0-9]*) kill_node "$ns" KILL ;; esac
+        done
+        sleep 0.1
+    done
+    for ns in $(ip netns list 2> /dev/null | awk '{print $1}'); do
+        case "$ns" in "$PFX"[0-9]*|"$SW"|"$SW-probe") ip netns del "$ns" ;; esac
+    done
+    rm -rf "$RUN"
+}
+
+# A node's UTS, IPC and mount namespaces are held by one process inside
+# them (a sleep; its PID in RUN/NODE.pid): nsenter -t enters them from
+# anywhere, also from inside another node (whose mount namespace cannot see
+# files bound after it was made).
+start_node() {
+    local nd=$1
+    rm -f "$RUN/$nd.ready"
+    nsenter --net="/run/netns/$nd" unshare --uts --ipc --mount --propagation private \
+        sh -c "hostname $nd && mount -t tmpfs -o mode=1777 collsel-shm /dev/shm &&
+               umount -l /sys && mount -t sysfs collsel-sys /sys &&
+               mount --bind $RUN/hosts /etc/hosts && : > $RUN/$nd.ready && exec sleep infinity" \
+        < /dev/null > /dev/null 2> "$RUN/$nd.err" &
+    echo "$! $(stat -L -c %i "/run/netns/$nd")" > "$RUN/$nd.pid"
+    local i
+    for i in $(seq 1 100); do
+        [ -e "$RUN/$nd.ready" ] && return 0
+        kill -0 "$(cut -d' ' -f1 "$RUN/$nd.pid")" 2> /dev/null || break
+        sleep 0.02
+    done
+    cat "$RUN/$nd.err" >&2
+    return 1
+}
+
+# The PID holding NODE's namespaces, checked to be inside its network
+# namespace still (not a reused PID; /run/netns of a later node is not seen
+# inside an earlier one, hence the namespace's inode kept in RUN/NODE.pid).
+holder() {
+    local p ino
+    read -r p ino < "$RUN/$1.pid" 2> /dev/null && [ -n "$p" ] &&
+        [ "$(stat -L -c %i "/proc/$p/ns/net" 2> /dev/null)" = "$ino" ] && echo "$p"
+}
+
+up() {
+    local n=${1:-} r=1 delay=0 rate=
+    [ -n "$n" ] && shift
+    case "$n" in [1-9]|[1-9][0-9]) ;; *) die "up takes a node count 1..99 (got '$n')" ;; esac
+    while [ $# -gt 0 ]; do
+        case "$1" in
+        --ranks-per-node) r=${2:-}; shift 2 || die "--ranks-per-node needs a value" ;;
+        --delay) delay=${2:-}; shift 2 || die "--delay needs microseconds" ;;
+        --rate) rate=${2:-}; shift 2 || die "--rate needs a tc rate (e.g. 1gbit)" ;;
+        *) die "up: unknown option '$1' (see --help)" ;;
+        esac
+    done
+    case "$r" in [1-9]|[1-9][0-9]) ;; *) die "--ranks-per-node takes 1..99 (got '$r')" ;; esac
+    case "$delay" in ''|*[!0-9]*) die "--delay takes whole microseconds (got '$delay')" ;; esac
+    case "$rate" in ''|[0-9]*[a-zA-Z]*) ;; *) die "--rate takes a tc rate such as 1gbit or 100mbit (got '$rate')" ;; esac
+    check
+    teardown
+    mkdir -p "$RUN" || die "cannot make $RUN" 1
+    {
+        echo "127.0.0.1 localhost"
+        for i in $(seq 1 "$n"); do echo "$NET.$i $PFX$i"; done
+    } > "$RUN/hosts"
+    ip netns add "$SW" && ip -n "$SW" link set lo up &&
+        ip -n "$SW" link add "$BR" type bridge && ip -n "$SW" link set "$BR" up ||
+        { teardown; die "cannot make the bridge namespace $SW" 1; }
+    # the link's qdisc: netem (delay, and rate with it), or tbf for a rate
+    # alone (kernels without sch_netem, as this machine's)
+    local q=
+    if [ "$delay" != 0 ]; then
+        q="netem delay ${delay}us${rate:+ rate $rate}"
+    elif [ -n "$rate" ]; then
+        q="tbf rate $rate burst 64kb latency 10ms"
+    fi
+    if [ -n "$q" ]; then # can this kernel do it?  (a scratch namespace)
+        local err
+        ip netns add collsel-sw-probe &&
+            err=$(tc -n collsel-sw-probe qdisc add dev lo root $q 2>&1)
+        local rc=$?
+        ip netns del collsel-sw-probe 2> /dev/null
+        [ $rc = 0 ] || { teardown; skip "tc qdisc '$q' is not possible here: $err"; }
+    fi
+    for i in $(seq 1 "$n"); do
+        local nd=$PFX$i
+        ip netns add "$nd" &&
+            ip -n "$SW" link add "collsel-p$i" type veth peer name "$IF" netns "$nd" &&
+            ip -n "$SW" link set "collsel-p$i" master "$BR" up &&
+            ip -n "$nd" link set lo up &&
+            ip -n "$nd" addr add "$NET.$i/24" dev "$IF" &&
+            ip -n "$nd" link set "$IF" up &&
+            { [ -z "$q" ] || tc -n "$nd" qdisc add dev "$IF" root $q; } &&
+            start_node "$nd" ||
+            { teardown; die "cannot make node $nd" 1; }
+    done
+    # the remote-launch agent (ssh's place): [OPTIONS] HOST COMMAND...
+    cat > "$RUN/agent" << EOF
+#!/bin/sh
+# made by tools/cluster.sh: runs COMMAND in node HOST's namespaces (ssh's place)
+while [ \$# -gt 0 ]; do case "\$1" in -*) shift ;; *) break ;; esac; done
+host=\$1; shift
+exec "$SELF" exec "\$host" /bin/sh -c "\$*"
+EOF
+    chmod 755 "$RUN/agent"
+    echo "$n $r" > "$RUN/state"
+    echo "cluster: $n node(s) x $r rank(s) (${PFX}1..$PFX$n, $NET.1..$n on $IF${q:+, qdisc $q})"
+    launch_lines
+}
+
+# Open MPI's rankfile for N nodes x R ranks: rank i on core i mod ncores of
+# the machine.  A node's daemon binds its own ranks from core 0, so with
+# --bind-to core the first rank of every node would share core 0 (2 nodes x
+# 1 rank: both busy-polling one core, a 4 ms barrier; spread: 17 us).
+rankfile() {
+    local f=$RUN/rankfile.$1x$2 nc k=0 i j
+    nc=$(nproc)
+    for i in $(seq 1 "$1"); do
+        for j in $(seq 1 "$2"); do echo "rank $k=$PFX$i slot=$((k % nc))"; k=$((k + 1)); done
+    done > "$f.tmp" && mv "$f.tmp" "$f" && echo "$f"
+}
+
+# The launch line of an MPI library for the cluster that is up, on its
+# first NODES nodes with R ranks each (default: all, the R of `up`).
+launcher() {
+    local fl=${1:-} n r nn= rr= np
+    shift || true
+    while [ $# -gt 0 ]; do
+        case "$1" in
+        --nodes) nn=${2:-}; shift 2 || die "--nodes needs a count" ;;
+        --ranks-per-node) rr=${2:-}; shift 2 || die "--ranks-per-node needs a count" ;;
+        *) die "launcher: unknown option '$1' (see --help)" ;;
+        esac
+    done
+    read -r n r < <(state)
+    case "$nn" in '') nn=$n ;; *[!0-9]*|0) die "--nodes takes 1..$n (got '$nn')" ;; esac
+    case "$rr" in '') rr=$r ;; *[!0-9]*|0) die "--ranks-per-node takes a count (got '$rr')" ;; esac
+    [ "$nn" -le "$n" ] || die "the cluster has $n node(s), not $nn" 1
+    n=$nn r=$rr np=$((nn * rr))
+    local hosts=
+    for i in $(seq 1 "$n"); do hosts="$hosts${hosts:+,}$PFX$i:$r"; done
+    # more ranks than cores: a waiting rank yields the core (busy-polling
+    # ranks that share a core wait for the scheduler's time slice); the
+    # nodes share this machine's processors, which COLLSEL_MACHINE_RANKS
+    # tells collsel's shared-memory waits (a node's own count is smaller)
+    local y=0
+    [ "$np" -gt "$(nproc)" ] && y=1
+    local root=
+    [ "$(id -u)" = 0 ] && root="--allow-run-as-root "
+    case "$fl" in
+    openmpi)
+        echo "$SELF exec 1 mpirun.openmpi $root-n $np --host $hosts --mca plm_rsh_agent $RUN/agent" \
+             "--mca btl self,vader,tcp --mca btl_tcp_if_include $IF --mca oob_tcp_if_include $IF" \
+             "--rankfile $(rankfile "$n" "$r") --mca mpi_yield_when_idle $y -x COLLSEL_MACHINE_RANKS=$np" ;;
+    mpich)
+        # unbound (hydra binds per node, from core 0); UCX over the nodes' interface
+        echo "$SELF exec 1 mpiexec.hydra -n $np -hosts $hosts -launcher rsh -launcher-exec $RUN/agent" \
+             "-iface $IF -genv UCX_NET_DEVICES $IF -genv COLLSEL_MACHINE_RANKS $np" ;;
+    *) die "launcher takes openmpi or mpich (got '$fl')" ;;
+    esac
+}
+
+launch_lines() {
+    echo "Open MPI:"
+    echo "  $(launcher openmpi)"
+    echo "MPICH (hydra):"
+    echo "  $(launcher mpich)"
+}
+
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+case "$cmd" in
+up) up "$@" ;;
+down)
+    [ "$(id -u)" = 0 ] || skip "namespaces need root (uid $(id -u))"
+    teardown ;;
+exec)
+    [ $# -ge 2 ] || die "exec takes NODE CMD [ARGS...]"
+    nd=$(node_name "$1") || die "no node '$1' (1..N or ${PFX}K)"
+    shift
+    p=$(holder "$nd") || die "no node $nd (is the cluster up? tools/cluster.sh status)" 1
+    exec nsenter -t "$p" --net --uts --ipc --mount --wd="$PWD" -- "$@" ;;
+kill)
+    [ $# -eq 1 ] || die "kill takes NODE"
+    nd=$(node_name "$1") || die "no node '$1' (1..N or ${PFX}K)"
+    p=$(holder "$nd") || die "no node $nd (is the cluster up?)" 1
+    kill_node "$nd" KILL "$p" ;; # the node stays (its namespaces), as a rebooted one
+launcher) launcher "$@" ;;
+status)
+    read -r n r < <(state)
+    echo "cluster: $n node(s) x $r rank(s)"
+    for i in $(seq 1 "$n"); do
+        echo "  $PFX$i $NET.$i processes: $(node_pids "$PFX$i" | wc -l)" \
+             "qdisc: $(tc -n "$PFX$i" qdisc show dev "$IF" | head -1)"
+    done
+    launch_lines ;;
+check) check; echo "cluster.sh: namespaces can be made here" ;;
+-h|--help|help) usage ;;
+'') usage >&2; exit 2 ;;
+*) die "unknown command '$cmd' (see --help)" ;;
+esac
