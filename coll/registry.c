@@ -85,9 +85,11 @@ int cs_method_needs_node(const cs_method *m)
            cs_method_needs_node(m->part[0]) || cs_method_needs_node(m->part[1]);
 }
 
+/* the "node" family: algo "node" or "node.VARIANT" (node.dynamic) */
 static int node_aware(const cs_method *m)
 {
-    return m && (!strcmp(m->algo, "node") || node_aware(m->part[0]) || node_aware(m->part[1]));
+    return m && ((!strncmp(m->algo, "node", 4) && (m->algo[4] == '\0' || m->algo[4] == '.')) ||
+                 node_aware(m->part[0]) || node_aware(m->part[1]));
 }
 
 int cs_method_shm_only(const cs_method *m)

@@ -17,7 +17,8 @@
  * to 200 us before a call).  Every result is checked: bcast and reduce
  * and allreduce (MPI_SUM of ints) against values computed locally, a
  * barrier against a counter in shared memory (after barrier k every rank
- * has seen p (k + 1) arrivals).
+ * has seen p (k + 1) arrivals), an alltoall's every block against the
+ * value its sender put there (the count is one block's).
  *
  *   usage: soak [--calls N | --seconds S] [--seed X] [--native] [--progress S]
  * --native runs the same sequence (same draws, same delays, same checks)
@@ -133,6 +134,10 @@ static int prepare(cs_call *c, enum cs_coll coll, comm_t *cm, int *buf, int *res
                                MPI_SUM, cm->comm);
         break;
     case CS_BARRIER: rc = cs_call_barrier(c, cm->comm); break;
+    case CS_ALLTOALL:
+        rc = cs_call_alltoall(c, inplace ? MPI_IN_PLACE : buf, n, MPI_INT, inplace ? buf : res, n,
+                              MPI_INT, cm->comm);
+        break;
     default: return 0;
     }
     return rc == MPI_SUCCESS ? 1 : -1;
@@ -154,11 +159,19 @@ static int run_native(const cs_call *c, int *spare)
         }
         return MPI_Reduce(c->sendbuf, c->buf, c->count, c->dt, c->op, c->root, c->comm);
     case CS_ALLREDUCE: return MPI_Allreduce(c->sendbuf, c->buf, c->count, c->dt, c->op, c->comm);
+    case CS_ALLTOALL:
+        return MPI_Alltoall(c->sendbuf, c->count, c->dt, c->buf, c->rcount, c->rdt, c->comm);
     default: return MPI_Barrier(c->comm);
     }
 }
 
 /* One call: method index k (or the next that applies) on cm. */
+/* Element e of the block rank src sends to rank dst in call it (alltoall). */
+static int a2a_value(int src, int dst, int e, long it)
+{
+    return (int)((src * 131L + dst * 7L + e + it % 1000) % 1000003);
+}
+
 static void one(int k, comm_t *cm, long it, int n, int root, int inplace, int *buf, int *res)
 {
     int rank, p;
@@ -173,7 +186,9 @@ static void one(int k, comm_t *cm, long it, int n, int root, int inplace, int *b
          * the methods that apply */
         int i = j < 8 ? (j ? (int)(next(&draw) % (uint64_t)S.n) : k) : (k + j - 8) % S.n, ok;
         enum cs_coll coll = S.m[i]->coll;
-        for (int e = 0; coll != CS_BARRIER && e < n; e++)
+        for (int e = 0; coll == CS_ALLTOALL && e < n * p; e++)
+            buf[e] = a2a_value(rank, e / n, e % n, it);
+        for (int e = 0; coll != CS_BARRIER && coll != CS_ALLTOALL && e < n; e++)
             buf[e] = coll == CS_BCAST ? (rank == root ? (int)(it % 100000) + e : -7)
                                       : rank + e + (int)(it % 1000);
         ok = prepare(&c, coll, cm, buf, res, n, root, inplace, rank);
@@ -205,6 +220,13 @@ static void one(int k, comm_t *cm, long it, int n, int root, int inplace, int *b
     }
     const int *out = m->coll == CS_BCAST || inplace ? buf : res;
     if (m->coll == CS_REDUCE && rank != root)
+        return;
+    for (int e = 0; m->coll == CS_ALLTOALL && e < n * p; e++)
+        if (out[e] != a2a_value(e / n, rank, e % n, it)) {
+            fail(m, it, "wrong alltoall element", out[e], a2a_value(e / n, rank, e % n, it));
+            return;
+        }
+    if (m->coll == CS_ALLTOALL)
         return;
     for (int e = 0; e < n; e++) {
         long want = m->coll == CS_BCAST ? (it % 100000) + e
@@ -254,7 +276,8 @@ int main(int argc, char **argv)
         for (int k = 1; k < nm && S.n < MAXM; k++) {
             if (!cs_method_needs_node(&t[k]))
                 continue;
-            if (coll != CS_BCAST && coll != CS_REDUCE && coll != CS_ALLREDUCE && coll != CS_BARRIER) {
+            if (coll != CS_BCAST && coll != CS_REDUCE && coll != CS_ALLREDUCE && coll != CS_BARRIER &&
+                coll != CS_ALLTOALL) {
                 if (wrank == 0)
                     fprintf(stderr, "soak: FAIL %s: no check for its collective here\n", t[k].name);
                 unchecked++;
@@ -266,7 +289,9 @@ int main(int argc, char **argv)
     int maxn = 0;
     for (int i = 0; i < S.ncounts; i++)
         maxn = S.counts[i] > maxn ? S.counts[i] : maxn;
-    int *buf = malloc(sizeof *buf * (size_t)(maxn + 1)), *res = malloc(sizeof *res * (size_t)(maxn + 1));
+    /* alltoall: p blocks of the count */
+    size_t room = (size_t)(maxn + 1) * (size_t)wsize;
+    int *buf = malloc(sizeof *buf * room), *res = malloc(sizeof *res * room);
     comm_t cm;
     comm_make(&cm, 0, wrank, wsize, 1);
     double t0 = MPI_Wtime(), last = t0;
