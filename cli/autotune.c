@@ -43,10 +43,9 @@
 #include "replay/mixcsv.h"
 #include "replay/spec.h"
 #include "shim/flavours.h"
+#include "cli/autotune.h"
 
-#define CMD "collsel autotune: "
 #define MIN_POINT_S 0.1 /* the least replay time of one point (warm-up, a few rounds) */
-#define MAX_ARGS 64
 
 static void usage(FILE *f)
 {
@@ -80,116 +79,9 @@ static void usage(FILE *f)
             "2 bad input, 130 interrupted.\n");
 }
 
-typedef struct at_opts {
-    char *launcher[MAX_ARGS];
-    int nlauncher;
-    int nranks;          /* -n, or 0 */
-    double budget;
-    const char *tree;
-    const char *dir;
-    const char *grid;    /* --grid: more points to measure (for maps) */
-    int resume;
-    char **app;          /* APP ARGS, NULL-terminated */
-    int flavour;
-    char self[PATH_MAX], replay[PATH_MAX];
-    char prof[PATH_MAX + 16], perf[PATH_MAX + 16], mix[PATH_MAX + 16], log[PATH_MAX + 16];
-    double t0;
-    double check_budget; /* seconds of step 4 */
-} at_opts;
 
 static volatile sig_atomic_t interrupted;
 static void on_sigint(int sig) { (void)sig, interrupted = 1; }
-
-static int in_path(const char *prog)
-{
-    if (strchr(prog, '/'))
-        return access(prog, X_OK) == 0;
-    const char *p = getenv("PATH");
-    char cand[PATH_MAX];
-    for (; p && *p;) {
-        size_t n = strcspn(p, ":");
-        snprintf(cand, sizeof cand, "%.*s/%s", (int)(n ? n : 1), n ? p : ".", prog);
-        if (access(cand, X_OK) == 0)
-            return 1;
-        p += n + (p[n] == ':');
-    }
-    return 0;
-}
-
-/* The launcher for -n N: the flavour's own mpirun. */
-static int default_launcher(at_opts *o)
-{
-    static const char *const ompi[] = {"mpirun.openmpi", "mpirun", "mpiexec"};
-    static const char *const mpich[] = {"mpirun.mpich", "mpiexec.hydra", "mpiexec.mpich",
-                                        "mpiexec"};
-    const char *const *c = !strcmp(cs_flavours[o->flavour].name, "mpich") ? mpich : ompi;
-    int nc = c == mpich ? 4 : 3;
-    static char n[16];
-    snprintf(n, sizeof n, "%d", o->nranks ? o->nranks : 2);
-    for (int i = 0; i < nc; i++)
-        if (in_path(c[i])) {
-            o->launcher[0] = (char *)c[i], o->launcher[1] = "-n", o->launcher[2] = n;
-            o->nlauncher = 3;
-            return 0;
-        }
-    fprintf(stderr, CMD "no mpirun of %s found (tried %s ...): give --launcher\n",
-            cs_flavours[o->flavour].title, c[0]);
-    return 2;
-}
-
-static void print_cmd(FILE *f, char *const *argv)
-{
-    for (int i = 0; argv[i]; i++) {
-        const char *a = argv[i];
-        int plain = *a && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                    "0123456789-_./=:,+@%") == strlen(a);
-        fprintf(f, plain ? "%s%s" : "%s'%s'", i ? " " : "", a);
-    }
-}
-
-/* Run argv (stdout/stderr to files when given); its exit status, 128+sig
- * for a signal, 127 if it could not start. */
-static int run(char *const *argv, const char *out, const char *err)
-{
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0)
-        return 127;
-    if (pid == 0) {
-        signal(SIGINT, SIG_DFL);
-        if (out) {
-            int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-            if (fd >= 0)
-                dup2(fd, 1), close(fd);
-        }
-        if (err) {
-            int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-            if (fd >= 0)
-                dup2(fd, 2), close(fd);
-        }
-        execvp(argv[0], argv);
-        fprintf(stderr, CMD "cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    int st;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR)
-            return 127;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-/* launcher + words + (APP ARGS when app) */
-static void build_argv(const at_opts *o, char **argv, char *const *words, int app)
-{
-    int n = 0;
-    for (int i = 0; i < o->nlauncher; i++)
-        argv[n++] = o->launcher[i];
-    for (int i = 0; words[i]; i++)
-        argv[n++] = words[i];
-    for (int i = 0; app && o->app[i] && n < 2 * MAX_ARGS - 1; i++)
-        argv[n++] = o->app[i];
-    argv[n] = NULL;
-}
 
 static void step(const at_opts *o, int k, const char *what, double left)
 {
@@ -224,21 +116,6 @@ static size_t count_points(const cs_profile *p)
     return n;
 }
 
-/* The last lines of a log, indented (what a failed step said). */
-static void tail(const char *path, int lines)
-{
-    FILE *f = fopen(path, "r");
-    char ring[8][256];
-    int n = 0;
-    if (!f)
-        return;
-    while (n < 1000000 && fgets(ring[n % 8], sizeof ring[0], f))
-        n++;
-    fclose(f);
-    for (int i = n > lines ? n - lines : 0; i < n; i++)
-        fprintf(stderr, "    | %s%s", ring[i % 8], strchr(ring[i % 8], '\n') ? "" : "\n");
-}
-
 static int step_record(at_opts *o, cs_profile *prof)
 {
     cs_err e;
@@ -251,16 +128,16 @@ static int step_record(at_opts *o, cs_profile *prof)
     char *words[] = {o->self, "exec", "--mpi", (char *)cs_flavours[o->flavour].name, "--record",
                      o->prof, "--", NULL};
     char *argv[2 * MAX_ARGS], out[PATH_MAX + 32], err[PATH_MAX + 32];
-    build_argv(o, argv, words, 1);
+    at_build_argv(o, argv, words, 1);
     snprintf(out, sizeof out, "%s/record.out", o->dir);
     snprintf(err, sizeof err, "%s/record.err", o->dir);
     remove(o->prof);
     step(o, 1, "recording the application:", 0);
     printf("        ");
-    print_cmd(stdout, argv);
+    at_print_cmd(stdout, argv);
     printf("\n");
     fflush(stdout);
-    int rc = run(argv, out, err);
+    int rc = at_run(argv, out, err);
     if (stopped(o, "the recording"))
         return 130;
     int have = cs_profile_load(prof, o->prof, &e) == 0;
@@ -270,7 +147,7 @@ static int step_record(at_opts *o, cs_profile *prof)
                 have ? "; what it recorded is kept" : "; nothing was recorded");
         if (rc == 127)
             fprintf(stderr, CMD "the launcher '%s' could not start it\n", o->launcher[0]);
-        tail(err, 6);
+        at_tail(err, 6);
         return 1;
     }
     if (!have) {
@@ -305,13 +182,13 @@ static int step_measure(at_opts *o, const cs_profile *prof, double budget)
         words[w++] = "--resume";
     words[w] = NULL;
     char *argv[2 * MAX_ARGS], what[128];
-    build_argv(o, argv, words, 0);
+    at_build_argv(o, argv, words, 0);
     snprintf(what, sizeof what, "measuring every method at %zu point(s) of the profile%s (%u ranks)",
              npts, o->grid ? " and the grid" : "", prof->nranks);
     step(o, 2, what, budget + o->check_budget);
     if (!o->resume)
         remove(o->perf);
-    int rc = run(argv, NULL, NULL);
+    int rc = at_run(argv, NULL, NULL);
     if (stopped(o, "the measurements"))
         return 130;
     if (rc != 0) {
@@ -327,7 +204,7 @@ static int step_tune(at_opts *o)
     char *argv[] = {o->self, "tune", "--perf", o->perf, "--profile", o->prof, "-o",
                     (char *)o->tree, NULL};
     step(o, 3, "building the decision tree (collsel tune, log in DIR/tune.txt)", 0);
-    int rc = run(argv, o->log, o->log);
+    int rc = at_run(argv, o->log, o->log);
     if (rc != 0) {
         fprintf(stderr, CMD "collsel tune failed (status %d): see %s\n", rc, o->log);
         return 1;
@@ -343,116 +220,14 @@ static int step_check(at_opts *o, double budget)
     char *words[] = {o->replay, "--mix", o->prof, "--tree", (char *)o->tree, "--budget", b,
                      "--csv", NULL};
     char *argv[2 * MAX_ARGS];
-    build_argv(o, argv, words, 0);
+    at_build_argv(o, argv, words, 0);
     step(o, 4, "checking the tree on the recorded mix (collsel-replay --mix)", budget);
-    int rc = run(argv, o->mix, err);
+    int rc = at_run(argv, o->mix, err);
     if (stopped(o, "the check"))
         return 130;
     if (rc != 0) {
         fprintf(stderr, CMD "collsel-replay --mix failed (status %d): see %s\n", rc, err);
         return 1;
-    }
-    return 0;
-}
-
-/* The report: the profile's shares, the mix's points and per-collective gain. */
-static void report(at_opts *o, const cs_profile *prof)
-{
-    double per[CS_R_N] = {0}, all = 0;
-    for (size_t i = 0; i < prof->ncells; i++) {
-        per[prof->cells[i].coll] += prof->cells[i].t_total;
-        all += prof->cells[i].t_total;
-    }
-    printf("\n== where %s spends its collective time (%u ranks, %.3f s run, %.3f s in "
-           "collectives summed over ranks)\n",
-           o->app[0], prof->nranks, prof->meta.duration, all);
-    for (int shown = 0; shown < 6; shown++) {
-        int best = -1;
-        for (int r = 0; r < CS_R_N; r++)
-            if (per[r] > 0 && (best < 0 || per[r] > per[best]))
-                best = r;
-        if (best < 0)
-            break;
-        int ours = cs_coll_of_rcoll(best) >= 0;
-        printf("  %-16s %5.1f %%%s\n", cs_rcoll_name(best), all > 0 ? 100 * per[best] / all : 0,
-               ours ? "" : "  (not replaced by collsel)");
-        per[best] = 0;
-    }
-    cs_mix_row rows[256], total;
-    cs_err e;
-    memset(&total, 0, sizeof total);
-    int n = cs_mix_read(o->mix, rows, 256, &total, &e);
-    if (n <= 0) {
-        printf("(no mix to report: %s)\n", n < 0 ? e.msg : o->mix);
-        return;
-    }
-    cs_perf perf;
-    cs_perf_init(&perf);
-    if (cs_perf_read(&perf, o->perf, &e) < 0)
-        printf("(%s)\n", e.msg);
-    printf("\n== what the tree changes (per recorded point: native time per call, the "
-           "tree's method, tuned/native with its 95 %% CI)\n");
-    int unmeasured = 0;
-    for (int i = 0; i < n; i++) {
-        char b[32];
-        int same = strstr(rows[i].method, ".native") != NULL, measured = 0;
-        for (size_t r = 0; r < perf.n && !measured; r++)
-            measured = !strcmp(cs_coll_name(perf.rows[r].coll), rows[i].coll) &&
-                       perf.rows[r].comm_size == rows[i].cs && perf.rows[r].msg_bytes == rows[i].bytes;
-        unmeasured += !measured;
-        printf("  %-9s %3u ranks %9s %8.0f ops  native %9.2f us  %-34s %.2f [%.2f, %.2f]%s%s\n",
-               rows[i].coll, rows[i].cs, cs_fmt_bytes(b, sizeof b, (double)rows[i].bytes), rows[i].ops,
-               rows[i].native, same ? "keeps native" : rows[i].method, rows[i].ratio, rows[i].lo,
-               rows[i].hi, !same && rows[i].lo > 1.05 ? "  SLOWER" : "",
-               measured ? "" : "  (not measured: the budget did not reach it)");
-    }
-    cs_perf_free(&perf);
-    if (unmeasured)
-        printf("  %d of %d point(s) were not measured within the budget: the tree extends its "
-               "neighbours' choices to them; --resume with a larger --budget measures them\n",
-               unmeasured, n);
-    printf("\n== expected gain per collective (tuned/native time, weighted by the profile; "
-           "CI: every point at the low / high end of its own)\n");
-    for (int c = 0; c < CS_NCOLL; c++) {
-        double w = 0, t = 0, lo = 0, hi = 0;
-        for (int i = 0; i < n; i++) {
-            if (strcmp(rows[i].coll, cs_coll_name(c)) != 0)
-                continue;
-            double wi = rows[i].ops * rows[i].native;
-            w += wi, t += wi * rows[i].ratio, lo += wi * rows[i].lo, hi += wi * rows[i].hi;
-        }
-        if (w > 0)
-            printf("  %-9s %.3f [%.3f, %.3f]  (%s)\n", cs_coll_name(c), t / w, lo / w, hi / w,
-                   t / w < 0.95 ? "faster" : t / w > 1.05 ? "slower" : "about the same");
-    }
-    if (total.native > 0)
-        printf("  all       %.3f [%.3f, %.3f]  (the recorded calls: native %.3f ms, tuned %.3f ms "
-               "per rank)\n",
-               total.ratio, total.lo, total.hi, total.native * 1e-3, total.tuned * 1e-3);
-    char *words[] = {o->self, "exec", "--tree", (char *)o->tree, "--", NULL};
-    char *argv[2 * MAX_ARGS];
-    build_argv(o, argv, words, 1);
-    printf("\n== run the application with the tree:\n  ");
-    print_cmd(stdout, argv);
-    printf("\n");
-}
-
-static int split_launcher(at_opts *o, const char *s)
-{
-    char *copy = strdup(s);
-    if (!copy)
-        return 2;
-    o->nlauncher = 0;
-    for (char *w = strtok(copy, " \t"); w; w = strtok(NULL, " \t")) {
-        if (o->nlauncher >= MAX_ARGS - 16) {
-            fprintf(stderr, CMD "--launcher: too many words\n");
-            return 2;
-        }
-        o->launcher[o->nlauncher++] = w;
-    }
-    if (o->nlauncher == 0) {
-        fprintf(stderr, CMD "--launcher is empty\n");
-        return 2;
     }
     return 0;
 }
@@ -584,9 +359,9 @@ int cs_cmd_autotune(int argc, char **argv)
         fprintf(stderr, CMD "%s: nothing to tune\n", why);
         return 2;
     }
-    if ((rc = launcher ? split_launcher(&o, launcher) : default_launcher(&o)) != 0)
+    if ((rc = launcher ? at_split_launcher(&o, launcher) : at_default_launcher(&o)) != 0)
         return rc;
-    if (!in_path(o.launcher[0])) {
+    if (!at_in_path(o.launcher[0])) {
         fprintf(stderr, CMD "launcher '%s' not found (in PATH: check --launcher)\n", o.launcher[0]);
         return 2;
     }
@@ -610,7 +385,7 @@ int cs_cmd_autotune(int argc, char **argv)
     if (rc == 0)
         rc = step_check(&o, o.check_budget);
     if (rc == 0) {
-        report(&o, &prof);
+        at_report(&o, &prof);
         printf("(tree %s; profile, measurements, mix and logs in %s/; %.1f s in all)\n", o.tree,
                o.dir, cs_now() - o.t0);
     }

@@ -1,7 +1,8 @@
-/* collsel-replay --mix: replay a profile's Bcast/Reduce/Barrier mix natively
- * (registry entry 0) and through a decision tree (what the shim does with
- * COLLSEL_TREE: cs_tree_decide, first applicable candidate, else native; the
- * decision is taken once per root, as the shim caches it), in the same run.
+/* collsel-replay --mix: replay a profile's mix of the collectives collsel
+ * replaces natively (registry entry 0) and through a decision tree (what
+ * the shim does with COLLSEL_TREE: cs_tree_decide, first applicable
+ * candidate, else native; the decision is taken once per root, as the shim
+ * caches it), in the same run.
  *
  * Each point (a cell's exact size) is measured exactly as collsel-replay
  * measures it (one shared code path: the same groups working at once

@@ -1,6 +1,6 @@
 /* The points collsel-replay works on: (collective, communicator size,
- * message size, root behaviour), from a profile's Bcast/Reduce/Barrier
- * cells (each exact size of a cell is a point, weighted by its recorded
+ * message size, root behaviour), from a profile's cells of the collectives
+ * collsel replaces (each exact size of a cell is a point, weighted by its recorded
  * operations) and/or from a grid.  Pure C, no MPI. */
 #ifndef COLLSEL_REPLAY_POINTS_H
 #define COLLSEL_REPLAY_POINTS_H

@@ -399,8 +399,8 @@ static int make_points(const cs_replay_opts *o, cs_points *pts)
     if (o->profile && (rc = load_profile(o, &prof)) == 0) {
         rc = cs_points_add_profile(pts, &prof, o->colls, &e);
         if (rc == 0 && pts->n == 0 && o->rank == 0)
-            fprintf(stderr, PROG ": %s: no Bcast/Reduce/Barrier calls of the selected "
-                            "collectives recorded\n", o->profile);
+            fprintf(stderr, PROG ": %s: no calls of the selected collectives recorded\n",
+                    o->profile);
         rc = rc ? rc : pts->n == 0 ? -1 : 0;
     }
     cs_profile_free(&prof);

@@ -38,7 +38,7 @@ static const struct cs_var {
      "bound of the profile and partial files in KiB: beyond it cells are folded into coarser "
      "ones (counts and times stay exact; collsel show says so)"},
     {"COLLSEL_TREE", CS_V_PATH, NULL, 0, 0, offsetof(cs_config, tree), "FILE",
-     "select methods for Bcast/Reduce/Barrier/Allreduce from this decision tree file"},
+     "select methods for the collectives collsel replaces from this decision tree file"},
     {"COLLSEL_FORCE", CS_V_STR, NULL, 0, 0, offsetof(cs_config, force), "COLL=NAME,...",
      "force one method per collective, e.g. bcast=NAME,reduce=NAME (collsel methods lists "
      "the names)"},

@@ -12,7 +12,7 @@
  * clock reads around the call when it is to be timed; cs_rec_end().
  * The MPI 4 large-count variants (MPI_Bcast_c, ...) where the library has
  * them (wrap.h, CS_WRAP_LIST_C) are recorded in the same cells.
- * MPI_Bcast/Reduce/Barrier go to cs_dispatch_*() when selection is active
+ * The collectives collsel replaces go to cs_dispatch_*() when selection is active
  * for them; the time recorded covers whichever ran.  Failed calls
  * (rc != MPI_SUCCESS) are not recorded.
  */

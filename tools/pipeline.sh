@@ -55,10 +55,11 @@ printf '%s\n' $pairs | awk -F: '
           for (i = 1; i <= k; i++) { lo = r[i] < lo ? r[i] : lo; hi = r[i] > hi ? r[i] : hi }
           mr = med(r, k)
           printf "application wall time (median of %d): native %.3f s, tuned %.3f s; paired ratio tuned/native: median %.3f, range %.3f .. %.3f\n", k, mn, mt, mr, lo, hi }'
-"$collsel" show "$OUT/example.prof" --csv | awk -F, '
+ours=$("$collsel" methods --csv | awk -F, 'NR > 1 && !seen[$2]++ { printf " %s", $2 }')
+"$collsel" show "$OUT/example.prof" --csv | awk -F, -v ours="$ours " '
     /^#/ || $1 == "collective" { next }
-    { all += $8; if ($1 == "Bcast" || $1 == "Reduce" || $1 == "Barrier" || $1 == "Allreduce") ours += $8 }
-    END { if (all > 0) printf "(Bcast, Reduce, Barrier and Allreduce, the collectives collsel replaces, are %.0f %% of this application'"'"'s collective time; at this run length the wall-time ratio is mostly launch noise: the check of step 1 measures the collectives themselves)\n", 100 * ours / all }'
+    { all += $8; if (index(ours, " " tolower($1) " ")) mine += $8 }
+    END { if (all > 0) printf "(the collectives collsel replaces (%s) are %.0f %% of this application'"'"'s collective time; at this run length the wall-time ratio is mostly launch noise: the check of step 1 measures the collectives themselves)\n", substr(ours, 2, length(ours) - 2), 100 * mine / all }'
 
 step "6. the application's own collective time, native and tuned (one run each, recorded)"
 run "$NP" "$collsel" exec --record "$OUT/native-run.prof" -- "$app" > /dev/null 2>&1

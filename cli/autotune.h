@@ -1,0 +1,51 @@
+/* collsel autotune (autotune.c): its options, shared by the process
+ * runner (autotune_run.c) and the report (autotune_report.c). */
+#ifndef COLLSEL_AUTOTUNE_H
+#define COLLSEL_AUTOTUNE_H
+
+#include <limits.h>
+#include <stdio.h>
+
+#include "record/profile.h"
+
+#define CMD "collsel autotune: "
+#define MAX_ARGS 64
+
+typedef struct at_opts {
+    char *launcher[MAX_ARGS];
+    int nlauncher;
+    int nranks;          /* -n, or 0 */
+    double budget;
+    const char *tree;
+    const char *dir;
+    const char *grid;    /* --grid: more points to measure (for maps) */
+    int resume;
+    char **app;          /* APP ARGS, NULL-terminated */
+    int flavour;
+    char self[PATH_MAX], replay[PATH_MAX];
+    char prof[PATH_MAX + 16], perf[PATH_MAX + 16], mix[PATH_MAX + 16], log[PATH_MAX + 16];
+    double t0;
+    double check_budget; /* seconds of step 4 */
+} at_opts;
+
+/* autotune_run.c: programs under the launcher.  at_in_path: prog can be
+ * run (a path, or found in PATH); at_default_launcher: the flavour's own
+ * mpirun -n N (2: none found, a line said so); at_split_launcher: --launcher
+ * CMD into words (2: empty or too long); at_build_argv: launcher + words
+ * (+ APP ARGS when app) into argv; at_run: run argv, stdout and stderr to
+ * files when given (its exit status, 128+signal, 127: could not start);
+ * at_print_cmd: argv as a shell would read it; at_tail: the last lines of a
+ * log on stderr, indented. */
+int at_in_path(const char *prog);
+int at_default_launcher(at_opts *o);
+int at_split_launcher(at_opts *o, const char *s);
+void at_build_argv(const at_opts *o, char **argv, char *const *words, int app);
+int at_run(char *const *argv, const char *out, const char *err);
+void at_print_cmd(FILE *f, char *const *argv);
+void at_tail(const char *path, int lines);
+
+/* autotune_report.c: the profile's shares, the mix's points, the gain per
+ * collective and the command that runs the application with the tree. */
+void at_report(at_opts *o, const cs_profile *prof);
+
+#endif

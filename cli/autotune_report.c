@@ -1,0 +1,92 @@
+/* collsel autotune: the report (see autotune.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/autotune.h"
+#include "common/colls.h"
+#include "common/util.h"
+#include "replay/mixcsv.h"
+#include "select/perf.h"
+
+/* The report: the profile's shares, the mix's points and per-collective gain. */
+void at_report(at_opts *o, const cs_profile *prof)
+{
+    double per[CS_R_N] = {0}, all = 0;
+    for (size_t i = 0; i < prof->ncells; i++) {
+        per[prof->cells[i].coll] += prof->cells[i].t_total;
+        all += prof->cells[i].t_total;
+    }
+    printf("\n== where %s spends its collective time (%u ranks, %.3f s run, %.3f s in "
+           "collectives summed over ranks)\n",
+           o->app[0], prof->nranks, prof->meta.duration, all);
+    for (int shown = 0; shown < 6; shown++) {
+        int best = -1;
+        for (int r = 0; r < CS_R_N; r++)
+            if (per[r] > 0 && (best < 0 || per[r] > per[best]))
+                best = r;
+        if (best < 0)
+            break;
+        int ours = cs_coll_of_rcoll(best) >= 0;
+        printf("  %-16s %5.1f %%%s\n", cs_rcoll_name(best), all > 0 ? 100 * per[best] / all : 0,
+               ours ? "" : "  (not replaced by collsel)");
+        per[best] = 0;
+    }
+    cs_mix_row rows[256], total;
+    cs_err e;
+    memset(&total, 0, sizeof total);
+    int n = cs_mix_read(o->mix, rows, 256, &total, &e);
+    if (n <= 0) {
+        printf("(no mix to report: %s)\n", n < 0 ? e.msg : o->mix);
+        return;
+    }
+    cs_perf perf;
+    cs_perf_init(&perf);
+    if (cs_perf_read(&perf, o->perf, &e) < 0)
+        printf("(%s)\n", e.msg);
+    printf("\n== what the tree changes (per recorded point: native time per call, the "
+           "tree's method, tuned/native with its 95 %% CI)\n");
+    int unmeasured = 0;
+    for (int i = 0; i < n; i++) {
+        char b[32];
+        int same = strstr(rows[i].method, ".native") != NULL, measured = 0;
+        for (size_t r = 0; r < perf.n && !measured; r++)
+            measured = !strcmp(cs_coll_name(perf.rows[r].coll), rows[i].coll) &&
+                       perf.rows[r].comm_size == rows[i].cs && perf.rows[r].msg_bytes == rows[i].bytes;
+        unmeasured += !measured;
+        printf("  %-9s %3u ranks %9s %8.0f ops  native %9.2f us  %-34s %.2f [%.2f, %.2f]%s%s\n",
+               rows[i].coll, rows[i].cs, cs_fmt_bytes(b, sizeof b, (double)rows[i].bytes), rows[i].ops,
+               rows[i].native, same ? "keeps native" : rows[i].method, rows[i].ratio, rows[i].lo,
+               rows[i].hi, !same && rows[i].lo > 1.05 ? "  SLOWER" : "",
+               measured ? "" : "  (not measured: the budget did not reach it)");
+    }
+    cs_perf_free(&perf);
+    if (unmeasured)
+        printf("  %d of %d point(s) were not measured within the budget: the tree extends its "
+               "neighbours' choices to them; --resume with a larger --budget measures them\n",
+               unmeasured, n);
+    printf("\n== expected gain per collective (tuned/native time, weighted by the profile; "
+           "CI: every point at the low / high end of its own)\n");
+    for (int c = 0; c < CS_NCOLL; c++) {
+        double w = 0, t = 0, lo = 0, hi = 0;
+        for (int i = 0; i < n; i++) {
+            if (strcmp(rows[i].coll, cs_coll_name(c)) != 0)
+                continue;
+            double wi = rows[i].ops * rows[i].native;
+            w += wi, t += wi * rows[i].ratio, lo += wi * rows[i].lo, hi += wi * rows[i].hi;
+        }
+        if (w > 0)
+            printf("  %-9s %.3f [%.3f, %.3f]  (%s)\n", cs_coll_name(c), t / w, lo / w, hi / w,
+                   t / w < 0.95 ? "faster" : t / w > 1.05 ? "slower" : "about the same");
+    }
+    if (total.native > 0)
+        printf("  all       %.3f [%.3f, %.3f]  (the recorded calls: native %.3f ms, tuned %.3f ms "
+               "per rank)\n",
+               total.ratio, total.lo, total.hi, total.native * 1e-3, total.tuned * 1e-3);
+    char *words[] = {o->self, "exec", "--tree", (char *)o->tree, "--", NULL};
+    char *argv[2 * MAX_ARGS];
+    at_build_argv(o, argv, words, 1);
+    printf("\n== run the application with the tree:\n  ");
+    at_print_cmd(stdout, argv);
+    printf("\n");
+}
