@@ -96,6 +96,22 @@ void cs_show_arr_quality(FILE *f, const cs_profile *p)
         fprintf(f, " (rings full: down to 1 in %.0f, %llu kept calls dropped)",
                 ldexp(1.0, (int)(a->level < 63 ? a->level : 63)), (unsigned long long)a->dropped);
     fprintf(f, "\n");
+    /* how well the weighted sample stands for the calls of its cells */
+    double stand = 0, of = 0, meas = 0, rec = 0;
+    for (size_t i = 0; i < p->ncells; i++) {
+        const cs_cell *c = &p->cells[i];
+        const cs_arr_cell *x = cs_arr_find(p, c->coll, c->comm_size, c->bin);
+        if (x) {
+            stand += x->n;
+            of += (double)c->rank_calls;
+            meas += x->wait + x->compl;
+            rec += c->t_total;
+        }
+    }
+    if (of > 0 && rec > 0)
+        fprintf(f, "            weighted, the matched calls stand for %.3f x their cells' calls "
+                   "and %.3f x their time (each cell's time is split by the measured shares)\n",
+                stand / of, meas / rec);
     if (a->unmatched || a->untracked)
         fprintf(f, "            %llu records without all ranks' records (not counted), %llu "
                    "calls on communicators not tracked (intercommunicators)\n",
