@@ -236,11 +236,14 @@ static void print_point(const bench_cfg *b, const cs_rop *op, row *rows, int nr,
     }
     char bb[32];
     int arr = b->o.arrivals != NULL;
-    printf("\n%s %s, %d ranks%s%s: native %.2f us (before %.2f, after %.2f)%s%.2f us, %d methods\n",
+    char span[48] = "";
+    if (arr)
+        snprintf(span, sizeof span, ", exit span %.2f us", nt->span_us);
+    printf("\n%s %s, %d ranks%s%s: native %.2f us (before %.2f, after %.2f)%s, %d methods\n",
            cs_coll_name(coll),
            !cs_coll_sized(coll) ? "-" : cs_fmt_bytes(bb, sizeof bb, (double)op->call.bytes),
            op->call.size, arr ? ", arrivals " : "", arr ? b->pattern : "", nat, nat0->median_us,
-           nat1->median_us, arr ? ", exit span " : "", arr ? nt->span_us : 0, nr);
+           nat1->median_us, span, nr);
     printf("  %-34s %12s %7s %6s%s%s\n", "method", arr ? "completion" : "median_us", "ratio",
            "rounds", arr ? "  span_us" : "", b->floor > 0 ? "  x floor" : "");
     for (int i = 0; i < nr && (b->top <= 0 || i < b->top); i++) {
