@@ -17,7 +17,7 @@ pre() { # MPIEXEC_EXTRA: the preload library and COLLSEL_* to the ranks
         printf -- '-genv LD_PRELOAD %s' "$lib"
     fi
 }
-export COLLSEL_CLUSTER_NODES=2
+export CS_TEST_CLUSTER_NODES=2
 "$cmpiexec" "$flavour" 2 "$app" --quick > "$tmp/ref.out" 2> "$tmp/ref.err"
 rc=$?
 [ $rc = 77 ] && { cat "$tmp/ref.err" >&2; exit 77; }

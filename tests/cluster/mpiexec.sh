@@ -1,7 +1,7 @@
 #!/bin/bash
 # tests/cluster/mpiexec.sh FLAVOUR NP PROGRAM [ARGS...]: tests/mpiexec.sh's
 # interface, but the NP ranks run on the nodes of a cluster on this machine
-# (tools/cluster.sh): COLLSEL_CLUSTER_NODES nodes (default 2) of NP / NODES
+# (tools/cluster.sh): CS_TEST_CLUSTER_NODES nodes (default 2) of NP / NODES
 # ranks each.  A cluster that is up with enough nodes is used (tools/test.sh
 # brings one up around the cluster tests); else one is brought up for this
 # run and taken down after it.  One run at a time on the machine (a lock).
@@ -10,7 +10,7 @@
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cl=$top/tools/cluster.sh
 flavour=$1 np=$2; shift 2
-nodes=${COLLSEL_CLUSTER_NODES:-2}
+nodes=${CS_TEST_CLUSTER_NODES:-2}
 [ $((np % nodes)) = 0 ] || { echo "cluster mpiexec.sh: $np ranks do not fill $nodes nodes evenly" >&2; exit 2; }
 "$cl" check > /dev/null || exit $?
 exec 9< "$cl" # the lock: on the script itself (no file left behind)

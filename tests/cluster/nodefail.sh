@@ -12,7 +12,7 @@ tmp=${TMPDIR:-/tmp}/cs-nodefail-$$
 mkdir -p "$tmp" && trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 "$cl" check > /dev/null || exit $?
-export COLLSEL_CLUSTER_NODES=2
+export CS_TEST_CLUSTER_NODES=2
 prof=$tmp/app.prof
 [ "$flavour" = openmpi ] && export MPIEXEC_EXTRA="-x COLLSEL_RECORD_INTERVAL"
 COLLSEL_RECORD_INTERVAL=0.2 "$cmpiexec" "$flavour" 4 "$collsel" exec --record "$prof" -- \

@@ -8,14 +8,14 @@
 # methods really ran.  Finally the ANY_SOURCE isolation test runs through
 # MPI_* with every collective forced.
 #   usage: preload.sh MPIEXEC_SH FLAVOUR NP LIBCOLLSEL COLLSEL EXAMPLE_APP ANYSOURCE
-# On a cluster (tests/cluster/mpiexec.sh, COLLSEL_CLUSTER_NODES nodes):
+# On a cluster (tests/cluster/mpiexec.sh, CS_TEST_CLUSTER_NODES nodes):
 # the world spans nodes, so a forced shared-memory method must not run on
 # it (the line says it does not apply, the call runs natively); it runs on
 # example_app's row communicators (ranks 2i, 2i+1: bcast and reduce) where
 # a node holds two ranks.
 mpiexec=$1 flavour=$2 np=$3 lib=$4 collsel=$5 app=$6 anysource=$7
 rpn=$np # ranks per node
-[ -n "${COLLSEL_CLUSTER_NODES:-}" ] && rpn=$((np / COLLSEL_CLUSTER_NODES))
+[ -n "${CS_TEST_CLUSTER_NODES:-}" ] && rpn=$((np / CS_TEST_CLUSTER_NODES))
 tmp=${TMPDIR:-/tmp}/cs-preload-$$
 mkdir -p "$tmp" && trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -94,7 +94,14 @@ done
 #      example's sums are exact in any order), and a bad value of the
 #      setting: one line, rank order
 run reorder COLLSEL_VERBOSE=2 COLLSEL_REORDER_FP=1 COLLSEL_FORCE=reduce=shm.dynamic,allreduce=shm.dynamic
-expect reorder "allreduce 8 B -> allreduce.shm.dynamic (forced)"
+if [ "$rpn" = "$np" ]; then
+    expect reorder "allreduce 8 B -> allreduce.shm.dynamic (forced)"
+elif [ "$rpn" -ge 2 ]; then # the world spans nodes: on the row communicators
+    expect reorder "size 2: reduce .* -> reduce.shm.dynamic (forced)"
+    expect reorder "size $np: allreduce 8 B -> allreduce.native (forced method does not apply)"
+else
+    expect reorder "allreduce 8 B -> allreduce.native (forced method does not apply)"
+fi
 run badreorder COLLSEL_REORDER_FP=yes COLLSEL_FORCE=allreduce=shm.dynamic
 n=$(grep -c "COLLSEL_REORDER_FP='yes' is not valid (accepted: an integer 0..1)" "$tmp/badreorder.err")
 [ "$n" -eq 1 ] || { cat "$tmp/badreorder.err" >&2; fail "badreorder: $n lines about COLLSEL_REORDER_FP, expected 1"; }
