@@ -464,3 +464,18 @@ int cs_coll_from_name(const char *s)
             return c;
     return -1;
 }
+
+int cs_grow(void *items, size_t n, size_t *cap, size_t elem, size_t first)
+{
+    if (n < *cap)
+        return 0;
+    size_t c = *cap ? 2 * *cap : first;
+    void *old, *q;
+    memcpy(&old, items, sizeof old); /* the caller's T *, read without aliasing it */
+    q = realloc(old, c * elem);
+    if (!q)
+        return -1;
+    memcpy(items, &q, sizeof q);
+    *cap = c;
+    return 0;
+}

@@ -37,6 +37,12 @@ int cs_fail(cs_err *e, const char *fmt, ...) CS_PRINTF(2, 3);
             goto out;   \
     } while (0)
 
+/* Room for one more element in a growing array: items points to the
+ * array's pointer (T **), n elements are used, *cap allocated, each of
+ * elem bytes; when full the capacity doubles (first: the first one).
+ * Returns 0, or -1 when out of memory (the array is left as it was). */
+int cs_grow(void *items, size_t n, size_t *cap, size_t elem, size_t first);
+
 /* CRC-32 (IEEE, reflected, as zlib).  Start with crc = 0. */
 uint32_t cs_crc32(uint32_t crc, const void *data, size_t n);
 

@@ -11,6 +11,7 @@
  * operation, Duffield, Lund and Thorup, J. ACM 2007).
  */
 #include "profile.h"
+#include "common/util.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -42,14 +43,8 @@ static uint32_t site_index(cs_arr *a, const char *name)
     for (size_t i = 0; i < a->nsites; i++)
         if (strcmp(a->sites[i], name) == 0)
             return (uint32_t)i;
-    if (a->nsites == a->cap_sites) {
-        size_t cap = a->cap_sites ? 2 * a->cap_sites : 16;
-        char **q = realloc(a->sites, cap * sizeof *q);
-        if (!q)
-            return UINT32_MAX;
-        a->sites = q;
-        a->cap_sites = cap;
-    }
+    if (cs_grow(&a->sites, a->nsites, &a->cap_sites, sizeof *a->sites, 16) < 0)
+        return UINT32_MAX;
     char *s = strdup(name);
     if (!s)
         return UINT32_MAX;
@@ -59,14 +54,8 @@ static uint32_t site_index(cs_arr *a, const char *name)
 
 int cs_arr_add_rec(cs_arr *a, const cs_arr_rec *r, const char *site)
 {
-    if (a->nrecs == a->cap_recs) {
-        size_t cap = a->cap_recs ? 2 * a->cap_recs : 256;
-        cs_arr_rec *q = realloc(a->recs, cap * sizeof *q);
-        if (!q)
-            return -1;
-        a->recs = q;
-        a->cap_recs = cap;
-    }
+    if (cs_grow(&a->recs, a->nrecs, &a->cap_recs, sizeof *a->recs, 256) < 0)
+        return -1;
     cs_arr_rec *d = &a->recs[a->nrecs++];
     *d = *r;
     d->site = site_index(a, site);
@@ -112,14 +101,8 @@ static cs_arr_cell *cell_get(cs_arr *a, uint32_t coll, uint32_t size, uint32_t b
     if (i < a->ncells && key_cmp3(a->cells[i].coll, a->cells[i].comm_size, a->cells[i].bin,
                                   k.coll, k.comm_size, k.bin) == 0)
         return &a->cells[i];
-    if (a->ncells == a->cap_cells) {
-        size_t cap = a->cap_cells ? 2 * a->cap_cells : 16;
-        cs_arr_cell *q = realloc(a->cells, cap * sizeof *q);
-        if (!q)
-            return NULL;
-        a->cells = q;
-        a->cap_cells = cap;
-    }
+    if (cs_grow(&a->cells, a->ncells, &a->cap_cells, sizeof *a->cells, 16) < 0)
+        return NULL;
     memmove(&a->cells[i + 1], &a->cells[i], (a->ncells - i) * sizeof *a->cells);
     cs_arr_cell *c = &a->cells[i];
     memset(c, 0, sizeof *c);

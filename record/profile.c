@@ -10,6 +10,7 @@
  * still counted once, either in sizes[] or in other_size_calls.
  */
 #include "profile.h"
+#include "common/util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -169,14 +170,8 @@ int cs_profile_add_cell(cs_profile *p, const cs_cell *c)
         cs_cell_merge(&p->cells[lo], c);
         return 0;
     }
-    if (p->ncells == p->cap_cells) {
-        size_t cap = p->cap_cells ? 2 * p->cap_cells : 64;
-        cs_cell *q = realloc(p->cells, cap * sizeof *q);
-        if (!q)
-            return -1;
-        p->cells = q;
-        p->cap_cells = cap;
-    }
+    if (cs_grow(&p->cells, p->ncells, &p->cap_cells, sizeof *p->cells, 64) < 0)
+        return -1;
     memmove(&p->cells[lo + 1], &p->cells[lo], (p->ncells - lo) * sizeof *c);
     cs_cell *d = &p->cells[lo];
     memset(d, 0, sizeof *d);
@@ -201,14 +196,8 @@ int cs_profile_add_site(cs_profile *p, uint32_t coll, const char *where,
             return 0;
         }
     }
-    if (p->nsites == p->cap_sites) {
-        size_t cap = p->cap_sites ? 2 * p->cap_sites : 32;
-        cs_site *q = realloc(p->sites, cap * sizeof *q);
-        if (!q)
-            return -1;
-        p->sites = q;
-        p->cap_sites = cap;
-    }
+    if (cs_grow(&p->sites, p->nsites, &p->cap_sites, sizeof *p->sites, 32) < 0)
+        return -1;
     char *w = strdup(where);
     if (!w)
         return -1;

@@ -1,5 +1,6 @@
 /* Replay points from profiles and grids: see points.h. */
 #include "points.h"
+#include "common/util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -8,14 +9,8 @@
 
 static int add(cs_points *pts, const cs_point *p, cs_err *e)
 {
-    if (pts->n == pts->cap) {
-        size_t cap = pts->cap ? 2 * pts->cap : 64;
-        cs_point *q = realloc(pts->p, cap * sizeof *q);
-        if (!q)
-            return cs_fail(e, "out of memory (%zu replay points)", pts->n);
-        pts->p = q;
-        pts->cap = cap;
-    }
+    if (cs_grow(&pts->p, pts->n, &pts->cap, sizeof *pts->p, 64) < 0)
+        return cs_fail(e, "out of memory (%zu replay points)", pts->n);
     pts->p[pts->n] = *p;
     pts->p[pts->n].bytes = cs_rop_bytes((enum cs_coll)p->coll, p->bytes);
     pts->n++;

@@ -6,6 +6,7 @@
  * are ignored.  Lines starting with '#' are comments, except the magic line
  * (first line) and the trailer (last line) of a collsel-written file. */
 #include "perf.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -35,14 +36,8 @@ void cs_perf_free(cs_perf *t)
 
 int cs_perf_add(cs_perf *t, const cs_perf_row *r)
 {
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 64;
-        cs_perf_row *p = realloc(t->rows, cap * sizeof *p);
-        if (!p)
-            return -1;
-        t->rows = p;
-        t->cap = cap;
-    }
+    if (cs_grow(&t->rows, t->n, &t->cap, sizeof *t->rows, 64) < 0)
+        return -1;
     t->rows[t->n++] = *r;
     return 0;
 }

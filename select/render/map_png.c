@@ -11,6 +11,7 @@
  * methods the palette repeats with hatching.
  */
 #include "map_png.h"
+#include "common/util.h"
 
 #include "common/colls.h"
 
@@ -53,14 +54,8 @@ int cs_sheet_key(cs_sheet *s, const char *name)
 
 int cs_panel_rect(cs_panel *p, const cs_rrect *r)
 {
-    if (p->nr == p->capr) {
-        size_t cap = p->capr ? 2 * p->capr : 64;
-        cs_rrect *n = realloc(p->r, cap * sizeof *n);
-        if (!n)
-            return -1;
-        p->r = n;
-        p->capr = cap;
-    }
+    if (cs_grow(&p->r, p->nr, &p->capr, sizeof *p->r, 64) < 0)
+        return -1;
     p->r[p->nr++] = *r;
     return 0;
 }
@@ -72,14 +67,8 @@ int cs_panel_dot(cs_panel *p, uint32_t cs, uint64_t ms, double ops)
             p->d[i].ops += ops;
             return 0;
         }
-    if (p->nd == p->capd) {
-        size_t cap = p->capd ? 2 * p->capd : 64;
-        cs_rdot *n = realloc(p->d, cap * sizeof *n);
-        if (!n)
-            return -1;
-        p->d = n;
-        p->capd = cap;
-    }
+    if (cs_grow(&p->d, p->nd, &p->capd, sizeof *p->d, 64) < 0)
+        return -1;
     p->d[p->nd++] = (cs_rdot){cs, ms, ops};
     return 0;
 }
