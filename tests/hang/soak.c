@@ -11,7 +11,7 @@
  * method (drawn again when it does not apply to the communicator), the root, the count (across the inline-payload, the
  * reduction-chunk and the slot boundaries, ±1), MPI_IN_PLACE or not,
  * bursts of small calls from one root (writers run ahead around the ring
- * of small payloads), and every few hundred calls a new communicator (a
+ * of small payloads), and every 128 calls a new communicator (a
  * duplicate of the world, its halves, odd and even ranks, a random
  * split; the old one freed).  Each rank also draws delays of its own (up
  * to 200 us before a call).  Every result is checked: bcast and reduce
@@ -26,7 +26,9 @@
  * Prints "soak: CALLS calls, T s, U us per call, F failures" (rank 0) and
  * the calls per method; exit 1 on a wrong result, a method of a
  * collective this test cannot check, or (not --native) a method that never
- * ran in a run of at least 20 calls per method. */
+ * ran in a run that made at least 4 communicators (both layouts seen:
+ * a method drawn where it does not apply is owed, and runs first where it
+ * does, so a method never runs only if it applies nowhere). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +53,7 @@ static uint64_t next(uint64_t *s)
 static struct {
     const cs_method *m[MAXM];
     long ran[MAXM];
+    char owed[MAXM]; /* drawn where it did not apply: run first where it does */
     int n;
     int counts[32], ncounts;
     long failures;
@@ -77,11 +80,11 @@ typedef struct {
     long nbar;
 } comm_t;
 
-static void comm_make(comm_t *c, int kind, int wrank, int wsize, uint64_t salt)
+static void comm_make(comm_t *c, int kind, int one_node, int wrank, int wsize, uint64_t salt)
 {
     /* real nodes (one: the shared-memory methods apply to the whole
      * communicator) or two virtual nodes (node-aware ones apply across) */
-    cs_shm_set_node_size(salt % 3 == 0 || wsize < 2 ? 0 : (wsize + 1) / 2);
+    cs_shm_set_node_size(one_node || wsize < 2 ? 0 : (wsize + 1) / 2);
     switch (kind) {
     case 0: MPI_Comm_dup(MPI_COMM_WORLD, &c->comm); break;
     case 1: MPI_Comm_split(MPI_COMM_WORLD, wrank / ((wsize + 1) / 2), wrank, &c->comm); break;
@@ -181,10 +184,23 @@ static void one(int k, comm_t *cm, long it, int n, int root, int inplace, int *b
     cs_call c;
     int chosen = -1;
     uint64_t draw = (uint64_t)k * 0x9E3779B97F4A7C15u | 1; /* the same on every rank */
-    for (int j = 0; j < 8 + S.n && chosen < 0; j++) {
-        /* up to 8 more draws, then the next in order: near-uniform over
-         * the methods that apply */
-        int i = j < 8 ? (j ? (int)(next(&draw) % (uint64_t)S.n) : k) : (k + j - 8) % S.n, ok;
+    /* A method drawn where it did not apply is owed a call: the owed ones
+     * that apply here come first (so every method runs in a short run,
+     * whatever the draws), then the drawn one, up to 8 more draws, then
+     * the next in order.  Applicability is the same on every rank, so are
+     * the choices. */
+    int nowed = 0;
+    for (int i = 0; i < S.n; i++)
+        nowed += S.owed[i];
+    for (int j = -nowed; j < 8 + S.n && chosen < 0; j++) {
+        int i, ok;
+        if (j < 0) { /* the owed ones in order */
+            int skip = nowed + j;
+            for (i = 0; i < S.n && (!S.owed[i] || skip-- > 0); i++)
+                ;
+        } else {
+            i = j < 8 ? (j ? (int)(next(&draw) % (uint64_t)S.n) : k) : (k + j - 8) % S.n;
+        }
         enum cs_coll coll = S.m[i]->coll;
         for (int e = 0; coll == CS_ALLTOALL && e < n * p; e++)
             buf[e] = a2a_value(rank, e / n, e % n, it);
@@ -198,12 +214,15 @@ static void one(int k, comm_t *cm, long it, int n, int root, int inplace, int *b
         }
         if (ok && cs_method_applies(S.m[i], &c))
             chosen = i;
+        else if (j == 0)
+            S.owed[i] = 1;
     }
     if (chosen < 0) {
         fail(NULL, it, "no method applies to the communicator", p, 0);
         return;
     }
     const cs_method *m = S.m[chosen];
+    S.owed[chosen] = 0;
     if (m->coll == CS_BARRIER)
         __atomic_fetch_add(cm->arrivals, 1, __ATOMIC_SEQ_CST);
     int rc = S.native ? run_native(&c, res) : cs_method_run(m, &c);
@@ -293,14 +312,17 @@ int main(int argc, char **argv)
     size_t room = (size_t)(maxn + 1) * (size_t)wsize;
     int *buf = malloc(sizeof *buf * room), *res = malloc(sizeof *res * room);
     comm_t cm;
-    comm_make(&cm, 0, wrank, wsize, 1);
+    long ncomm = 0; /* communicators made: every third lies in one node */
+    comm_make(&cm, 0, 0, wrank, wsize, 1);
     double t0 = MPI_Wtime(), last = t0;
     long it = 0, burst = 0;
     int bk = 0, broot = 0, stop = 0;
     while (!stop) {
-        if (next(&shared_rng) % 400 == 0) { /* a new communicator */
+        if (it % 128 == 127) { /* a new communicator */
             comm_free(&cm);
-            comm_make(&cm, (int)(next(&shared_rng) % 4), wrank, wsize, next(&shared_rng));
+            ncomm++;
+            comm_make(&cm, (int)(next(&shared_rng) % 4), ncomm % 3 == 1, wrank, wsize,
+                      next(&shared_rng));
         }
         int k, n, root, inplace = (int)(next(&shared_rng) % 2);
         if (burst > 0) { /* small calls from one root: writers run ahead */
@@ -345,11 +367,11 @@ int main(int argc, char **argv)
         printf("soak%s: %ld calls, %.2f s, %.2f us per call, %d ranks, %d methods (%d never ran), "
                "%ld failures\n", S.native ? " (native)" : "", it, t, t / (double)it * 1e6, wsize,
                S.n, never, all);
-        if (never && !S.native && it >= 20L * S.n)
+        if (never && !S.native && ncomm >= 4)
             fprintf(stderr, "soak: FAIL %d methods never ran\n", never);
     }
     free(buf);
     free(res);
     MPI_Finalize();
-    return all || unchecked || (never && !S.native && it >= 20L * S.n) ? 1 : 0;
+    return all || unchecked || (never && !S.native && ncomm >= 4) ? 1 : 0;
 }
