@@ -1,8 +1,9 @@
 /* Reduce through shared memory in arrival order: "reduce.shm.dynamic".
  *
  * Algorithm (../shm/dynamic.c): below 4 KiB every rank posts its vector
- * and leaves, and the root folds the contributions as it finds them
- * posted, so when the last one comes only it is left.  From 4 KiB the
+ * (up to 56 B in one line with its step: no lock, no closing round) and
+ * leaves, and the root folds the contributions as it finds them posted,
+ * so when the last one comes only it is left.  From 4 KiB the
  * ranks fold their contributions into shared accumulators as they arrive, each under the accumulator's lock
  * (one CAS): the early ranks combine whatever is posted, in the order they
  * find it, so when the last rank arrives only its own contribution is left
@@ -22,12 +23,14 @@
  * Restrictions: one node, dense datatype elements, at most 64 ranks (one
  * bit each in a piece's mask).
  * Cost per chunk of n bytes (alpha: a cache-line transfer; gamma: combining
- * a byte): n < 4 KiB: a copy-in everywhere, alpha + (p - 1) n gamma at the
- * root, of which only alpha + n gamma after the last arrival; from 4 KiB
- * (pieces): n copy-in per rank, about n gamma per rank in parallel, n copy
- * at the root; after the
- * last of a skewed arrival: n copy-in + n/p gamma, then alpha + n copy at
- * the root, whatever came before.
+ * a byte): n < 4 KiB: a copy-in everywhere, p n gamma at the root, of
+ * which only alpha + n gamma after the last arrival (the root loads its
+ * line; fixed order: the folds from its place in the order on; the root
+ * arriving last: alpha, the others' lines loaded together, + p n gamma);
+ * from 4 KiB (pieces): n copy-in per rank, about n gamma per rank in
+ * parallel, n copy at the root; after the last of a skewed arrival: n
+ * copy-in + n/p gamma, then alpha + n copy at the root, whatever came
+ * before.
  */
 #include "coll/shm/shm.h"
 #include "reduce.h"

@@ -1,12 +1,24 @@
 /* The engine of the dynamic reductions (reduce.shm.dynamic,
  * allreduce.shm.dynamic: their files carry the description and the cost).
  *
- * A chunk below 4 KiB (run_local): every rank posts it; a rank that wants
- * the result folds the contributions into its buffer itself, as it finds
- * them posted (or in the fixed order below), so that when the last rank
- * posts only its contribution is left; the others leave once posted.  An
- * allreduce whose floating point may be reordered takes the shared
- * accumulator instead (the ranks' orders would differ, and so their bits).
+ * A chunk below 4 KiB (run_local): every rank posts it (up to 56 B in a
+ * line of its ring, payload and step together; above, in its slot, with
+ * its flag line) and leaves if it does not want the result; a rank that
+ * wants it folds the contributions into its buffer itself: in the order it
+ * finds them posted where the order may change (an exact op; a reduce
+ * allowed to reorder floating point), else in the fixed order below (an
+ * allreduce allowed to reorder floating point too, up to 56 B: its ranks
+ * must hold the same bits, and a fold costs less than a line transfer), so
+ * that the early ranks have folded everything but the late one when it
+ * comes.  The step in the line is its sequence number: no lock,
+ * no CAS, no line written by two ranks, no wait for the others to be done
+ * with an earlier step but the ring's (a writer waits, once every 64
+ * steps, until all are done with the step 64 back: cs_shm_data_free).
+ * After the last arrival: its store goes out while it loads the others'
+ * lines (one line transfer, the loads overlapped; no fence between), the
+ * others load its line (one), then the folds that are left.
+ * An allreduce of reordered floating point above 56 B takes the shared
+ * accumulator below (one order for all).
  *
  * Otherwise, per chunk of at most half a slot (a step), the vector is cut
  * into np pieces (one below 4 KiB, else up to one per rank, at least 1 KiB
@@ -37,14 +49,13 @@
  * particular, so a rank stopped for a while (a signal, the scheduler)
  * delays the call and breaks nothing.
  *
- * Synchronisation (shm.h): a rank starts step s when every rank is done
+ * Synchronisation of the pieces (shm.h): a rank starts step s when every rank is done
  * with step s - 2 (its slot, its ring line and the state lines of step s
  * are free then); it raises `done` when it leaves the step.  The state word
  * only changes under its lock, except the CAS that takes it; the mask is
  * reset by the first holder of the step before the word shows the step,
  * so a reader that sees the step in the word sees that step's mask.
  */
-#include <sched.h>
 #include <string.h>
 
 #include "coll/shm/shm.h"
@@ -172,42 +183,42 @@ static void post(const dyn_step *d)
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
-/* One poll that found nothing to do: spin, then yield (as cs_shm_wait). */
-static void idle(const cs_shm *s, int *polls)
-{
-    if (++*polls > s->spin) {
-        sched_yield();
-        *polls = s->spin;
-    }
-#if defined(__x86_64__) || defined(__i386__)
-    else
-        __builtin_ia32_pause();
-#endif
-}
-
-/* One step of a small chunk (d->local): this rank posts its chunk; if it
- * wants the result it folds the contributions into out itself as they are
- * posted, in the order found (or the fixed order), so when the last one
- * comes only it is left.  No lock, no line written by two ranks: for a few
- * bytes the combining costs less than handing a lock around.  Every rank
- * that wants the result does the same operations only where the order
- * cannot show (exact ops) or is fixed; floating point reordered in an
- * allreduce takes the shared accumulator instead (the same bits
- * everywhere). */
+/* One step of a small chunk (d->local; the header's first paragraph):
+ * post, then, if this rank wants the result, fold every contribution into
+ * out in its order as they come. */
 static int run_local(dyn_step *d, int wants, char *out)
 {
-    int polls = 0, count = 0, rc = MPI_SUCCESS;
-    uint64_t in = 0;
-    cs_shm_slot_free(d->s, d->step);
-    post(d);
+    cs_shm *s = d->s;
+    int count = 0, rc = MPI_SUCCESS;
+    uint64_t in = 0, have = bit(d->me), all = d->p == 64 ? ~0ull : bit(d->p) - 1;
+    cs_shm_idler w = {0};
+    cs_shm_data_free(s, d->step, d->bytes);
+    /* no fence after it: nobody here decides anything from a flag it
+     * missed, it only waits for it (the late rank's own store and its loads
+     * of the others' lines overlap) */
+    memcpy(cs_shm_data(s, d->me, d->step, d->bytes), d->own, d->bytes);
+    cs_shm_set(cs_shm_posted(s, d->me, d->step, d->bytes), d->step);
     while (wants && count < d->p) {
-        uint64_t have = bit(d->me);
-        int fresh = 0, who = next_fold_lazy(d, in, count, &have, &fresh);
-        if (who < 0) {
-            idle(d->s, &polls);
-            continue;
+        int who = next_fold(d, in, count, have);
+        if (who < 0 && !d->reorder) { /* the fixed order: its next one, nothing else */
+            who = d->p - 1 - count;
+            cs_shm_wait(s, cs_shm_posted(s, who, d->step, d->bytes), d->step);
+            have |= bit(who);
+        } else if (who < 0) { /* the lines of the ranks not seen yet, loaded together */
+            for (int i = 0; i < d->p; i++)
+                if (!(have & bit(i)) &&
+                    __atomic_load_n(&cs_shm_posted(s, i, d->step, d->bytes)->v,
+                                    __ATOMIC_ACQUIRE) >= d->step)
+                    have |= bit(i);
+            if ((who = next_fold(d, in, count, have)) < 0) {
+                /* (a stuck-wait report names the first one missing) */
+                const int k = __builtin_ctzll(all & ~have);
+                cs_shm_idle(s, cs_shm_posted(s, k, d->step, d->bytes), d->step, &w);
+                continue;
+            }
+            w = (cs_shm_idler){0};
         }
-        const unsigned char *x = cs_shm_data(d->s, who, d->step, d->bytes); /* its own too: out
+        const unsigned char *x = cs_shm_data(s, who, d->step, d->bytes); /* its own too: out
                                                         may be its send buffer (in place) */
         if (count == 0)
             memcpy(out, x, d->bytes);
@@ -215,10 +226,9 @@ static int run_local(dyn_step *d, int wants, char *out)
             CS_TRY(PMPI_Reduce_local(x, out, d->n, d->c->dt, d->c->op));
         in |= bit(who);
         count++;
-        polls = 0;
     }
 out: /* nobody waits for this rank but for its post: done at once */
-    cs_shm_set(&d->s->r[d->me]->done, d->step);
+    cs_shm_set(&s->r[d->me]->done, d->step);
     return rc;
 }
 
@@ -230,7 +240,8 @@ static int run_step(dyn_step *d, int wants, char *out)
         return run_local(d, wants, out);
     const int np = d->np, p = d->p;
     uint64_t todo = np == 64 ? ~0ull : bit(np) - 1, need = wants ? todo : 0;
-    int posted = 0, polls = 0, rc = MPI_SUCCESS;
+    int posted = 0, rc = MPI_SUCCESS;
+    cs_shm_idler w = {0};
     cs_shm_slot_free(d->s, d->step);
     if (np > 1) {
         post(d);
@@ -277,9 +288,9 @@ static int run_step(dyn_step *d, int wants, char *out)
             posted = progress = 1;
         }
         if (!progress)
-            idle(d->s, &polls);
+            cs_shm_idle(d->s, NULL, 0, &w);
         else
-            polls = 0;
+            w = (cs_shm_idler){0};
     }
     cs_shm_set(&d->s->r[d->me]->done, d->step);
     return rc;
@@ -319,11 +330,15 @@ static int dynamic_run(const cs_call *c, int wants, int everyone, char *out, int
     if (wants < 0)
         wants = *last = arrive_last(s, c->root, s->step + 1);
     const char *own = c->sendbuf == MPI_IN_PLACE ? c->buf : c->sendbuf;
-    dyn_step d = {.c = c, .s = s, .me = s->rank, .p = s->p, .esz = (size_t)esz,
-                  .reorder = cs_shm_dynamic_reorders(c)};
-    /* small chunks folded by each rank that wants them, unless an
-     * allreduce's floating point is reordered (one accumulator then) */
-    const int local_ok = !everyone || !d.reorder || cs_shm_op_exact(c->op, c->dt);
+    dyn_step d = {.c = c, .s = s, .me = s->rank, .p = s->p, .esz = (size_t)esz};
+    /* small chunks are folded by each rank that wants them; an allreduce
+     * whose floating point may be reordered folds them in the fixed order
+     * up to a line (a fold costs less than a line transfer), then in one
+     * shared accumulator (the same bits on every rank both ways) */
+    const int exact = c->commute && (everyone || !c->reorder_fp) &&
+                      cs_shm_op_exact(c->op, c->dt); /* asked once: where it counts */
+    const int reorder = c->commute && (c->reorder_fp || exact); /* cs_shm_dynamic_reorders */
+    const int fp_shared = everyone && reorder && !exact;
     for (int off = 0; off < c->count; off += chunk) {
         d.n = c->count - off < chunk ? c->count - off : chunk;
         d.bytes = (size_t)d.n * d.esz;
@@ -332,7 +347,8 @@ static int dynamic_run(const cs_call *c, int wants, int everyone, char *out, int
             size_t k = d.bytes / DYN_PIECE;
             d.np = k < (size_t)d.p ? (int)k : d.p;
         }
-        d.local = d.np == 1 && local_ok;
+        d.local = d.np == 1 && (!fp_shared || d.bytes <= CS_SHM_INLINE);
+        d.reorder = reorder && !(d.local && fp_shared);
         d.step = ++s->step;
         d.own = own + (size_t)off * d.esz;
         int r = run_step(&d, wants, out + (size_t)off * d.esz);
@@ -386,18 +402,10 @@ static MPI_Datatype base_type(MPI_Datatype dt, int depth)
     return b;
 }
 
-int cs_shm_op_exact(MPI_Op op, MPI_Datatype dt)
+/* Whether op on elements of the predefined type b gives the same bits in
+ * any order (see cs_shm_op_exact); -1: b is not an integer type. */
+static int int_exact(MPI_Op op, MPI_Datatype b)
 {
-    static const MPI_Op any[] = {MPI_MAX, MPI_MIN, MPI_LAND, MPI_LOR, MPI_LXOR,
-                                 MPI_BAND, MPI_BOR, MPI_BXOR};
-    int known = op == MPI_SUM || op == MPI_PROD;
-    for (size_t i = 0; i < sizeof any / sizeof any[0] && !known; i++)
-        known = op == any[i];
-    if (!known)
-        return 0;
-    MPI_Datatype b = base_type(dt, 0);
-    if (b == MPI_DATATYPE_NULL)
-        return 0;
     static const MPI_Datatype ints[] = {
         MPI_BYTE, MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_INT8_T, MPI_UINT8_T,
         MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_INT16_T, MPI_UINT16_T, MPI_C_BOOL, MPI_WCHAR,
@@ -412,5 +420,27 @@ int cs_shm_op_exact(MPI_Op op, MPI_Datatype dt)
             return 1;
         return PMPI_Type_size(b, &size) == MPI_SUCCESS && size >= 4;
     }
-    return 0;
+    return -1;
+}
+
+int cs_shm_op_exact(MPI_Op op, MPI_Datatype dt)
+{
+    static const MPI_Op any[] = {MPI_MAX, MPI_MIN, MPI_LAND, MPI_LOR, MPI_LXOR,
+                                 MPI_BAND, MPI_BOR, MPI_BXOR};
+    /* the predefined floating-point types answer without a query (a
+     * small reduction's whole cost is a few of those) */
+    static const MPI_Datatype fp[] = {MPI_DOUBLE, MPI_FLOAT, MPI_LONG_DOUBLE,
+                                      MPI_C_DOUBLE_COMPLEX, MPI_C_FLOAT_COMPLEX};
+    int known = op == MPI_SUM || op == MPI_PROD;
+    for (size_t i = 0; i < sizeof any / sizeof any[0] && !known; i++)
+        known = op == any[i];
+    for (size_t i = 0; i < sizeof fp / sizeof fp[0] && known; i++)
+        known = dt != fp[i];
+    if (!known)
+        return 0;
+    int r = int_exact(op, dt);
+    if (r >= 0)
+        return r;
+    MPI_Datatype b = base_type(dt, 0);
+    return b != MPI_DATATYPE_NULL && b != dt && int_exact(op, b) > 0;
 }

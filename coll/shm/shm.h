@@ -176,6 +176,16 @@ void cs_shm_free(cs_shm *s);
  * number on it (s->calls) and the rank whose flag it waits for (its world
  * rank, process id and state); then it goes on waiting. */
 void cs_shm_wait(const cs_shm *s, const cs_shm_flag *f, uint64_t v);
+/* One poll of a wait that found nothing (for a caller that watches several
+ * flags): spin, then yield, as cs_shm_wait; f, v: the flag it waits for
+ * most (the stuck-wait report names its owner; NULL: no report).  *w
+ * zeroed before the first poll of a wait, and again after progress. */
+typedef struct {
+    int polls;
+    unsigned yields;
+    int64_t t0;
+} cs_shm_idler;
+void cs_shm_idle(const cs_shm *s, const cs_shm_flag *f, uint64_t v, cs_shm_idler *w);
 int cs_shm_spin_for(int p, int cpus);
 void cs_shm_set_stuck(double seconds);
 static inline void cs_shm_set(cs_shm_flag *f, uint64_t v)

@@ -156,22 +156,25 @@ static void check_stuck(const cs_shm *s, const cs_shm_flag *f, uint64_t v, int64
     }
 }
 
+void cs_shm_idle(const cs_shm *s, const cs_shm_flag *f, uint64_t v, cs_shm_idler *w)
+{
+    if (w->polls >= s->spin) {
+        sched_yield(); /* yield on every further poll */
+        if (f && w->yields++ % 64 == 0)
+            check_stuck(s, f, v, &w->t0);
+        return;
+    }
+    w->polls++;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
 void cs_shm_wait(const cs_shm *s, const cs_shm_flag *f, uint64_t v)
 {
-    int64_t t0 = 0;
-    unsigned yields = 0;
-    for (int i = 0; __atomic_load_n(&f->v, __ATOMIC_ACQUIRE) < v; i++) {
-        if (i >= s->spin) {
-            sched_yield();
-            i = s->spin; /* yield on every further poll */
-            if (yields++ % 64 == 0)
-                check_stuck(s, f, v, &t0);
-        }
-#if defined(__x86_64__) || defined(__i386__)
-        else
-            __builtin_ia32_pause();
-#endif
-    }
+    cs_shm_idler w = {0};
+    while (__atomic_load_n(&f->v, __ATOMIC_ACQUIRE) < v)
+        cs_shm_idle(s, f, v, &w);
 }
 
 /* Wait until every other rank is done with step `upto`. */
