@@ -56,7 +56,6 @@
  * reset by the first holder of the step before the word shows the step,
  * so a reader that sees the step in the word sees that step's mask.
  */
-#include <string.h>
 
 #include "coll/shm/shm.h"
 
@@ -162,7 +161,7 @@ static int fold_piece(const dyn_step *d, int j, uint64_t w, uint64_t *in_out)
                                      : cs_shm_data(d->s, who, d->step, d->bytes) + at;
         int r = MPI_SUCCESS;
         if (count == 0)
-            memcpy(acc, x, (size_t)len * d->esz);
+            cs_copy(acc, x, (size_t)len * d->esz);
         else
             r = PMPI_Reduce_local(x, acc, len, d->c->dt, d->c->op);
         rc = rc != MPI_SUCCESS ? rc : r;
@@ -178,7 +177,7 @@ static int fold_piece(const dyn_step *d, int j, uint64_t w, uint64_t *in_out)
 /* Copy this rank's chunk into its slot (ring line) and say so. */
 static void post(const dyn_step *d)
 {
-    memcpy(cs_shm_data(d->s, d->me, d->step, d->bytes), d->own, d->bytes);
+    cs_copy(cs_shm_data(d->s, d->me, d->step, d->bytes), d->own, d->bytes);
     cs_shm_set(cs_shm_posted(d->s, d->me, d->step, d->bytes), d->step);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
@@ -196,7 +195,7 @@ static int run_local(dyn_step *d, int wants, char *out)
     /* no fence after it: nobody here decides anything from a flag it
      * missed, it only waits for it (the late rank's own store and its loads
      * of the others' lines overlap) */
-    memcpy(cs_shm_data(s, d->me, d->step, d->bytes), d->own, d->bytes);
+    cs_copy(cs_shm_data(s, d->me, d->step, d->bytes), d->own, d->bytes);
     cs_shm_set(cs_shm_posted(s, d->me, d->step, d->bytes), d->step);
     while (wants && count < d->p) {
         int who = next_fold(d, in, count, have);
@@ -221,7 +220,7 @@ static int run_local(dyn_step *d, int wants, char *out)
         const unsigned char *x = cs_shm_data(s, who, d->step, d->bytes); /* its own too: out
                                                         may be its send buffer (in place) */
         if (count == 0)
-            memcpy(out, x, d->bytes);
+            cs_copy(out, x, d->bytes);
         else
             CS_TRY(PMPI_Reduce_local(x, out, d->n, d->c->dt, d->c->op));
         in |= bit(who);
@@ -265,7 +264,7 @@ static int run_step(dyn_step *d, int wants, char *out)
                 if (need & bit(j)) {
                     int first, len;
                     piece_range(d, j, &first, &len);
-                    memcpy(out + (size_t)first * d->esz, acc_of(d, j, first),
+                    cs_copy(out + (size_t)first * d->esz, acc_of(d, j, first),
                            (size_t)len * d->esz);
                     need &= ~bit(j);
                     progress = 1;
