@@ -152,6 +152,15 @@ void cs_node_calls(const cs_node *nd, const cs_call *c, cs_call *in, cs_call *ou
     out->size = c->st->nnodes;
 }
 
+int cs_node_largest(const cs_node *nd, int p)
+{
+    int most = 0;
+    for (int r = 0; r < p; r++)
+        if (nd->node_of[2 * r + 1] + 1 > most)
+            most = nd->node_of[2 * r + 1] + 1;
+    return most;
+}
+
 /* The point-to-point method that a node-aware method runs among the
  * leaders: its name with ".node" taken out ("bcast.node.knomial.k4" ->
  * "bcast.knomial.k4"), looked up once per method. */

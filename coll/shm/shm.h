@@ -78,8 +78,8 @@ typedef struct {
 typedef struct {
     _Alignas(CS_SHM_LINE) uint64_t w;
     uint64_t mask;
-    uint64_t arrived; /* piece 0's line: step << 8 | ranks arrived (the node-aware
-                                 dynamic methods' last arrival) */
+    uint64_t arrived; /* step << 16 | first arrival << 8 | ranks arrived: the node-aware
+                         dynamic methods' leader (cs_shm_arrive) */
     unsigned char data[CS_SHM_DYN_INLINE];
 } cs_shm_dyn;
 
@@ -264,6 +264,11 @@ int cs_shm_dynamic(const cs_call *c, int everyone);
  * line of the segment, no message), into out (count elements of c->dt,
  * dense) on that rank: the node step of the node-aware dynamic methods. */
 int cs_shm_dynamic_last(const cs_call *c, void *out, int *last);
+/* Count this rank in at the call whose first step is `step` (the next
+ * s->step), with a CAS on the arrival word of node rank `at`, no message:
+ * returns its place (1: it arrived first; s->p: last) and, where first is
+ * not NULL, the rank that arrived first.  At most CS_SHM_DYN_MAX ranks. */
+int cs_shm_arrive(const cs_shm *s, int at, uint64_t step, int *first);
 /* applies(): cs_shm_applies_dense, a commutative op, at most
  * CS_SHM_DYN_MAX ranks. */
 int cs_shm_dynamic_applies(const cs_call *c, const cs_method *m);
@@ -302,6 +307,8 @@ int cs_node_applies_reduction(const cs_call *c, const cs_method *m);
 /* The leaders' point-to-point method of node-aware method m (its name
  * without ".node"), and the shared-memory method of a node step. */
 const cs_method *cs_node_outer(const cs_method *m);
+/* The ranks of the largest node (the same on every rank: from node_of). */
+int cs_node_largest(const cs_node *nd, int p);
 const cs_method *cs_node_inner(enum cs_coll coll);
 
 /* The run of a shared-memory method when the segment cannot be had: the
