@@ -14,9 +14,10 @@
  * sender as it comes (requests already there first, then its own node
  * through shared memory, then MPI_Waitany): an early node is served first,
  * and requests sent before the root arrived cost it nothing but the sends.
- * Where a node has one rank, or its segment cannot be made (the node's
- * ranks agree on that), its node rank 0 leads and the node step runs the
- * MPI library's bcast on the node.
+ * A node of one rank has no choice: the root sends it the message at once,
+ * unasked (first thing, before its own node).  Where a node's segment
+ * cannot be made (its ranks agree on that), its node rank 0 leads and the
+ * node step runs the MPI library's bcast on the node.
  * Why no call's request or data can be matched by another call's: node A
  * has one request per call (only the first arrival's CAS sees place 1),
  * and its request of a call is sent only after every earlier call of A's
@@ -26,8 +27,8 @@
  * of call k + 1 is sent, the root of call k has consumed A's request of
  * call k with its one receive for tag A, and a root of call k + 1 posts its
  * own.  The data goes back under A's tag from the root to the one rank
- * that asked, which has one receive for it (source the root); the root
- * sends A's tag only in answer to a request, one per call, and MPI's
+ * that asked (or the one rank of A), which has one receive for it (source
+ * the root); the root sends A's tag once per call, and MPI's
  * non-overtaking rule orders its messages to that rank.  Tags of other
  * nodes and other methods are distinct (coll.h), so no Ssend is needed.
  * Prior art: Open MPI's xhc elects its leader as the first arrival with one
@@ -58,7 +59,8 @@ int cs_bcast_node_dynamic_applies(const cs_call *c, const cs_method *m)
 
 /* The root: every other node's request as it comes, the root's node
  * through shared memory (in) after the requests already there. */
-static int serve(const cs_call *c, int rnode, const cs_method *inner, const cs_call *in)
+static int serve(const cs_call *c, const cs_node *nd, int rnode, const cs_method *inner,
+                 const cs_call *in)
 {
     const int n = c->st->nnodes;
     MPI_Request stack[2 * 32], *rq = stack, *sq;
@@ -69,8 +71,11 @@ static int serve(const cs_call *c, int rnode, const cs_method *inner, const cs_c
     sq = rq + n;
     for (int i = 0; i < 2 * n; i++)
         rq[i] = MPI_REQUEST_NULL;
-    for (int i = 0; i < n; i++)
-        if (i != rnode)
+    for (int i = 0; i < n; i++) /* a node of one rank: no choice, no request */
+        if (i != rnode && nd->nranks[i] == 1)
+            CS_TRY(PMPI_Isend(c->buf, c->count, c->dt, nd->leader_of[i],
+                              CS_TAG_NODE_DYNAMIC_BCAST + i, c->pcomm, &sq[i]));
+        else if (i != rnode)
             CS_TRY(PMPI_Irecv(NULL, 0, MPI_BYTE, MPI_ANY_SOURCE, CS_TAG_NODE_DYNAMIC_BCAST + i,
                               c->pcomm, &rq[i]));
     for (int home = 0;;) {
@@ -108,7 +113,7 @@ int cs_bcast_node_dynamic(const cs_call *c, const cs_method *m)
         return MPI_SUCCESS;
     cs_node *nd = cs_node_get(c);
     const cs_method *inner = cs_node_inner(CS_BCAST);
-    if (!nd || !inner || cs_node_largest(nd, c->size) > CS_SHM_DYN_MAX)
+    if (!nd || !inner || nd->largest > CS_SHM_DYN_MAX)
         return cs_shm_native(c);
     cs_call in, out;
     cs_node_calls(nd, c, &in, &out);
@@ -116,7 +121,7 @@ int cs_bcast_node_dynamic(const cs_call *c, const cs_method *m)
     int rc = MPI_SUCCESS;
     if (nd->my_node == rnode) {
         in.root = nd->node_of[2 * c->root + 1];
-        return c->rank == c->root ? serve(c, rnode, inner, &in) : cs_method_run(inner, &in);
+        return c->rank == c->root ? serve(c, nd, rnode, inner, &in) : cs_method_run(inner, &in);
     }
     const int tag = CS_TAG_NODE_DYNAMIC_BCAST + nd->my_node;
     cs_shm *s = in.size > 1 ? cs_shm_get(&in) : NULL;
@@ -124,7 +129,8 @@ int cs_bcast_node_dynamic(const cs_call *c, const cs_method *m)
     if (s)
         cs_shm_arrive(s, 0, s->step + 1, &in.root);
     if (in.root == in.rank) {
-        CS_TRY(PMPI_Send(NULL, 0, MPI_BYTE, c->root, tag, c->pcomm));
+        if (in.size > 1)
+            CS_TRY(PMPI_Send(NULL, 0, MPI_BYTE, c->root, tag, c->pcomm));
         CS_TRY(PMPI_Recv(c->buf, c->count, c->dt, c->root, tag, c->pcomm, MPI_STATUS_IGNORE));
         cs_bcast_node_dynamic_leads++;
     }

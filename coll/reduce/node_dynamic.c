@@ -31,7 +31,7 @@ int cs_reduce_node_dynamic_applies(const cs_call *c, const cs_method *m)
 int cs_reduce_node_dynamic_into(const cs_call *c, void *spare)
 {
     cs_node *nd = cs_node_get(c);
-    if (!nd || cs_node_largest(nd, c->size) > CS_SHM_DYN_MAX)
+    if (!nd || nd->largest > CS_SHM_DYN_MAX)
         return cs_shm_native(c);
     const int rnode = nd->node_of[2 * c->root];
     cs_call in, out;

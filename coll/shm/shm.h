@@ -291,6 +291,9 @@ typedef struct cs_node {
     MPI_Comm leaders;        /* MPI_COMM_NULL on the other ranks */
     int my_node;             /* this rank's node number */
     int *node_of;            /* node_of[2 r]: node of comm rank r, [2 r + 1]: its node rank */
+    int *nranks;             /* nranks[k]: the ranks of node k (in node_of's block) */
+    int *leader_of;          /* leader_of[k]: the comm rank of node k's node rank 0 */
+    int largest;             /* the ranks of the largest node */
     cs_comm_state node_st;   /* calls on the node communicator (shared memory) */
     cs_comm_state leader_st; /* calls among the leaders (point to point) */
 } cs_node;
@@ -307,8 +310,6 @@ int cs_node_applies_reduction(const cs_call *c, const cs_method *m);
 /* The leaders' point-to-point method of node-aware method m (its name
  * without ".node"), and the shared-memory method of a node step. */
 const cs_method *cs_node_outer(const cs_method *m);
-/* The ranks of the largest node (the same on every rank: from node_of). */
-int cs_node_largest(const cs_node *nd, int p);
 const cs_method *cs_node_inner(enum cs_coll coll);
 
 /* The run of a shared-memory method when the segment cannot be had: the
