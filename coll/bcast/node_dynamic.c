@@ -124,17 +124,23 @@ int cs_bcast_node_dynamic(const cs_call *c, const cs_method *m)
         return c->rank == c->root ? serve(c, nd, rnode, inner, &in) : cs_method_run(inner, &in);
     }
     const int tag = CS_TAG_NODE_DYNAMIC_BCAST + nd->my_node;
+    MPI_Request data = MPI_REQUEST_NULL;
     cs_shm *s = in.size > 1 ? cs_shm_get(&in) : NULL;
     in.root = 0; /* one rank, or no segment: node rank 0 */
     if (s)
         cs_shm_arrive(s, 0, s->step + 1, &in.root);
-    if (in.root == in.rank) {
+    if (in.root == in.rank) { /* the receive first: the message finds it posted */
+        CS_TRY(PMPI_Irecv(c->buf, c->count, c->dt, c->root, tag, c->pcomm, &data));
         if (in.size > 1)
             CS_TRY(PMPI_Send(NULL, 0, MPI_BYTE, c->root, tag, c->pcomm));
-        CS_TRY(PMPI_Recv(c->buf, c->count, c->dt, c->root, tag, c->pcomm, MPI_STATUS_IGNORE));
+        CS_TRY(PMPI_Wait(&data, MPI_STATUS_IGNORE));
         cs_bcast_node_dynamic_leads++;
     }
     CS_TRY(cs_method_run(inner, &in));
 out:
+    if (data != MPI_REQUEST_NULL) { /* the request could not be sent */
+        PMPI_Cancel(&data);
+        PMPI_Wait(&data, MPI_STATUS_IGNORE);
+    }
     return rc;
 }
