@@ -22,7 +22,6 @@
  * per reader, and the root runs up to 64 calls ahead.  TREE: log_k p levels, each a
  * flag transfer and a copy, pipelined over the chunks.
  */
-#include <string.h>
 
 #include "coll/shm/shm.h"
 #include "bcast.h"
@@ -44,11 +43,11 @@ static void chunk(cs_shm *s, const cs_call *c, int k, char *p, size_t len)
     }
     if (!leaf) { /* the children read this rank's slot */
         cs_shm_data_free(s, step, len);
-        memcpy(cs_shm_data(s, s->rank, step, len), from ? from : (const unsigned char *)p, len);
+        cs_copy(cs_shm_data(s, s->rank, step, len), from ? from : (const unsigned char *)p, len);
         cs_shm_set(cs_shm_posted(s, s->rank, step, len), step);
     }
     if (from)
-        memcpy(p, from, len);
+        cs_copy(p, from, len);
     cs_shm_set(&me->done, step);
 }
 

@@ -17,7 +17,6 @@
  * Cost per span of (p - 1) s bytes: a system call and s bytes read per
  * rank in parallel, one flag transfer, (p - 1) s bytes copied out per rank.
  */
-#include <string.h>
 #include <unistd.h>
 
 #include "coll/shm/shm.h"
@@ -64,7 +63,7 @@ int cs_bcast_shm_ag(const cs_call *c, const cs_method *m)
                 if (from != s->rank)
                     cs_shm_wait(s, &s->r[from]->post, step);
                 piece(len, q, i, &at, &n);
-                memcpy(b.p + off + at, s->r[from]->slot[step % 2], n);
+                cs_copy(b.p + off + at, s->r[from]->slot[step % 2], n);
             }
         }
         cs_shm_set(&me->done, step);

@@ -21,7 +21,6 @@
  * Restrictions: one node; a datatype with dense elements (cs_shm_applies_dense:
  * the slots hold elements, not packed bytes); tree: a commutative op.
  */
-#include <string.h>
 
 #include "coll/shm/shm.h"
 #include "reduce.h"
@@ -80,7 +79,7 @@ int cs_reduce_shm_tree(const cs_call *c, const cs_method *m)
         if (v != 0)
             cs_shm_slot_free(s, step);
         if (acc != own + at)
-            memcpy(acc, own + at, bytes);
+            cs_copy(acc, own + at, bytes);
         rc = fold_children(s, c, first, last, step, acc, n);
         if (v != 0)
             cs_shm_set(&me->post, step);

@@ -6,7 +6,6 @@
  * whole chunk (direct: the root, or every rank), or rank j combines piece j
  * into the second half of its slot and the ranks that need the result copy
  * the p pieces out (ag).  Operands in rank order everywhere. */
-#include <string.h>
 
 #include "coll/shm/shm.h"
 
@@ -20,7 +19,7 @@ uint64_t cs_shm_post(cs_shm *s, const void *own, int n, size_t esz)
     const uint64_t step = ++s->step;
     const size_t bytes = (size_t)n * esz;
     cs_shm_data_free(s, step, bytes);
-    memcpy(cs_shm_data(s, s->rank, step, bytes), own, bytes);
+    cs_copy(cs_shm_data(s, s->rank, step, bytes), own, bytes);
     cs_shm_set(cs_shm_posted(s, s->rank, step, bytes), step);
     return step;
 }
@@ -36,7 +35,7 @@ int cs_shm_fold(const cs_shm *s, uint64_t step, size_t posted, int first, int n,
     if (n <= 0)
         return MPI_SUCCESS;
     const size_t at = (size_t)first * esz, bytes = (size_t)n * esz;
-    memcpy(out, cs_shm_data(s, p - 1, step, posted) + at, bytes);
+    cs_copy(out, cs_shm_data(s, p - 1, step, posted) + at, bytes);
     for (int i = p - 2; i >= 0; i--)
         CS_TRY(PMPI_Reduce_local(cs_shm_data(s, i, step, posted) + at, out, n, dt, op));
 out:
@@ -86,7 +85,7 @@ int cs_shm_reduction(const cs_call *c, int ag, int everyone)
                 const size_t li = cs_piece_at((size_t)n, p, i + 1) - fi;
                 if (i != me)
                     cs_shm_wait(s, &s->r[i]->ready, step);
-                memcpy(out + fi * (size_t)esz, cs_shm_result(s, i, step), li * (size_t)esz);
+                cs_copy(out + fi * (size_t)esz, cs_shm_result(s, i, step), li * (size_t)esz);
             }
         }
         cs_shm_set(&mine->done, step);
