@@ -134,7 +134,7 @@ int cs_bcast_node_dynamic(const cs_call *c, const cs_method *m)
         if (in.size > 1)
             CS_TRY(PMPI_Send(NULL, 0, MPI_BYTE, c->root, tag, c->pcomm));
         CS_TRY(PMPI_Wait(&data, MPI_STATUS_IGNORE));
-        cs_bcast_node_dynamic_leads++;
+        __atomic_fetch_add(&cs_bcast_node_dynamic_leads, 1, __ATOMIC_RELAXED);
     }
     CS_TRY(cs_method_run(inner, &in));
 out:
