@@ -11,7 +11,8 @@
  *    reduce.node.dynamic and allreduce.node.dynamic (every floating-point
  *    sum then within the tolerance of native: the nodes' results are
  *    combined in node order, not the order of any other method);
- *  - with --node-size N, bcast.node.dynamic too: every call (random
+ *  - with --node-size N, bcast.node.dynamic too (with --stop until 20
+ *    stops fell among its calls): every call (random
  *    delays, roots and sizes, a strided datatype now and then, bursts of
  *    calls with nothing between them) gives the root's bytes, one rank of
  *    each non-root node received for it (cs_bcast_node_dynamic_leads),
@@ -175,6 +176,7 @@ static void fp_case(const cs_method *m, const cs_method *direct, enum cs_coll co
  * (not while `paused`: the stop and its SIGCONT under `pause_lock`). */
 static pid_t *pids;
 static int stopping = 1, stops, paused; /* __atomic: the stopper thread and main */
+static int stop_mode; /* --stop */
 static pthread_mutex_t pause_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void *stopper(void *arg)
@@ -346,9 +348,18 @@ static void bcast_tests(int iters, int node, unsigned *seed)
     MPI_Type_vector(5000, 1, 2, MPI_INT, &strided);
     MPI_Type_commit(&strided);
     const unsigned long before = cs_bcast_node_dynamic_leads;
+    const int stops0 = __atomic_load_n(&stops, __ATOMIC_ACQUIRE);
     long calls = 0;
-    for (int it = 0; it < iters; it++)
+    /* with --stop, on until 20 of the stops fell in these calls (at most
+     * 20 times the iterations): a rank stopped mid-call must delay it only */
+    for (int it = 0, more = 1; more; it++) {
         calls += bcast_case(m, it, seed);
+        if (it + 1 >= iters && (it + 1) % 10 == 0) {
+            more = stop_mode && wsize > 1 && __atomic_load_n(&stops, __ATOMIC_ACQUIRE) - stops0 < 20 &&
+                   it + 1 < 20 * iters;
+            MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        }
+    }
     /* per node rank: the calls its ranks led; one leader per non-root node */
     const int nodes = (wsize + node - 1) / node;
     long *led = calloc((size_t)node, sizeof *led), mine = (long)(cs_bcast_node_dynamic_leads - before);
@@ -361,7 +372,8 @@ static void bcast_tests(int iters, int node, unsigned *seed)
         fail(m->name, iters, "leaders counted (want one per non-root node and call)", 0,
              (double)all, (double)(calls * (nodes - 1)));
     if (wrank == 0) {
-        printf("bcast.node.dynamic: %ld calls, %d nodes; calls led by node rank", calls, nodes);
+        printf("bcast.node.dynamic: %ld calls, %d nodes, %d stops; calls led by node rank", calls,
+               nodes, __atomic_load_n(&stops, __ATOMIC_ACQUIRE) - stops0);
         for (int i = 0; i < node; i++)
             printf(" %d: %ld", i, led[i]);
         printf("\n");
@@ -391,7 +403,7 @@ int main(int argc, char **argv)
     int iters = 400, stop = 0, node = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--stop"))
-            stop = 1;
+            stop = stop_mode = 1;
         else if (!strcmp(argv[i], "--node-size") && i + 1 < argc)
             cs_shm_set_node_size(node = atoi(argv[++i]));
         else
@@ -403,7 +415,7 @@ int main(int argc, char **argv)
         pid_t me = getpid();
         MPI_Allgather(&me, (int)sizeof me, MPI_BYTE, pids, (int)sizeof me, MPI_BYTE,
                       MPI_COMM_WORLD);
-        if (wrank == 0 && wsize > 1)
+        if (stop && wrank == 0 && wsize > 1)
             pthread_create(&th, NULL, stopper, NULL);
     }
     unsigned seed = 7u + 31u * (unsigned)wrank;
