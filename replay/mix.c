@@ -24,11 +24,7 @@
  *
  * Under an arrival pattern (--arrivals; by default "recorded" for a profile
  * with arrival data) every call is timed on its own under the pattern and
- * the times are completions per rank, as the recorder takes them (the mean
- * over ranks of own exit - last arrival: replay/pattern.h, per_rank; a
- * method whose root leaves early and one whose ranks leave together can
- * have the same last exit and different per-rank sums, and the profile's
- * completion is the sum).  The prediction is then
+ * the times are completions (replay/pattern.h).  The prediction is then
  * given twice: on completion, sum(C_i x ratio_i) / sum(C_i), and on the
  * application's collective time, (T - sum(T_i) + sum(W_i + C_i x ratio_i))
  * / T, where T is the profile's time in every collective, T_i, W_i, C_i a
@@ -186,8 +182,7 @@ static void print_prediction(const cs_replay_opts *o, const prediction *pr, cons
                pr->wait, pr->unrecorded);
         return;
     }
-    printf("\nunder arrivals %s (times per call above: completion per rank, own exit - last "
-           "arrival)\n"
+    printf("\nunder arrivals %s (times per call above: completion, last exit - last arrival)\n"
            "expected gain on completion time (what the tree changes): %.3f [%.3f, %.3f]\n"
            "  (recorded completion %.6f s -> %.6f s, summed over ranks)\n"
            "expected gain on the application's collective time (recorded wait + tuned "
@@ -303,7 +298,6 @@ static int setup_item(item *it, cs_rop *op, cs_replay_group g, const cs_tree *tr
         if (it->pat.kind == CS_PAT_RECORDED)
             cs_pattern_set_samples(&it->pat, p->late, p->nvec, (int)p->vranks);
         rc = cs_pat_run_init(&it->run, &it->pat, g.sync, grank, (int)p->comm_size);
-        it->run.per_rank = 1; /* the recorded completion is per rank: so is its ratio */
         /* a call costs its completion, a bookkeeping allreduce, the slack
          * and the pattern's delays; rounds are at most CS_PAT_ROUND_CALLS */
         it->est += MIX_CALL_OVERHEAD + cs_pattern_max(&it->pat);

@@ -235,9 +235,6 @@ int cs_pat_round(MPI_Comm sync, cs_pat_run *r, int (*fn)(void *, long), void *ar
     double now = cs_pat_now(r), start = 0, all[6] = {0, 0, 0, 0, 0, 0};
     /* [0..n): the calls on time; [n..2n): every call */
     double comp[2 * CS_PAT_ROUND_CALLS], span[2 * CS_PAT_ROUND_CALLS];
-    /* per call: this rank's exit - the last arrival, and whether on time */
-    double own[CS_PAT_ROUND_CALLS];
-    char kept[CS_PAT_ROUND_CALLS];
     int rc = PMPI_Barrier(sync), err = MPI_SUCCESS, ontime = 0, done = 0;
     if (n > CS_PAT_ROUND_CALLS)
         n = CS_PAT_ROUND_CALLS;
@@ -259,8 +256,6 @@ int cs_pat_round(MPI_Comm sync, cs_pat_run *r, int (*fn)(void *, long), void *ar
             comp[ontime] = all[0] - all[2]; /* last exit - last arrival */
             span[ontime++] = all[0] + all[1]; /* last exit - first arrival */
         }
-        own[done] = x - all[2] > 0 ? x - all[2] : 0;
-        kept[done] = all[3] == 0;
         comp[CS_PAT_ROUND_CALLS + done] = all[0] - all[2];
         span[CS_PAT_ROUND_CALLS + done++] = all[0] + all[1];
         r->calls++;
@@ -277,17 +272,6 @@ int cs_pat_round(MPI_Comm sync, cs_pat_run *r, int (*fn)(void *, long), void *ar
     double el = PMPI_Wtime() - t_start, elmax = el;
     if (rc == MPI_SUCCESS)
         rc = PMPI_Allreduce(&el, &elmax, 1, MPI_DOUBLE, MPI_MAX, sync);
-    if (rc == MPI_SUCCESS && r->per_rank && done > 0) { /* the mean over ranks instead */
-        double sum[CS_PAT_ROUND_CALLS];
-        int size;
-        PMPI_Comm_size(sync, &size);
-        rc = PMPI_Allreduce(own, sum, done, MPI_DOUBLE, MPI_SUM, sync);
-        for (int k = 0, o = 0; rc == MPI_SUCCESS && k < done; k++) {
-            if (kept[k])
-                comp[o++] = sum[k] / size;
-            comp[CS_PAT_ROUND_CALLS + k] = sum[k] / size;
-        }
-    }
     /* the median call that kept the pattern; of every call when none did */
     int off = ontime ? 0 : CS_PAT_ROUND_CALLS, m = ontime ? ontime : done;
     out[0] = median(comp + off, m);

@@ -88,9 +88,6 @@ typedef struct cs_pat_run {
                           communicator's clock (0 within a node) */
     double slack;      /* seconds from the last exit to the next agreed start */
     int yield;         /* spin yielding the processor (oversubscribed node) */
-    int per_rank;      /* completion per rank, as the recorder takes it: the mean
-                          over ranks of max(0, own exit - last arrival), not the
-                          last exit - last arrival (set after cs_pat_run_init) */
     long calls, misses; /* timed calls; calls where a rank arrived late (see above) */
     int streak;         /* calls on time since the slack last changed */
 } cs_pat_run;
@@ -111,8 +108,7 @@ double cs_pat_now(const cs_pat_run *r);
 
 /* One round of n (at most CS_PAT_ROUND_CALLS) calls of fn under the
  * pattern (timing.c's round): the closure's call index *i advances by n.
- * out[0]: median completion of the calls (s; r->per_rank: the mean over
- * ranks of each call's), out[1]: seconds since
+ * out[0]: median completion of the calls (s), out[1]: seconds since
  * t_start (max over ranks), out[2]: error flag (any rank), out[3]: median
  * exit span (s).  Identical on every
  * rank.  Collective over sync.  Returns an MPI error code. */

@@ -108,8 +108,7 @@ static void usage(FILE *f)
         "                      last row 'total' with the profile-weighted times in us)\n"
         "  -h, --help          this text\n"
         "Under arrivals (--arrivals, or a profile with arrival data) the times are\n"
-        "completion (--mix: per rank, own exit - last arrival, the mean over ranks, as\n"
-        "the recorder takes it), and the prediction is given twice: on completion (what the tree\n"
+        "completion, and the prediction is given twice: on completion (what the tree\n"
         "changes) and on the application's collective time, every collective of the\n"
         "profile: (recorded wait + recorded completion x the point's ratio, summed;\n"
         "the collectives not replayed unchanged) / the recorded time.\n",

@@ -22,7 +22,10 @@ int cs_pick(const cs_tree *t, const int *map, int nmap, const cs_call *c, uint64
     int nm;
     const cs_method *tab = cs_methods(c->coll, &nm);
     const uint16_t *ids;
-    int n = t && nmap > 0 ? cs_tree_decide(t, c->coll, (uint32_t)c->size, bytes, &ids) : 0;
+    /* one rank: the library's answer is a local copy at most, which no
+     * method beats; running one would only add its dispatch */
+    int n = t && nmap > 0 && c->size > 1
+                ? cs_tree_decide(t, c->coll, (uint32_t)c->size, bytes, &ids) : 0;
     for (int i = 0; i < n; i++) {
         int idx = ids[i] < nmap ? map[ids[i]] : -1;
         if (idx == 0 || (idx > 0 && idx < nm && cs_method_applies(&tab[idx], c))) {

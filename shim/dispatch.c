@@ -281,6 +281,8 @@ static int run(cs_call *c)
     int idx, commute = cs_coll_reduces(c->coll) ? c->commute : 1;
     int root = cs_coll_rooted(c->coll) ? c->root : 0;
     struct cs_decision *d = &c->st->last[c->coll];
+    if (c->size < 2 && sel[c->coll].force <= 0)
+        return -1; /* one rank: native (cs_pick), without a private communicator */
     if (sel[c->coll].node && c->pcomm == MPI_COMM_NULL) {
         /* the node split comes with the private duplicate: make it before
          * deciding (collective; every rank gets here at the same call) */

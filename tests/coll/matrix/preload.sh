@@ -163,6 +163,11 @@ expect tree "bcast [0-9]* B -> bcast.binomial (tree)"
 expect tree "bcast 1048576 B -> bcast.pipeline.seg8k (tree)"
 expect tree "reduce [0-9]* B -> reduce.binomial (tree, next best applicable)"
 expect tree "barrier -> barrier.dissemination (tree)"
+# a communicator of one rank (the example's rows below 4 ranks) stays
+# native whatever the tree says: no decision is logged for it
+if grep -q -- " size 1: " "$tmp/tree.err"; then
+    cat "$tmp/tree.err" >&2; fail "tree: a one-rank communicator went through the tree"
+fi
 
 # 4b. A tree that keeps native everywhere for a collective (here barrier):
 #     that collective is not intercepted at all (no per-call cost), the
