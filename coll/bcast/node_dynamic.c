@@ -36,14 +36,18 @@
  * where a node's processes compete to be its inter-node leader.  Here the
  * winner pulls, as point to point cannot address a receiver chosen at run
  * time.
- * Restrictions: two or more (virtual) nodes, fewer than 0x2000; a node of
- * more than CS_SHM_DYN_MAX (64) ranks runs the MPI library's bcast.
+ * Restrictions: two or more (virtual) nodes, fewer than 0x2000; where a
+ * node has more than CS_SHM_DYN_MAX (64) ranks the call runs the MPI
+ * library's bcast.  The root serves the nodes itself (no tree among them):
+ * meant for a few nodes.
  * Cost (n bytes), after the last arrival: root late: (nodes - 1) sends of
  * alpha_net + n beta_net (one after another on the root's link) + T_shm(n);
  * root early: alpha_net (the request) + alpha_net + n beta_net + T_shm(n)
  * from the node's first arrival, which a late rank of the node no longer
- * delays (it only copies the message out: T_shm).  A fixed leader
- * (bcast.node.*) waits for that one rank of each node to arrive.
+ * delays (it only copies the message out: T_shm; beyond two 64 KiB chunks
+ * the leader's slots wait for it, so a long message's copy-in and copy-out
+ * take turns).  A fixed leader (bcast.node.*) waits for that one rank of
+ * each node to arrive; balanced, the request costs alpha_net more than it.
  */
 #include <stdlib.h>
 
