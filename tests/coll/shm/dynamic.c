@@ -12,7 +12,7 @@
  *    sum then within the tolerance of native: the nodes' results are
  *    combined in node order, not the order of any other method);
  *  - with --node-size N, bcast.node.dynamic too (with --stop until 20
- *    stops fell among its calls): every call (random
+ *    stops fell among its calls, or 8 times the calls): every call (random
  *    delays, roots and sizes, a strided datatype now and then, bursts of
  *    calls with nothing between them) gives the root's bytes, one rank of
  *    each non-root node received for it (cs_bcast_node_dynamic_leads),
@@ -351,12 +351,12 @@ static void bcast_tests(int iters, int node, unsigned *seed)
     const int stops0 = __atomic_load_n(&stops, __ATOMIC_ACQUIRE);
     long calls = 0;
     /* with --stop, on until 20 of the stops fell in these calls (at most
-     * 20 times the iterations): a rank stopped mid-call must delay it only */
+     * 8 times the iterations): a rank stopped mid-call must delay it only */
     for (int it = 0, more = 1; more; it++) {
         calls += bcast_case(m, it, seed);
         if (it + 1 >= iters && (it + 1) % 10 == 0) {
             more = stop_mode && wsize > 1 && __atomic_load_n(&stops, __ATOMIC_ACQUIRE) - stops0 < 20 &&
-                   it + 1 < 20 * iters;
+                   it + 1 < 8 * iters;
             MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
         }
     }
