@@ -116,6 +116,8 @@ typedef struct cs_comm_state {
 #define CS_TAG_BCAST 0x4353   /* "CS": every bcast method */
 #define CS_TAG_NODE_DYNAMIC 0x4400 /* + node number: a node's result in the node-aware
                                        dynamic reductions (nodes < 0x3c00) */
+#define CS_TAG_NODE_DYNAMIC_BCAST 0x2000 /* + node number: a node's request and its data in
+                                             bcast.node.dynamic (nodes < 0x2000) */
 #define CS_TAG_ALLREDUCE 0x4341 /* "CA": every allreduce method (the bcast
                                    and reduce steps of a composed method
                                    use their own tags) */

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
+#include "coll/shm/shm.h"
 #include "record/profile.h"
 #include "replay/pattern.h"
 #include "op.h"
@@ -61,7 +62,7 @@ static void usage(FILE *f)
             "                                 [--time-per-method S] [--top N]\n"
             "                                 [--arrivals PATTERN] [--root R] [--csv]\n"
             "                                 [--methods PART[,PART...]] [--reorder-fp]\n"
-            "                                 [--interleave N]\n\n"
+            "                                 [--interleave N] [--node-size N]\n\n"
             "Times every method of the chosen collectives (default: all of them)\n"
             "against native on MPI_COMM_WORLD at each size of LIST (default\n"
             "8,65536,4194304; suffixes k, M accepted; barrier has no size) and prints,\n"
@@ -96,7 +97,10 @@ static void usage(FILE *f)
             "                       in turn (call 1 of each, call 2 of each, ...), so that\n"
             "                       a loaded machine hits them all alike; prints per method\n"
             "                       the 10th percentile and the median of the completion\n"
-            "                       (ratio: median / native's median) and the median span\n");
+            "                       (ratio: median / native's median) and the median span\n"
+            "  --node-size N        cut each machine into virtual nodes of N ranks (as\n"
+            "                       COLLSEL_NODE_SIZE does in the preload library), so\n"
+            "                       that the node-aware methods run on one machine\n");
 }
 
 /* Time op through method m; returns median us (collective). */
@@ -438,6 +442,15 @@ int main(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--reorder-fp")) {
             b.reorder_fp = 1;
+        } else if (!strcmp(a, "--node-size") && v) {
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (*end || n < 1 || n > 1 << 20) {
+                fprintf(stderr, "collsel-bench: --node-size '%s': need a number of ranks >= 1\n", v);
+                bad = 1;
+            }
+            cs_shm_set_node_size((int)n);
+            i++;
         } else if (!strcmp(a, "--methods") && v) {
             b.methods = v;
             i++;

@@ -75,6 +75,12 @@ struct cs_shm;
 struct cs_shm *cs_bcast_shm_start(const cs_call *c, const cs_method *m, cs_bcast_bytes *b,
                                   int *rc);
 int cs_bcast_node(const cs_call *c, const cs_method *m);
+int cs_bcast_node_dynamic(const cs_call *c, const cs_method *m);
+int cs_bcast_node_dynamic_applies(const cs_call *c, const cs_method *m);
+/* The calls of bcast.node.dynamic in which this rank received the message
+ * for its node (its leader): read by the tests, which check that the
+ * leader follows the arrivals. */
+extern unsigned long cs_bcast_node_dynamic_leads;
 
 /* Complete n requests (MPI_REQUEST_NULL ones are skipped), stopping at the
  * first error, which is returned.  Not PMPI_Waitall(.., MPI_STATUSES_IGNORE):

@@ -54,5 +54,9 @@ const cs_method cs_bcast_methods[] = {
     M("node.scatter_ringallgather", "node", 0, 0,
       "node-aware: shared memory in nodes, scatter + ring allgather among them", cs_node_applies,
       cs_bcast_node),
+    M("node.dynamic", "node.dynamic", 0, 0,
+      "node-aware, dynamic leader: each node's first arrival pulls the message from the root "
+      "(served in request order) and shares it through shared memory",
+      cs_bcast_node_dynamic_applies, cs_bcast_node_dynamic),
 };
 const int cs_bcast_nmethods = (int)(sizeof cs_bcast_methods / sizeof cs_bcast_methods[0]);

@@ -28,20 +28,10 @@ int cs_reduce_node_dynamic_applies(const cs_call *c, const cs_method *m)
     return cs_node_applies_reduction(c, m) && c->st->nnodes < 0x3c00;
 }
 
-/* The largest node (the same on every rank: from node_of). */
-static int largest_node(const cs_node *nd, int p)
-{
-    int most = 0;
-    for (int r = 0; r < p; r++)
-        if (nd->node_of[2 * r + 1] + 1 > most)
-            most = nd->node_of[2 * r + 1] + 1;
-    return most;
-}
-
 int cs_reduce_node_dynamic_into(const cs_call *c, void *spare)
 {
     cs_node *nd = cs_node_get(c);
-    if (!nd || largest_node(nd, c->size) > CS_SHM_DYN_MAX)
+    if (!nd || nd->largest > CS_SHM_DYN_MAX)
         return cs_shm_native(c);
     const int rnode = nd->node_of[2 * c->root];
     cs_call in, out;

@@ -295,20 +295,23 @@ static int run_step(dyn_step *d, int wants, char *out)
     return rc;
 }
 
-/* Count this rank in at the call whose first step is `step`: 1 if it is
- * the last of the p to arrive.  Once every rank is done with step - 2
- * (they all counted themselves in there), the word is this step's to take
- * (a rank that does not want the result may be two calls ahead, no
- * further). */
-static int arrive_last(const cs_shm *s, int root, uint64_t step)
+/* Count this rank in at the call whose first step is `step`, on the
+ * arrival word of node rank `at`'s line: step << 16 | the first arrival's
+ * rank << 8 | ranks arrived, advanced with one CAS (two ranks arriving "at
+ * once" get distinct places).  Once every rank is done with step - 2 (they
+ * all counted themselves in there), the word is this step's to take (a
+ * rank that does not want the data may be two calls ahead, no further). */
+int cs_shm_arrive(const cs_shm *s, int at, uint64_t step, int *first)
 {
     cs_shm_slot_free(s, step);
-    uint64_t *a = &s->r[root]->dyn[step % 2].arrived;
+    uint64_t *a = &s->r[at]->dyn[step % 2].arrived;
     uint64_t v = __atomic_load_n(a, __ATOMIC_ACQUIRE), n;
     do
-        n = W_STEP(v) == step ? v + 1 : step << 8 | 1;
+        n = v >> 16 == step ? v + 1 : step << 16 | (uint64_t)s->rank << 8 | 1;
     while (!__atomic_compare_exchange_n(a, &v, n, 1, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
-    return (int)(n & 0xff) == s->p;
+    if (first)
+        *first = (int)(n >> 8 & 0xff);
+    return (int)(n & 0xff);
 }
 
 /* The chunks of call c; the result into out where wants (-1: where this
@@ -327,7 +330,7 @@ static int dynamic_run(const cs_call *c, int wants, int everyone, char *out, int
         return rc;
     const int chunk = cs_shm_chunk((size_t)esz);
     if (wants < 0)
-        wants = *last = arrive_last(s, c->root, s->step + 1);
+        wants = *last = cs_shm_arrive(s, c->root, s->step + 1, NULL) == s->p;
     const char *own = c->sendbuf == MPI_IN_PLACE ? c->buf : c->sendbuf;
     dyn_step d = {.c = c, .s = s, .me = s->rank, .p = s->p, .esz = (size_t)esz};
     /* small chunks are folded by each rank that wants them; an allreduce

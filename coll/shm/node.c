@@ -109,13 +109,34 @@ out:
     return rc;
 }
 
+/* nranks, leader_of and largest from node_of. */
+static void node_sizes(cs_node *nd, int p, int nnodes)
+{
+    nd->nranks = nd->node_of + 2 * (size_t)p;
+    nd->leader_of = nd->nranks + nnodes;
+    nd->largest = 0;
+    for (int k = 0; k < nnodes; k++)
+        nd->nranks[k] = 0;
+    for (int r = 0; r < p; r++) {
+        const int k = nd->node_of[2 * r], nr = nd->node_of[2 * r + 1];
+        if (k < 0 || k >= nnodes)
+            continue; /* cannot be: node numbers are the leaders' ranks */
+        nd->nranks[k]++;
+        if (nr == 0)
+            nd->leader_of[k] = r;
+        if (nr + 1 > nd->largest)
+            nd->largest = nr + 1;
+    }
+}
+
 cs_node *cs_node_get(const cs_call *c)
 {
     cs_comm_state *st = c->st;
     if (st->node)
         return st->node;
     cs_node *nd = calloc(1, sizeof *nd);
-    int ok = nd && (nd->node_of = malloc(2 * sizeof(int) * (size_t)c->size)) != NULL, every;
+    const size_t ints = 2 * (size_t)c->size + 2 * (size_t)(st->nnodes > 0 ? st->nnodes : 0);
+    int ok = nd && (nd->node_of = malloc(sizeof(int) * ints)) != NULL, every;
     if (nd) /* what node_free may look at, before own_state fills the rest */
         nd->leaders = nd->node_st.nodecomm = nd->leader_st.nodecomm = MPI_COMM_NULL;
     /* every rank must have its memory before the collectives below */
@@ -131,6 +152,7 @@ cs_node *cs_node_get(const cs_call *c)
         return NULL;
     }
     nd->my_node = mine[0];
+    node_sizes(nd, c->size, st->nnodes);
     own_state(&nd->node_st, st->nodecomm, 1);
     if (nd->leaders != MPI_COMM_NULL)
         own_state(&nd->leader_st, nd->leaders, 0);

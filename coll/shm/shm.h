@@ -78,8 +78,8 @@ typedef struct {
 typedef struct {
     _Alignas(CS_SHM_LINE) uint64_t w;
     uint64_t mask;
-    uint64_t arrived; /* piece 0's line: step << 8 | ranks arrived (the node-aware
-                                 dynamic methods' last arrival) */
+    uint64_t arrived; /* step << 16 | first arrival << 8 | ranks arrived: the node-aware
+                         dynamic methods' leader (cs_shm_arrive) */
     unsigned char data[CS_SHM_DYN_INLINE];
 } cs_shm_dyn;
 
@@ -274,6 +274,11 @@ int cs_shm_dynamic(const cs_call *c, int everyone);
  * line of the segment, no message), into out (count elements of c->dt,
  * dense) on that rank: the node step of the node-aware dynamic methods. */
 int cs_shm_dynamic_last(const cs_call *c, void *out, int *last);
+/* Count this rank in at the call whose first step is `step` (the next
+ * s->step), with a CAS on the arrival word of node rank `at`, no message:
+ * returns its place (1: it arrived first; s->p: last) and, where first is
+ * not NULL, the rank that arrived first.  At most CS_SHM_DYN_MAX ranks. */
+int cs_shm_arrive(const cs_shm *s, int at, uint64_t step, int *first);
 /* applies(): cs_shm_applies_dense, a commutative op, at most
  * CS_SHM_DYN_MAX ranks. */
 int cs_shm_dynamic_applies(const cs_call *c, const cs_method *m);
@@ -296,6 +301,9 @@ typedef struct cs_node {
     MPI_Comm leaders;        /* MPI_COMM_NULL on the other ranks */
     int my_node;             /* this rank's node number */
     int *node_of;            /* node_of[2 r]: node of comm rank r, [2 r + 1]: its node rank */
+    int *nranks;             /* nranks[k]: the ranks of node k (in node_of's block) */
+    int *leader_of;          /* leader_of[k]: the comm rank of node k's node rank 0 */
+    int largest;             /* the ranks of the largest node */
     cs_comm_state node_st;   /* calls on the node communicator (shared memory) */
     cs_comm_state leader_st; /* calls among the leaders (point to point) */
 } cs_node;

@@ -131,6 +131,7 @@ static const xalg xalgs[] = {
     /* the whole algorithm name first: these are not their family */
     {CS_REDUCE, "shm.dynamic", 0, 0, NULL, 0, why_dynamic},
     {CS_ALLREDUCE, "shm.dynamic", 0, 0, NULL, 0, why_dynamic},
+    {CS_BCAST, "node.dynamic", 0, 0, NULL, 0, why_dynamic},
     {CS_REDUCE, "node.dynamic", 0, 0, NULL, 0, why_dynamic},
     {CS_ALLREDUCE, "node.dynamic", 0, 0, NULL, 0, why_dynamic},
     {CS_BCAST, "shm", 0, 0, NULL, 0, why_shm},

@@ -50,6 +50,7 @@ int main(void)
         {"shm.cma", "shm.cma", 0, 0},      {"shm.ag", "shm.ag", 0, 0},
         {"node.binomial", "node", 2, 0}, {"node.knomial.k4", "node", 4, 0},
         {"node.scatter_ringallgather", "node", 0, 0},
+        {"node.dynamic", "node.dynamic", 0, 0},
     };
     static const int segs_k[] = {0, 1, 8, 16, 32, 64, 128};
     int expected = 0;

@@ -109,8 +109,9 @@ n=$(grep -c "COLLSEL_REORDER_FP='yes' is not valid (accepted: an integer 0..1)" 
 # 1c. Node-aware methods on virtual nodes of 2 ranks (COLLSEL_NODE_SIZE)
 if [ "$np" -ge 4 ]; then
     run nodedyn COLLSEL_VERBOSE=2 COLLSEL_NODE_SIZE=2 \
-        COLLSEL_FORCE=reduce=node.dynamic,allreduce=node.dynamic
+        COLLSEL_FORCE=bcast=node.dynamic,reduce=node.dynamic,allreduce=node.dynamic
     expect nodedyn "allreduce 8 B -> allreduce.node.dynamic (forced)"
+    expect nodedyn "bcast [0-9]* B -> bcast.node.dynamic (forced)"
     run nodes COLLSEL_VERBOSE=2 COLLSEL_NODE_SIZE=2 \
         COLLSEL_FORCE=bcast=node.binomial,reduce=node.knomial.k4,barrier=node.dissemination,allreduce=node.recursive_doubling
     expect nodes "barrier -> barrier.node.dissemination (forced)"

@@ -11,6 +11,17 @@
  *    reduce.node.dynamic and allreduce.node.dynamic (every floating-point
  *    sum then within the tolerance of native: the nodes' results are
  *    combined in node order, not the order of any other method);
+ *  - with --node-size N, bcast.node.dynamic too (with --stop until 20
+ *    stops fell among its calls, or 8 times the calls): every call (random
+ *    delays, roots and sizes, a strided datatype now and then, bursts of
+ *    calls with nothing between them) gives the root's bytes, one rank of
+ *    each non-root node received for it (cs_bcast_node_dynamic_leads),
+ *    and the leaders are counted per node rank; with nodes of 2 or more
+ *    ranks, the fixed leader of a non-root node (its node rank 0) stops
+ *    itself before 10 calls and node rank 1 lets it go on (SIGCONT) only
+ *    after its own call returned: node rank 1 must have led every one of
+ *    them (a fixed leader would keep it waiting: a watchdog then lets the
+ *    stopped rank go after 5 s, and the count fails);
  *  - with --stop, a thread of world rank 0 stops another rank (SIGSTOP)
  *    for 1 to 5 ms at random moments and lets it go on (SIGCONT): the
  *    calls are delayed, every result stays right.
@@ -26,6 +37,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "coll/bcast/bcast.h"
 #include "coll/coll.h"
 #include "coll/shm/shm.h"
 #include "tests/coll/arrival.h"
@@ -160,9 +172,12 @@ static void fp_case(const cs_method *m, const cs_method *direct, enum cs_coll co
         fail(m->name, it, "allreduce: this rank's bits differ from rank 0's", 0, got[0], r0[0]);
 }
 
-/* --stop: world rank 0's thread stops a random other rank now and then. */
+/* --stop: world rank 0's thread stops a random other rank now and then
+ * (not while `paused`: the stop and its SIGCONT under `pause_lock`). */
 static pid_t *pids;
-static int stopping = 1, stops; /* __atomic: the stopper thread and main */
+static int stopping = 1, stops, paused; /* __atomic: the stopper thread and main */
+static int stop_mode; /* --stop */
+static pthread_mutex_t pause_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void *stopper(void *arg)
 {
@@ -172,13 +187,212 @@ static void *stopper(void *arg)
         usleep(2000 + (unsigned)rand_r(&seed) % 8000);
         if (!__atomic_load_n(&stopping, __ATOMIC_ACQUIRE))
             break;
-        pid_t victim = pids[1 + rand_r(&seed) % (wsize - 1)];
-        kill(victim, SIGSTOP);
-        usleep(1000 + (unsigned)rand_r(&seed) % 4000);
-        kill(victim, SIGCONT);
-        __atomic_fetch_add(&stops, 1, __ATOMIC_RELEASE);
+        pthread_mutex_lock(&pause_lock);
+        if (!paused) {
+            pid_t victim = pids[1 + rand_r(&seed) % (wsize - 1)];
+            kill(victim, SIGSTOP);
+            usleep(1000 + (unsigned)rand_r(&seed) % 4000);
+            kill(victim, SIGCONT);
+            __atomic_fetch_add(&stops, 1, __ATOMIC_RELEASE);
+        }
+        pthread_mutex_unlock(&pause_lock);
     }
     return NULL;
+}
+
+/* bcast.node.dynamic: the message of call it from root (n ints, or every
+ * other int of 2 n when strided), checked against native. */
+#define BCAST_N 70001
+static MPI_Datatype strided;
+
+static void bcast_fill(int *b, int n, int it, int root)
+{
+    for (int i = 0; i < n; i++)
+        b[i] = (int)(((unsigned)i * 2654435761u) ^ (unsigned)(root * 7919 + it * 31));
+}
+
+static int bcast_run(const cs_method *m, int *buf, int n, int stride, int root)
+{
+    cs_call c;
+    int rc = stride ? cs_call_bcast(&c, buf, 1, strided, root, MPI_COMM_WORLD)
+                    : cs_call_bcast(&c, buf, n, MPI_INT, root, MPI_COMM_WORLD);
+    if (rc == MPI_SUCCESS && !cs_method_applies(m, &c))
+        rc = MPI_ERR_OTHER;
+    return rc == MPI_SUCCESS ? cs_method_run(m, &c) : rc;
+}
+
+static void bcast_check(const cs_method *m, int it, const int *got, int *want, int n, int stride,
+                        int root)
+{
+    const int len = stride ? 2 * n : n;
+    if (wrank == root)
+        bcast_fill(want, len, it, root);
+    else
+        memset(want, 0, sizeof *want * (size_t)len);
+    MPI_Bcast(want, stride ? 1 : n, stride ? strided : MPI_INT, root, MPI_COMM_WORLD);
+    if (memcmp(got, want, sizeof *got * (size_t)len))
+        for (int i = 0; i < len; i++)
+            if (got[i] != want[i]) {
+                fail(m->name, it, "bcast differs from native", i, got[i], want[i]);
+                break;
+            }
+}
+
+/* One call (every third of 5000 ints: strided), or (it % 10 == 9) a burst
+ * of calls with changing roots and nothing between them, then checked.
+ * Returns the calls run. */
+static int bcast_case(const cs_method *m, int it, unsigned *seed)
+{
+    static int got[BURST][2 * BCAST_N], want[2 * BCAST_N];
+    const int burst = it % 10 == 9, calls = burst ? BURST : 1;
+    for (int pass = 0; pass < 2; pass++) /* 0: the calls, 1: their checks */
+        for (int k = 0; k < calls; k++) {
+            const int n = burst ? 1 + 997 * k : sizes[it % NSIZES];
+            const int stride = !burst && n == 5000 && it % 3 == 0, root = (it / NSIZES + k) % wsize;
+            if (pass) {
+                bcast_check(m, it + k, got[k], want, n, stride, root);
+                continue;
+            }
+            if (wrank == root)
+                bcast_fill(got[k], stride ? 2 * n : n, it + k, root);
+            else
+                memset(got[k], 0, sizeof got[k][0] * (size_t)(stride ? 2 * n : n));
+            if (!burst || wrank == (k + it) % wsize)
+                test_arrival_delay(seed);
+            if (bcast_run(m, got[k], n, stride, root) != MPI_SUCCESS)
+                fail(m->name, it, "bcast call failed", k, 0, 0);
+        }
+    return calls;
+}
+
+static int stopped(pid_t pid)
+{
+    char path[64], line[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    const int ok = fgets(line, sizeof line, f) != NULL;
+    fclose(f);
+    const char *e = ok ? strrchr(line, ')') : NULL;
+    return e && (e[2] == 'T' || e[2] == 't');
+}
+
+static int watch_armed; /* __atomic: the helper's watchdog */
+static void *watchdog(void *arg)
+{
+    const pid_t victim = *(const pid_t *)arg;
+    for (int waited = 0; __atomic_load_n(&watch_armed, __ATOMIC_ACQUIRE) >= 0;) {
+        usleep(10000);
+        waited = __atomic_load_n(&watch_armed, __ATOMIC_ACQUIRE) > 0 ? waited + 1 : 0;
+        if (waited > 500) { /* 5 s in one call: the stopped rank holds it up */
+            kill(victim, SIGCONT);
+            waited = 0;
+        }
+    }
+    return NULL;
+}
+
+/* The fixed leader of node 1 (world rank node) stops itself before each
+ * call; node rank 1 of that node must receive for the node.  Returns the
+ * calls that rank led. */
+#define LATE_CALLS 10
+static long late_leader(const cs_method *m, int node)
+{
+    static int got[5000], want[5000];
+    const int victim = node, helper = node + 1;
+    unsigned long before = cs_bcast_node_dynamic_leads;
+    pthread_t th;
+    if (wrank == 0) { /* the stopper keeps still meanwhile */
+        pthread_mutex_lock(&pause_lock);
+        paused = 1;
+        pthread_mutex_unlock(&pause_lock);
+    }
+    if (wrank == helper)
+        pthread_create(&th, NULL, watchdog, &pids[victim]);
+    for (int it = 0; it < LATE_CALLS; it++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (wrank == 0)
+            bcast_fill(got, 5000, it, 0);
+        if (wrank == victim)
+            raise(SIGSTOP); /* until the helper's call returned */
+        if (wrank == helper) {
+            while (!stopped(pids[victim]))
+                usleep(100);
+            __atomic_store_n(&watch_armed, 1, __ATOMIC_RELEASE);
+        }
+        if (bcast_run(m, got, 5000, 0, 0) != MPI_SUCCESS)
+            fail(m->name, it, "late-leader bcast failed", 0, 0, 0);
+        if (wrank == helper) {
+            __atomic_store_n(&watch_armed, 0, __ATOMIC_RELEASE);
+            kill(pids[victim], SIGCONT);
+        }
+        bcast_check(m, it, got, want, 5000, 0, 0);
+    }
+    if (wrank == helper) {
+        __atomic_store_n(&watch_armed, -1, __ATOMIC_RELEASE);
+        pthread_join(th, NULL);
+    }
+    if (wrank == 0) {
+        pthread_mutex_lock(&pause_lock);
+        paused = 0;
+        pthread_mutex_unlock(&pause_lock);
+    }
+    return (long)(cs_bcast_node_dynamic_leads - before);
+}
+
+/* bcast.node.dynamic on virtual nodes of `node` ranks. */
+static void bcast_tests(int iters, int node, unsigned *seed)
+{
+    const cs_method *m = method(CS_BCAST, "bcast.node.dynamic");
+    MPI_Type_vector(5000, 1, 2, MPI_INT, &strided);
+    MPI_Type_commit(&strided);
+    const unsigned long before = cs_bcast_node_dynamic_leads;
+    const int stops0 = __atomic_load_n(&stops, __ATOMIC_ACQUIRE);
+    long calls = 0;
+    /* with --stop, on until 20 of the stops fell in these calls (at most
+     * 8 times the iterations): a rank stopped mid-call must delay it only */
+    for (int it = 0, more = 1; more; it++) {
+        calls += bcast_case(m, it, seed);
+        if (it + 1 >= iters && (it + 1) % 10 == 0) {
+            more = stop_mode && wsize > 1 && __atomic_load_n(&stops, __ATOMIC_ACQUIRE) - stops0 < 20 &&
+                   it + 1 < 8 * iters;
+            MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        }
+    }
+    /* per node rank: the calls its ranks led; one leader per non-root node */
+    const int nodes = (wsize + node - 1) / node;
+    long *led = calloc((size_t)node, sizeof *led), mine = (long)(cs_bcast_node_dynamic_leads - before);
+    led[wrank % node] = mine;
+    MPI_Allreduce(MPI_IN_PLACE, led, node, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    long all = 0;
+    for (int i = 0; i < node; i++)
+        all += led[i];
+    if (all != calls * (nodes - 1))
+        fail(m->name, iters, "leaders counted (want one per non-root node and call)", 0,
+             (double)all, (double)(calls * (nodes - 1)));
+    if (wrank == 0) {
+        printf("bcast.node.dynamic: %ld calls, %d nodes, %d stops; calls led by node rank", calls,
+               nodes, __atomic_load_n(&stops, __ATOMIC_ACQUIRE) - stops0);
+        for (int i = 0; i < node; i++)
+            printf(" %d: %ld", i, led[i]);
+        printf("\n");
+    }
+    free(led);
+    if (node >= 2 && wsize >= 2 * node && pids) {
+        long helped = late_leader(m, node), want = wrank == node + 1 ? LATE_CALLS : 0;
+        if (wrank == node || wrank == node + 1) {
+            if (helped != want)
+                fail(m->name, 0, "calls led while node rank 0 of node 1 was stopped", wrank,
+                     (double)helped, (double)want);
+        }
+        long h = wrank == node + 1 ? helped : 0;
+        MPI_Allreduce(MPI_IN_PLACE, &h, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+        if (wrank == 0)
+            printf("bcast.node.dynamic: node 1's rank 0 stopped before %d calls, its rank 1 "
+                   "led %ld of them\n", LATE_CALLS, h);
+    }
+    MPI_Type_free(&strided);
 }
 
 int main(int argc, char **argv)
@@ -189,19 +403,19 @@ int main(int argc, char **argv)
     int iters = 400, stop = 0, node = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--stop"))
-            stop = 1;
+            stop = stop_mode = 1;
         else if (!strcmp(argv[i], "--node-size") && i + 1 < argc)
             cs_shm_set_node_size(node = atoi(argv[++i]));
         else
             iters = atoi(argv[i]);
     }
     pthread_t th;
-    if (stop) {
+    if (stop || node > 1) {
         pids = malloc(sizeof *pids * (size_t)wsize);
         pid_t me = getpid();
         MPI_Allgather(&me, (int)sizeof me, MPI_BYTE, pids, (int)sizeof me, MPI_BYTE,
                       MPI_COMM_WORLD);
-        if (wrank == 0 && wsize > 1)
+        if (stop && wrank == 0 && wsize > 1)
             pthread_create(&th, NULL, stopper, NULL);
     }
     unsigned seed = 7u + 31u * (unsigned)wrank;
@@ -224,6 +438,8 @@ int main(int argc, char **argv)
                 fp_case(m, direct, coll, it, n, root, it % 3 == 2, &seed);
         }
     }
+    if (node)
+        bcast_tests(iters, node, &seed);
     if (stop && wrank == 0 && wsize > 1) {
         __atomic_store_n(&stopping, 0, __ATOMIC_RELEASE);
         pthread_join(th, NULL);

@@ -11,10 +11,11 @@
  * other call); a barrier is checked with a counter in shared memory (after
  * barrier k every rank must see p (k + 1) arrivals).  Phases of small
  * messages from one root let the writers run as far ahead as they may.
- * The dynamic reductions (*.shm.dynamic) get a random delay on every rank
- * before each call (so the arrival order changes from call to call), and
- * every other call of theirs sums integer-valued doubles, in rank order
- * and (c.reorder_fp) in arrival order by turns: exact either way.
+ * The dynamic methods (*.dynamic) get a random delay on every rank before
+ * each call (so the arrival order, and bcast.node.dynamic's leaders,
+ * change from call to call), and every other call of the reductions sums
+ * integer-valued doubles, in rank order and (c.reorder_fp) in arrival
+ * order by turns: exact either way.
  * The shared-memory methods run on each node's ranks (every node at once on
  * a cluster, tools/cluster.sh); where the world spans nodes, the node-aware
  * bcast, reduce, allreduce and alltoall run on the world too.
@@ -108,7 +109,7 @@ static void one(const cs_method *m, enum cs_coll coll, int it, MPI_Comm comm, in
     if (ahead && it % 40 == 0 &&
         (coll == CS_REDUCE ? rank == root : coll == CS_BCAST ? rank != root : rank % 2))
         usleep(300);
-    if (dynamic && it % 2) {
+    if (dynamic && it % 2 && coll != CS_BCAST) {
         one_double(m, coll, it, comm, n, root, rank, p);
         return;
     }
