@@ -50,7 +50,7 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: collsel autotune [--launcher CMD | -n N] [--budget TIME] [-o TREE]\n"
+            "usage: collsel autotune [--launcher CMD | -n N] [--mpi FLAVOUR] [--budget TIME] [-o TREE]\n"
             "                        [--dir DIR] [--resume] -- APP [ARGS...]\n\n"
             "Tune the collectives of APP in one command: record it once under the launcher,\n"
             "measure every method where it calls (collsel-replay, same launcher and ranks),\n"
@@ -61,6 +61,11 @@ static void usage(FILE *f)
             "                  (words split at spaces; collsel and APP are appended);\n"
             "                  collsel-replay runs under it too, with the same ranks\n"
             "  -n N            shortcut: the MPI library's own mpirun -n N (default: 2)\n"
+            "  --mpi FLAVOUR   openmpi or mpich: the MPI library APP loads, for a script\n"
+            "                  or an interpreter (python3 with mpi4py) when the launcher's\n"
+            "                  name does not say it (default: read from APP, else from\n"
+            "                  the launcher: --launcher's first word or mpirun, links\n"
+            "                  followed)\n"
             "  --budget TIME   time for measuring and checking (e.g. 90s, 5m, 1h; default\n"
             "                  60s): 4/5 measure the recorded points, 1/5 check the tree\n"
             "  -o TREE         the tree to write (default: APP.tree)\n"
@@ -253,7 +258,7 @@ static int parse_args(int argc, char **argv, at_opts *o, const char **launcher)
             continue;
         }
         if (strcmp(a, "--launcher") && strcmp(a, "-n") && strcmp(a, "--budget") &&
-            strcmp(a, "-o") && strcmp(a, "--dir") && strcmp(a, "--grid")) {
+            strcmp(a, "-o") && strcmp(a, "--dir") && strcmp(a, "--grid") && strcmp(a, "--mpi")) {
             fprintf(stderr, CMD "unknown option '%s' (collsel autotune --help)\n", a);
             return 2;
         }
@@ -282,6 +287,8 @@ static int parse_args(int argc, char **argv, at_opts *o, const char **launcher)
             o->tree = v;
         } else if (!strcmp(a, "--grid")) {
             o->grid = v;
+        } else if (!strcmp(a, "--mpi")) {
+            o->mpi = v;
         } else {
             o->dir = v;
         }
@@ -340,6 +347,45 @@ static int set_paths(at_opts *o)
     return 0;
 }
 
+/* The flavour: --mpi; else APP's MPI library; else (a script or an
+ * interpreter, such as python3 with mpi4py: it loads MPI later) the
+ * launcher's, --launcher's first word or the mpirun in PATH, read from its
+ * name once links are followed (Debian's alternatives). */
+static int pick_flavour(at_opts *o, const char *launcher)
+{
+    char lib[PATH_MAX];
+    if (o->mpi) {
+        o->flavour = cs_flavour_by_name(o->mpi);
+        if (o->flavour < 0 || cs_flavour_lib(o->flavour, lib, sizeof lib) < 0) {
+            fprintf(stderr, CMD "--mpi %s: not an installed flavour (collsel --version lists "
+                                "them)\n", o->mpi);
+            return 2;
+        }
+        return 0;
+    }
+    char why[2 * PATH_MAX], first[PATH_MAX] = "mpirun";
+    o->flavour = cs_flavour_for(o->app[0], why, sizeof why);
+    if (o->flavour == -2) {
+        fprintf(stderr, CMD "application '%s' not found\n", o->app[0]);
+        return 2;
+    }
+    if (o->flavour == -3) {
+        if (launcher)
+            sscanf(launcher, " %4095s", first);
+        o->flavour = cs_flavour_of_launcher(first);
+        if (o->flavour < 0) {
+            fprintf(stderr, CMD "%s, and the launcher '%s' does not say which MPI: give --mpi "
+                                "openmpi|mpich\n", why, first);
+            return 2;
+        }
+    }
+    if (o->flavour < 0) {
+        fprintf(stderr, CMD "%s: nothing to tune\n", why);
+        return 2;
+    }
+    return 0;
+}
+
 int cs_cmd_autotune(int argc, char **argv)
 {
     at_opts o;
@@ -349,16 +395,8 @@ int cs_cmd_autotune(int argc, char **argv)
     int rc = parse_args(argc, argv, &o, &launcher);
     if (rc >= 0)
         return rc;
-    char why[2 * PATH_MAX];
-    o.flavour = cs_flavour_for(o.app[0], why, sizeof why);
-    if (o.flavour == -2) {
-        fprintf(stderr, CMD "application '%s' not found\n", o.app[0]);
-        return 2;
-    }
-    if (o.flavour < 0) {
-        fprintf(stderr, CMD "%s: nothing to tune\n", why);
-        return 2;
-    }
+    if ((rc = pick_flavour(&o, launcher)) != 0)
+        return rc;
     if ((rc = launcher ? at_split_launcher(&o, launcher) : at_default_launcher(&o)) != 0)
         return rc;
     if (!at_in_path(o.launcher[0])) {

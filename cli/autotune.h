@@ -22,6 +22,7 @@ typedef struct at_opts {
     int resume;
     char **app;          /* APP ARGS, NULL-terminated */
     int flavour;
+    const char *mpi;     /* --mpi FLAVOUR, or NULL */
     char self[PATH_MAX], replay[PATH_MAX];
     char prof[PATH_MAX + 16], perf[PATH_MAX + 16], mix[PATH_MAX + 16], log[PATH_MAX + 16];
     double t0;

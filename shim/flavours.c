@@ -275,9 +275,11 @@ int cs_flavour_for(const char *prog, char *why, size_t yn)
     if (find_program(prog, path, sizeof path) < 0)
         return -2;
     int k = cs_mpi_of(path, soname, sizeof soname, where, sizeof where, why, yn);
-    if (k == 0) /* an interpreter or a script may load MPI later (mpi4py):
-                   the flavour of the launcher that started it */
-        return launcher_flavour();
+    if (k == 0) { /* an interpreter or a script may load MPI later (mpi4py):
+                     the flavour of the launcher that started it */
+        int f = launcher_flavour();
+        return f >= 0 ? f : -3;
+    }
     if (k < 0)
         return -1;
     char seen[512] = "";
@@ -296,6 +298,20 @@ int cs_flavour_for(const char *prog, char *why, size_t yn)
     snprintf(why, yn, "%s uses %s (%s), for which no collsel flavour is installed (%s)", path,
              soname, where, seen[0] ? seen : "none found next to collsel");
     return -1;
+}
+
+int cs_flavour_of_launcher(const char *prog)
+{
+    char path[PATH_MAX], real[PATH_MAX];
+    if (find_program(prog, path, sizeof path) < 0 || !realpath(path, real))
+        return -1;
+    const char *base = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
+    int f = strstr(base, "openmpi") || !strcmp(base, "orterun") || !strcmp(base, "prterun")
+                ? cs_flavour_by_name("openmpi")
+            : strstr(base, "mpich") || strstr(base, "hydra") ? cs_flavour_by_name("mpich")
+                                                               : -1;
+    char lib[PATH_MAX];
+    return f >= 0 && cs_flavour_lib(f, lib, sizeof lib) == 0 ? f : -1;
 }
 
 void cs_flavours_print(FILE *out)

@@ -58,9 +58,14 @@ int cs_mpi_of(const char *path, char *soname, size_t sn, char *where, size_t wn,
  * A program with no MPI among its dependencies (an interpreter such as
  * python3 with mpi4py, a script) gets the flavour of the launcher that
  * started it, when the environment names one (Open MPI's mpirun, MPICH's
- * hydra) and it is installed,
+ * hydra) and it is installed, else -3 (why says so);
  * -2 when prog is not found (execvp will say so). */
 int cs_flavour_for(const char *prog, char *why, size_t yn) CS_HIDDEN;
+
+/* The installed flavour whose launcher prog is (looked up in PATH, links
+ * followed, as Debian's alternatives point mpirun at mpirun.openmpi or
+ * mpirun.mpich; orterun, prterun, mpiexec.hydra): its index, or -1. */
+int cs_flavour_of_launcher(const char *prog) CS_HIDDEN;
 
 /* One line per installed flavour (for collsel --version). */
 void cs_flavours_print(FILE *f) CS_HIDDEN;

@@ -50,7 +50,8 @@ run() {
 }
 if [ -z "$tree" ]; then
     echo "== collsel autotune ($np ranks; files in $dir)"
-    "$c" autotune --launcher "$top/tests/mpiexec.sh openmpi $np" --budget "${BUDGET:-60s}" \
+    "$c" autotune --launcher "$top/tests/mpiexec.sh openmpi $np" --mpi openmpi \
+        --budget "${BUDGET:-60s}" \
         --dir "$dir/autotune" -o "$dir/app.tree" -- "$@" > "$dir/autotune.txt" 2>&1 ||
         { cat "$dir/autotune.txt" >&2; echo "apptime.sh: collsel autotune failed" >&2; exit 1; }
     tree=$dir/app.tree

@@ -15,8 +15,21 @@ L="$mpiexec $flavour $np"
 at() { timeout 300 "$collsel" autotune --launcher "$L" "$@"; }
 
 if [ "$extra" = interrupt ]; then
+    # a program with no MPI among its dependencies may be an interpreter
+    # that loads it later (python3 + mpi4py): the launcher's name decides,
+    # or --mpi; this launcher (a script) does not say
     at -- /bin/true > nompi.txt 2>&1; rc=$?
-    [ $rc = 2 ] && grep -q "does not load an MPI library.*nothing to tune" nompi.txt || { bad "non-MPI program: exit $rc"; cat nompi.txt; }
+    [ $rc = 2 ] && grep -q "does not load an MPI library.*give --mpi openmpi|mpich" nompi.txt || { bad "non-MPI program: exit $rc"; cat nompi.txt; }
+    if [ "$flavour" = openmpi ] && command -v mpirun.openmpi > /dev/null; then
+        # the launcher's name says it (links followed: Debian's alternatives)
+        timeout 120 "$collsel" autotune --launcher "mpirun.openmpi -n 2" --budget 1s \
+            --dir byname.autotune -o byname.tree -- /bin/true > byname.txt 2>&1
+        grep -q "/bin/true (Open MPI)" byname.txt || { bad "flavour from the launcher's name"; cat byname.txt; }
+    fi
+    at --mpi nope -- "$app" > badmpi.txt 2>&1; rc=$?
+    [ $rc = 2 ] && grep -q -- "--mpi nope: not an installed flavour" badmpi.txt || { bad "--mpi nope: exit $rc"; cat badmpi.txt; }
+    at --mpi "$flavour" --dir nompi.autotune -o nompi.tree -- /bin/true > nompi2.txt 2>&1; rc=$?
+    [ $rc = 1 ] && grep -q "the run wrote no profile" nompi2.txt || { bad "non-MPI program, --mpi: exit $rc"; cat nompi2.txt; }
     timeout 60 "$collsel" autotune --launcher "no-such-mpirun -n 2" -- "$app" > nolauncher.txt 2>&1; rc=$?
     [ $rc = 2 ] && grep -q "launcher 'no-such-mpirun' not found" nolauncher.txt || { bad "missing launcher: exit $rc"; cat nolauncher.txt; }
     at -o fails.tree -- "$app" --steps -3 > fails.txt 2>&1; rc=$?
