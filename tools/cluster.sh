@@ -218,7 +218,7 @@ launcher() {
         *) die "launcher: unknown option '$1' (see --help)" ;;
         esac
     done
-    read -r n r < <(state)
+    st=$(state) || exit 1; read -r n r <<< "$st"
     case "$nn" in '') nn=$n ;; *[!0-9]*|0) die "--nodes takes 1..$n (got '$nn')" ;; esac
     case "$rr" in '') rr=$r ;; *[!0-9]*|0) die "--ranks-per-node takes a count (got '$rr')" ;; esac
     [ "$nn" -le "$n" ] || die "the cluster has $n node(s), not $nn" 1
@@ -273,7 +273,7 @@ kill)
     kill_node "$nd" KILL "$p" ;; # the node stays (its namespaces), as a rebooted one
 launcher) launcher "$@" ;;
 status)
-    read -r n r < <(state)
+    st=$(state) || exit 1; read -r n r <<< "$st"
     echo "cluster: $n node(s) x $r rank(s)"
     for i in $(seq 1 "$n"); do
         echo "  $PFX$i $NET.$i processes: $(node_pids "$PFX$i" | wc -l)" \
