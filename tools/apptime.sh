@@ -11,7 +11,8 @@
 # tuned / native for the application's collective time (recorded wait +
 # tuned completion) and for the completion alone; the end prints both next
 # to the medians measured over the pairs (completion: the cells with
-# arrival data in both runs).
+# arrival data in both runs), and the wait measured in those cells, which
+# the prediction takes as unchanged.
 #   tools/apptime.sh [-n NP] [-r RUNS] [--tree TREE] [--dir DIR] [--launcher LINE] -- APP [ARGS]
 # --launcher: start the ranks with LINE (word-split) instead, e.g. a
 # cluster's (tools/cluster.sh launcher openmpi); -n is then LINE's business.
@@ -69,7 +70,7 @@ fi
 pred=$(awk -F, '$1 == "application" { a = $13 } $1 == "completion" { c = $13 } $1 == "total" { t = $13 }
     END { if (a == "") { a = t; c = t }; printf "%s %s", a, c }' "$mix")
 echo "== $runs pairs of runs, native then tuned (tree $tree)"
-printf '%-5s %12s %12s %12s\n' pair collectives completion wall
+printf '%-5s %12s %12s %12s %12s\n' pair collectives completion wait wall
 i=1
 while [ "$i" -le "$runs" ]; do
     for side in nat tun; do
@@ -87,19 +88,24 @@ while [ "$i" -le "$runs" ]; do
         echo "   (pair $i: the outputs differ, if only in the timings an application prints: diff $dir/nat-$i.out $dir/tun-$i.out)"
     coll=$("$c" show --compare "$dir/nat-$i.prof" "$dir/tun-$i.prof" | awk '$1 == "all" { print $8; exit }')
     # completion: the cells with arrival data in both runs (show --compare --csv)
-    compl=$("$c" show --compare "$dir/nat-$i.prof" "$dir/tun-$i.prof" --csv |
-        awk -F, '$1 == "cell" && $12 != "" && $13 != "" { a += $12; b += $13 }
-            END { if (a > 0) printf "%.3f", b / a; else print "-" }')
+    # and the wait there (time - completion), which the prediction keeps
+    cw=$("$c" show --compare "$dir/nat-$i.prof" "$dir/tun-$i.prof" --csv |
+        awk -F, '$1 == "cell" && $12 != "" && $13 != "" { a += $12; b += $13; wa += $8 - $12; wb += $9 - $13 }
+            END { if (a > 0) printf "%.3f ", b / a; else printf "- "
+                  if (wa > 0) printf "%.3f", wb / wa; else printf "-" }')
+    compl=${cw% *} wait=${cw#* }
     wall=$(awk '{ w[FILENAME] = $1 } END { printf "%.3f", w[ARGV[2]] / w[ARGV[1]] }' \
         "$dir/nat-$i.wall" "$dir/tun-$i.wall")
-    printf '%-5s %12s %12s %12s\n' "$i" "$coll" "$compl" "$wall"
-    echo "$coll $wall $compl" >> "$dir/ratios"
+    printf '%-5s %12s %12s %12s %12s\n' "$i" "$coll" "$compl" "$wait" "$wall"
+    echo "$coll $wall $compl $wait" >> "$dir/ratios"
     i=$((i + 1))
 done
 sort -n "$dir/ratios" | awk '{ c[NR] = $1 } END { printf "median of tuned / native, collective time: %s", c[int((NR + 1) / 2)] }'
 sort -n -k2 "$dir/ratios" | awk '{ w[NR] = $2 } END { printf "; wall time: %s (%d pairs)\n", w[int((NR + 1) / 2)], NR }'
 meas=$(sort -n "$dir/ratios" | awk '{ c[NR] = $1 } END { print c[int((NR + 1) / 2)] }')
 mcompl=$(awk '$3 != "-" { print $3 }' "$dir/ratios" | sort -n | awk '{ c[NR] = $1 } END { print NR ? c[int((NR + 1) / 2)] : "-" }')
-echo "$pred $meas $mcompl" | awk '{ printf "predicted against measured (tuned / native):\n" \
+mwait=$(awk '$4 != "-" && $4 != "" { print $4 }' "$dir/ratios" | sort -n | awk '{ c[NR] = $1 } END { print NR ? c[int((NR + 1) / 2)] : "-" }')
+echo "$pred $meas $mcompl $mwait" | awk '{ printf "predicted against measured (tuned / native):\n" \
     "  application collective time: predicted %.3f, measured median %.3f (difference %+.3f)\n" \
-    "  completion time:             predicted %.3f, measured median %s\n", $1, $3, $3 - $1, $2, $4 }'
+    "  completion time:             predicted %.3f, measured median %s\n" \
+    "  wait:                        taken as unchanged (1), measured median %s\n", $1, $3, $3 - $1, $2, $4, $5 }'
