@@ -50,8 +50,8 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: collsel autotune [--launcher CMD | -n N] [--mpi FLAVOUR] [--budget TIME] [-o TREE]\n"
-            "                        [--dir DIR] [--resume] -- APP [ARGS...]\n\n"
+            "usage: collsel autotune [--launcher CMD | -n N] [--mpi FLAVOUR] [--budget TIME]\n"
+            "                        [-o TREE] [--dir DIR] [--resume] -- APP [ARGS...]\n\n"
             "Tune the collectives of APP in one command: record it once under the launcher,\n"
             "measure every method where it calls (collsel-replay, same launcher and ranks),\n"
             "build the decision tree (collsel tune), check it on the recorded mix\n"
