@@ -12,7 +12,10 @@
  * sequence number (the communicator's call count on this rank, the same
  * operation on every member) and, for calls kept, (seq, entry, exit) in a
  * bounded ring per communicator.  Kept: the communicator's first
- * CS_ARR_FIRST calls, then the calls whose level (cs_arr_level: a
+ * CS_ARR_FIRST calls, the first CS_ARR_CELL_FIRST calls of each collective
+ * and size bin on it (a cell with few but long calls, a large bcast made
+ * 8 times, is then matched whole, not estimated from one call), then the
+ * calls whose level (cs_arr_level: a
  * function of (communicator key, seq)) is at least the ring's
  * level, at least CS_ARR_LEVEL0 (1 call in 8); a full ring raises its level
  * by one and drops the calls below it (half of them).  Every member of a
@@ -54,6 +57,8 @@ struct cs_profile;
 struct cs_cell;
 
 #define CS_ARR_FIRST 32       /* first calls of a communicator always kept */
+#define CS_ARR_CELL_FIRST 16  /* first calls of a collective and size on it too */
+#define CS_ARR_CSLOTS 16      /* ... counted in this many slots (power of two) */
 #define CS_ARR_LEVEL0 3       /* later calls: level >= 3 (1 in 8) at least */
 #define CS_ARR_RING 512       /* kept calls per communicator and rank */
 #define CS_ARR_VECS 64        /* lateness vectors kept per cell, at most... */

@@ -88,10 +88,11 @@ void cs_show_arr_quality(FILE *f, const cs_profile *p)
     for (size_t i = 0; i < a->ncells; i++)
         entries += a->cells[i].entries;
     fprintf(f, "arrivals    estimated from %llu of %llu rank calls matched across ranks "
-               "(%.1f %%): the first %d calls of each communicator, then 1 in %d",
+               "(%.1f %%): the first %d calls of each communicator and %d of each "
+               "collective and size on it, then 1 in %d",
             (unsigned long long)entries, (unsigned long long)calls, pct((double)entries,
                                                                         (double)calls),
-            CS_ARR_FIRST, 1 << CS_ARR_LEVEL0);
+            CS_ARR_FIRST, CS_ARR_CELL_FIRST, 1 << CS_ARR_LEVEL0);
     if (a->level > CS_ARR_LEVEL0)
         fprintf(f, " (rings full: down to 1 in %.0f, %llu kept calls dropped)",
                 ldexp(1.0, (int)(a->level < 63 ? a->level : 63)), (unsigned long long)a->dropped);
