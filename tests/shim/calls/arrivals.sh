@@ -30,6 +30,7 @@ run() { # NAME ENV... -- ARGS: record a run into OUT/NAME.prof
 
 args="$last $delay 15"
 run late COLLSEL_VERBOSE=0
+"$check" "$out/late.prof" --pairs || { echo "FAIL late: pairs"; fail=1; }
 "$check" "$out/late.prof" --clock global --late "$last" 0.8 --spread 0.016 0.2 \
     --wait-min "$(awk "BEGIN {print 0.8 * 15 * $delay * 1e-6 * $last}")" --sum-tol 0.01 ||
     { echo "FAIL late: arrivals"; fail=1; }
