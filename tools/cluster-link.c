@@ -219,7 +219,8 @@ static uint64_t flush(void)
 }
 
 /* Reads up to READ_BURST frames from port IN and queues each on its
- * output(s), due DELAY ns after it was read. */
+ * output(s), due DELAY ns after it was read; the frames due meanwhile are
+ * sent after each (a burst of 64 KiB frames takes a while to copy). */
 static void receive(unsigned in, uint64_t delay)
 {
     for (int k = 0; k < READ_BURST; k++) {
@@ -252,6 +253,7 @@ static void receive(unsigned in, uint64_t delay)
                     enqueue(o, b, t, t + delay);
         }
         put_buf(b);
+        flush();
     }
 }
 
