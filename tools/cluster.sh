@@ -166,14 +166,16 @@ build_link() {
 # a switch in collsel-sw with one TAP device per node (collsel-tK, moved
 # into node K after), each frame sent on DELAY us after it came in; TCP
 # segmentation offloaded (-g: frames of up to 64 KiB, as on the veth);
-# SCHED_FIFO 10 (-r: a frame due is sent when due, not after a busy rank's
-# time slice).  Its PID (and its namespace's inode) in RUN/link.pid.
+# the timer set early by its usual lateness (-e: frames go out ~2 us after
+# they are due, not 7-10); SCHED_FIFO 10 (-r: a frame due is sent when
+# due, not after a busy rank's time slice).  Its PID (and its namespace's
+# inode) in RUN/link.pid.
 start_link() {
     local n=$1 delay=$2 i taps=
     build_link || return 1
     for i in $(seq 1 "$n"); do taps="$taps collsel-t$i"; done
     # shellcheck disable=SC2086
-    nsenter --net="/run/netns/$SW" "$RUN/cluster-link" -g -r 10 -d "$delay" -R "$RUN/link.ready" \
+    nsenter --net="/run/netns/$SW" "$RUN/cluster-link" -g -e -r 10 -d "$delay" -R "$RUN/link.ready" \
         $taps < /dev/null > /dev/null 2> "$RUN/link.log" &
     echo "$! $(stat -L -c %i "/run/netns/$SW")" > "$RUN/link.pid"
     for i in $(seq 1 100); do
