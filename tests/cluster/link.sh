@@ -7,8 +7,9 @@
 #   - the rate's tbf sits on every node's interface;
 #   - an MPI job runs across the link: the correctness matrix of the
 #     node-aware methods (groups 4 | 3+1 | 2+2), all matched;
-#   - an unclean earlier run (its state in /run/collsel-cluster lost) is
-#     cleaned by the next `up`: the old switch process is ended;
+#   - an unclean earlier run (its state in /run/collsel-cluster lost, a
+#     stray switch left in collsel-sw) is cleaned by the next `up`: both
+#     switch processes are ended;
 #   - `down` leaves nothing: no namespace, link, mount, switch process or
 #     /run/collsel-cluster.
 # A cluster that was up before (tools/test.sh brings one up around the
@@ -30,6 +31,7 @@ flock 9
 mkdir -p "$tmp"
 prev=$(cat "$RUN/state" 2> /dev/null)
 restore() {
+    [ -n "${stray:-}" ] && kill "$stray" 2> /dev/null # (a failed check below)
     "$cl" down > /dev/null 2>&1
     # shellcheck disable=SC2086
     [ -n "$prev" ] && set -- $prev && "$cl" up "$1" --ranks-per-node "$2" > /dev/null
@@ -68,14 +70,24 @@ rc=$?
 grep -q "all matched" "$tmp/matrix.out" || { tail "$tmp/matrix.out" >&2; fail "the matrix did not match"; }
 tail -1 "$tmp/matrix.out"
 
-# an unclean earlier run: the state is lost, the next `up` ends its switch
+# an unclean earlier run: the state is lost, and a second switch runs in
+# the switch's namespace with its TAP still there (an `up` that died before
+# it moved the TAP into a node: only the namespace knows of it); the next
+# `up` ends both
 read -r old _ < "$RUN/link.pid" || fail "no $RUN/link.pid"
 running_link "$old" || fail "the switch (PID $old) is not running"
+cp "$RUN/cluster-link" "$tmp/" || fail "no $RUN/cluster-link"
 rm -rf "$RUN"
+nsenter --net=/run/netns/collsel-sw "$tmp/cluster-link" -d 500 -R "$tmp/stray.ready" collsel-t9 \
+    2> /dev/null &
+stray=$!
+for i in $(seq 1 100); do [ -e "$tmp/stray.ready" ] && break; sleep 0.02; done
+running_link "$stray" || fail "the stray switch did not start"
 "$cl" up 2 --ranks-per-node 2 --delay 500 --link tap > "$tmp/up2.out" 2>&1 ||
     { cat "$tmp/up2.out" >&2; fail "up after an unclean run failed"; }
-running_link "$old" &&
-    fail "the earlier run's switch (PID $old) still runs after up"
+running_link "$old" && fail "the earlier run's switch (PID $old) still runs after up"
+running_link "$stray" && fail "the stray switch (PID $stray) in collsel-sw still runs after up"
+wait "$stray"
 read -r pid _ < "$RUN/link.pid" || fail "no $RUN/link.pid"
 
 # down leaves nothing
