@@ -629,18 +629,25 @@ int cs_arr_split(const cs_profile *p, const cs_cell *c, double *wait_s, double *
     return 0;
 }
 
-int cs_arr_induced(const cs_profile *p, const cs_arr_cell *a, double wait_s, double *caused_s,
-                   double *causes_s)
+int cs_arr_induced(const cs_profile *p, const cs_cell *c, double *caused_s, double *causes_s,
+                   double *lag_s)
 {
-    *caused_s = *causes_s = 0;
-    if (!p->arr.pairs || !a || (a->npair == 0 && a->nprev == 0))
+    const cs_arr_cell *a = cs_arr_find(p, c->coll, c->comm_size, c->bin);
+    double w, k, dummy;
+    if (!lag_s)
+        lag_s = &dummy;
+    *caused_s = *causes_s = *lag_s = 0;
+    if (!p->arr.pairs || !a || (a->npair == 0 && a->nprev == 0) || cs_arr_split(p, c, &w, &k) < 0)
         return -1;
     if (a->pwait > 0) {
         double share = (a->pwait - a->swait) / a->pwait;
-        *caused_s = wait_s * (share < -1 ? -1 : share > 1 ? 1 : share);
+        *caused_s = w * (share < -1 ? -1 : share > 1 ? 1 : share);
     }
-    if (a->nprev > 0)
-        *causes_s = a->induced / (double)a->nprev * a->ops;
+    double per_op = a->ops > 0 ? (a->wait + a->compl) / a->ops : 0; /* measured, per operation */
+    if (a->nprev > 0 && per_op > 0) {
+        *causes_s = c->t_total * (a->induced / (double)a->nprev) / per_op;
+        *lag_s = c->t_total * (a->lag / (double)a->nprev) / per_op;
+    }
     return 0;
 }
 

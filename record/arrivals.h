@@ -5,8 +5,10 @@
  *   completion  from the last arrival on:     max(0, own exit - last arrival)
  * (wait + completion = exit - entry for every rank and call; a rank that
  * leaves before the last arrival, a bcast's root, a reduce's leaf, waited
- * only until it left, and its completion is 0).  Only completion depends on
- * the method: it is the most any method can remove.
+ * only until it left, and its completion is 0).  Completion depends on the
+ * method, and so does the part of the next call's wait that this call's
+ * uneven exits cause (the pairs below): together, the most any method can
+ * remove.
  *
  * Recording (shim/arr.c): per recorded call on a tracked communicator a
  * sequence number (the communicator's call count on this rank, the same
@@ -220,12 +222,14 @@ int cs_arr_shrink(cs_arr *a);
 void cs_arr_serialize(const cs_arr *a, cs_buf *out);
 int cs_arr_deserialize(cs_arr *a, cs_rd *r, uint32_t version, cs_err *e);
 
-/* The part of a cell's wait that its predecessors' uneven exits caused
- * (pwait - swait of its pairs, as a share of pwait, scaled to wait_s), and
- * the wait this cell's own uneven exits add at the next calls (induced per
- * predecessor operation times the cell's operations); -1 if the pairs were
- * not recorded or the cell has none (both 0). */
-int cs_arr_induced(const struct cs_profile *p, const cs_arr_cell *a, double wait_s,
-                   double *caused_s, double *causes_s);
+/* Of a cell's recorded time (seconds summed over ranks, scaled like
+ * cs_arr_split): the part of its wait that its predecessors' uneven exits
+ * caused (pwait - swait of its pairs, as a share of pwait), the wait its
+ * own uneven exits add at the next calls and its ranks' lags behind its
+ * last exit (per predecessor operation, as a share of the cell's measured
+ * time per operation); -1 if the pairs were not recorded or the cell has
+ * none (all 0).  lag_s may be NULL. */
+int cs_arr_induced(const struct cs_profile *p, const struct cs_cell *c, double *caused_s,
+                   double *causes_s, double *lag_s);
 
 #endif

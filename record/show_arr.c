@@ -25,8 +25,7 @@ void cs_arr_sum_of(const cs_profile *p, int coll, cs_arr_sum *s)
             s->wait += w;
             s->compl += k;
             s->covered += c->t_total;
-            if (cs_arr_induced(p, cs_arr_find(p, c->coll, c->comm_size, c->bin), w, &caused,
-                               &causes) == 0)
+            if (cs_arr_induced(p, c, &caused, &causes, NULL) == 0)
                 s->induced += caused;
         }
     }
@@ -55,8 +54,8 @@ void cs_show_arr_headline(FILE *f, const cs_profile *p)
     cs_arr_sum_of(p, -1, &s);
     if (!cs_arr_recorded(p)) {
         fprintf(f, "where the time goes: wait and completion NOT RECORDED (a profile of format 2 "
-                   "or older): how much of the %s in collectives is waiting for late ranks, "
-                   "which no method removes, is unknown\n", fmt_t(a, sizeof a, s.total));
+                   "or older): how much of the %s in collectives is waiting for late ranks "
+                   "is unknown\n", fmt_t(a, sizeof a, s.total));
         return;
     }
     if (s.covered <= 0) {
@@ -192,7 +191,7 @@ void cs_show_arr_cells(FILE *f, const cs_profile *p, const size_t *idx, size_t k
         }
         double caused, causes;
         fprintf(f, " %6.1f%% %6.1f%%", pct(w, c->t_total), pct(k2, c->t_total));
-        if (cs_arr_induced(p, a, w, &caused, &causes) == 0 && a->npair > 0)
+        if (cs_arr_induced(p, c, &caused, &causes, NULL) == 0 && a->npair > 0)
             fprintf(f, " %6.1f%%", pct(caused, c->t_total));
         else
             fprintf(f, " %7s", "-");
@@ -265,7 +264,7 @@ void cs_show_arr_csv_cell(FILE *f, const cs_profile *p, const cs_cell *c)
         csv_text(f, a->sites[0].where);
     fprintf(f, ",%llu", (unsigned long long)a->entries);
     double caused, causes;
-    if (cs_arr_induced(p, a, w, &caused, &causes) == 0)
+    if (cs_arr_induced(p, c, &caused, &causes, NULL) == 0)
         fprintf(f, ",%.9g,%.9g", caused, causes);
     else
         fputs(",,", f);
@@ -332,7 +331,7 @@ void cs_show_arr_json_cell(FILE *f, const cs_profile *p, const cs_cell *c)
     }
     fprintf(f, "], \"patterns\": %u", a->nvec);
     double caused, causes;
-    if (cs_arr_induced(p, a, w, &caused, &causes) == 0)
+    if (cs_arr_induced(p, c, &caused, &causes, NULL) == 0)
         fprintf(f, ", \"exits_caused_wait_s\": %.9g, \"exits_cause_wait_s\": %.9g, "
                    "\"pairs\": %llu}", caused, causes, (unsigned long long)a->npair);
     else
