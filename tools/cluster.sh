@@ -226,6 +226,12 @@ up() {
     if [ -n "$q" ] && ! err=$(qdisc_works "$q"); then
         teardown; skip "tc qdisc '$q' is not possible here: $err"
     fi
+    if [ "$link" = tap ]; then # what the user-space link needs
+        [ -c /dev/net/tun ] ||
+            { teardown; skip "no /dev/net/tun: the user-space link (--delay without netem) needs TAP devices"; }
+        command -v "${CC:-cc}" > /dev/null ||
+            { teardown; skip "no C compiler (${CC:-cc}) to build the user-space link (--delay without netem)"; }
+    fi
     ip netns add "$SW" && ip -n "$SW" link set lo up ||
         { teardown; die "cannot make the switch namespace $SW" 1; }
     if [ "$link" = veth ]; then

@@ -40,8 +40,10 @@ restore() {
 trap restore EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-"$cl" up 2 --ranks-per-node 2 --delay 500 --rate 1gbit --link tap > "$tmp/up.out" 2>&1 ||
-    { cat "$tmp/up.out" >&2; fail "cluster.sh up --delay 500 --link tap failed"; }
+"$cl" up 2 --ranks-per-node 2 --delay 500 --rate 1gbit --link tap > "$tmp/up.out" 2>&1
+rc=$?
+[ $rc = 77 ] && { cat "$tmp/up.out" >&2; exit 77; } # no TAP devices, no cc: skipped, with the reason
+[ $rc = 0 ] || { cat "$tmp/up.out" >&2; fail "cluster.sh up --delay 500 --link tap failed"; }
 grep -q "tap, the user-space link: 500 us" "$tmp/up.out" || { cat "$tmp/up.out" >&2; fail "up does not name the link"; }
 for i in 1 2; do
     tc -n collsel-node$i qdisc show dev collsel0 | grep -q "tbf .*rate 1Gbit" ||
