@@ -37,7 +37,8 @@
  *   -R FILE    created once every TAP is open (the caller waits for it)
  *
  * On SIGTERM or SIGINT it prints its counts to stderr (frames forwarded,
- * flooded, dropped; how late the sends were against their release times:
+ * flooded, dropped; write errors: a frame to a TAP whose node has not set
+ * it up yet, EIO, as the nodes' first IPv6 frames at `up`; how late the sends were against their release times:
  * their mean and maximum; with -e the time waited out on the clock) and
  * exits 0.
  */
