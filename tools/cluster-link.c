@@ -81,7 +81,6 @@ struct buf {
 
 struct slot {
     uint64_t due; /* release time, CLOCK_MONOTONIC ns */
-    uint64_t in;  /* when it was read */
     struct buf *b;
 };
 
@@ -212,7 +211,7 @@ static void learn(const unsigned char *mac, unsigned port)
     }
 }
 
-static void enqueue(unsigned out, struct buf *b, uint64_t in, uint64_t due)
+static void enqueue(unsigned out, struct buf *b, uint64_t due)
 {
     struct port *p = &ports[out];
     if (p->n == qlen) {
@@ -220,7 +219,6 @@ static void enqueue(unsigned out, struct buf *b, uint64_t in, uint64_t due)
         return;
     }
     struct slot *s = &p->q[(p->head + p->n++) % qlen];
-    s->in = in;
     s->due = due;
     s->b = b;
     b->refs++;
@@ -283,12 +281,12 @@ static void receive(unsigned in, uint64_t delay)
         int out = (eth[0] & 1) ? -1 : mac_port(eth);
         if (out == (int)in) { /* both ends on one port: nothing to forward */
         } else if (out >= 0) {
-            enqueue((unsigned)out, b, t, t + delay);
+            enqueue((unsigned)out, b, t + delay);
         } else {
             st.floods++;
             for (unsigned o = 0; o < nports; o++)
                 if (o != in)
-                    enqueue(o, b, t, t + delay);
+                    enqueue(o, b, t + delay);
         }
         put_buf(b);
         flush();
