@@ -646,11 +646,15 @@ int cs_arr_induced(const cs_profile *p, const cs_cell *c, double *caused_s, doub
     *caused_s = *causes_s = *lag_s = 0;
     if (!p->arr.pairs || !a || (a->npair == 0 && a->nprev == 0) || cs_arr_split(p, c, &w, &k) < 0)
         return -1;
-    if (a->pwait > 0) {
-        double share = (a->pwait - a->swait) / a->pwait;
-        *caused_s = w * (share < -1 ? -1 : share > 1 ? 1 : share);
-    }
+    /* per operation of the pairs, as a share of the cell's measured time
+     * per operation (the cell's recorded time then scales it): the same
+     * pairs give both sides, so what the predecessors cause is what their
+     * successors show, whatever rare long waits elsewhere in the cell */
     double per_op = a->ops > 0 ? (a->wait + a->compl) / a->ops : 0; /* measured, per operation */
+    if (a->npair > 0 && per_op > 0) {
+        double x = c->t_total * ((a->pwait - a->swait) / a->npair) / per_op;
+        *caused_s = x < -w ? -w : x > w ? w : x;
+    }
     if (a->nprev > 0 && per_op > 0) {
         *causes_s = c->t_total * (a->induced / a->nprev) / per_op;
         *lag_s = c->t_total * (a->lag / a->nprev) / per_op;

@@ -240,11 +240,12 @@ int cs_arr_deserialize(cs_arr *a, cs_rd *r, uint32_t version, cs_err *e);
 
 /* Of a cell's recorded time (seconds summed over ranks, scaled like
  * cs_arr_split): the part of its wait that its predecessors' uneven exits
- * caused (pwait - swait of its pairs, as a share of pwait), the wait its
- * own uneven exits add at the next calls and its ranks' lags behind its
- * last exit (per predecessor operation, as a share of the cell's measured
- * time per operation); -1 if the pairs were not recorded or the cell has
- * none (all 0).  lag_s may be NULL. */
+ * caused (pwait - swait per pair, at most its wait), the wait its own
+ * uneven exits add at the next calls and its ranks' lags behind its last
+ * exit (per predecessor operation); each per operation as a share of the
+ * cell's measured time per operation, times its recorded time; -1 if the
+ * pairs were not recorded or the cell has none (all 0).  lag_s may be
+ * NULL. */
 int cs_arr_induced(const struct cs_profile *p, const struct cs_cell *c, double *caused_s,
                    double *causes_s, double *lag_s);
 
