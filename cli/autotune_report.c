@@ -95,10 +95,9 @@ void at_report(at_opts *o, const cs_profile *prof)
         printf("\n== expected gain under the application's arrivals (%s; the times above are "
                "completion: last exit - last arrival)\n"
                "  on completion time (what the tree changes):         %.3f [%.3f, %.3f]\n"
-               "  on the application's collective time (recorded wait + tuned completion): "
-               "%.3f [%.3f, %.3f]\n"
-               "  (of %.3f s in collectives summed over ranks, %.3f s is wait or not replayed: "
-               "no method removes it)\n",
+               "  on the application's collective time (recorded wait + tuned completion, "
+               "the wait that uneven exits cause moved with the methods): %.3f [%.3f, %.3f]\n"
+               "  (of %.3f s in collectives summed over ranks, %.3f s is wait or not replayed)\n",
                pred[0].method, pred[0].ratio, pred[0].lo, pred[0].hi, pred[1].ratio, pred[1].lo,
                pred[1].hi, pred[1].native * 1e-6, wait * 1e-6);
     }

@@ -59,6 +59,8 @@ int cs_arr_add_rec(cs_arr *a, const cs_arr_rec *r, const char *site)
     cs_arr_rec *d = &a->recs[a->nrecs++];
     *d = *r;
     d->site = site_index(a, site);
+    if (!a->recorded)
+        a->pairs = 1; /* matched here: the pair sums are kept */
     a->recorded = 1;
     return 0;
 }
@@ -293,6 +295,86 @@ static int reduce_op(cs_arr *a, const cs_arr_rec *g, uint32_t n)
     return rc;
 }
 
+/* The operation reduced just before, kept for pairing with the next one on
+ * its communicator (its records may be overwritten in place meanwhile). */
+typedef struct prev_op {
+    int valid;
+    uint64_t comm, seq;
+    uint32_t n, coll, comm_size, bin, one_node;
+    int64_t *exit; /* n, by communicator rank */
+    size_t cap;
+} prev_op;
+
+/* Pair the complete operation g[0..n) with its predecessor p (the same
+ * communicator, call number - 1): its wait had p released every rank at
+ * p's last exit (see cs_arr_cell).  -1: out of memory. */
+static int pair_op(cs_arr *a, const prev_op *p, const cs_arr_rec *g, uint32_t n)
+{
+    int64_t x = p->exit[0], last = g[0].entry, last2 = INT64_MIN;
+    for (uint32_t i = 1; i < n; i++) {
+        if (p->exit[i] > x)
+            x = p->exit[i];
+        if (g[i].entry > last)
+            last = g[i].entry;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t a2 = g[i].entry + (x - p->exit[i]);
+        if (a2 > last2)
+            last2 = a2;
+    }
+    double caused = 0, lag = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t shift = x - p->exit[i], a2 = g[i].entry + shift;
+        int64_t left = g[i].exit < last ? g[i].exit : last;
+        /* a rank that left before the last arrival leaves as long after its
+         * own arrival; the others as long after the last arrival */
+        int64_t x2 = g[i].exit < last ? a2 + (g[i].exit - g[i].entry) : g[i].exit + (last2 - last);
+        int64_t left2 = x2 < last2 ? x2 : last2;
+        double w = 1e-9 * (double)(left - g[i].entry), w2 = 1e-9 * (double)(left2 - a2);
+        cs_arr_cell *c = cell_get(a, g[i].coll, g[i].comm_size, g[i].bin);
+        if (!c)
+            return -1;
+        c->pwait = cs_time_add(c->pwait, w);
+        c->swait = cs_time_add(c->swait, w2);
+        caused += w - w2;
+        lag += 1e-9 * (double)shift;
+    }
+    cs_arr_cell *c = cell_get(a, g[0].coll, g[0].comm_size, g[0].bin);
+    cs_arr_cell *q = cell_get(a, p->coll, p->comm_size, p->bin);
+    if (!c || !q)
+        return -1;
+    c->npair = cs_count_add(c->npair, 1);
+    q->nprev = cs_count_add(q->nprev, 1);
+    q->induced += caused;
+    q->lag = cs_time_add(q->lag, lag);
+    return 0;
+}
+
+/* Remember g[0..n) as the predecessor of the next operation. */
+static int keep_prev(prev_op *p, const cs_arr_rec *g, uint32_t n)
+{
+    if (n > p->cap) {
+        int64_t *e = realloc(p->exit, n * sizeof *e);
+        if (!e)
+            return -1;
+        p->exit = e;
+        p->cap = n;
+    }
+    p->valid = 1;
+    p->comm = g[0].comm;
+    p->seq = g[0].seq;
+    p->n = n;
+    p->coll = g[0].coll;
+    p->comm_size = g[0].comm_size;
+    p->bin = g[0].bin;
+    p->one_node = 1;
+    for (uint32_t i = 0; i < n; i++) {
+        p->exit[i] = g[i].exit;
+        p->one_node &= g[i].node == g[0].node;
+    }
+    return 0;
+}
+
 int cs_arr_match(cs_arr *a)
 {
     if (a->nrecs == 0)
@@ -300,6 +382,7 @@ int cs_arr_match(cs_arr *a)
     qsort(a->recs, a->nrecs, sizeof *a->recs, rec_cmp);
     size_t k = 0, i = 0;
     int rc = 0;
+    prev_op prev = {0};
     while (i < a->nrecs) {
         size_t j = i + 1, ndup = 0;
         while (j < a->nrecs && a->recs[j].comm == a->recs[i].comm &&
@@ -317,15 +400,26 @@ int cs_arr_match(cs_arr *a)
         size_t n = m - i;
         int ok = n == a->recs[i].comm_size && a->recs[m - 1].comm_rank == n - 1;
         if (ok && rc == 0) {
-            if (reduce_op(a, &a->recs[i], (uint32_t)n) < 0)
+            const cs_arr_rec *g = &a->recs[i];
+            int one_node = 1;
+            for (size_t t = 0; t < n; t++)
+                one_node &= g[t].node == g[0].node;
+            /* across nodes only on comparable clocks */
+            int comparable = a->clock != CS_ARR_CLOCK_NODE || (one_node && prev.one_node);
+            if (reduce_op(a, g, (uint32_t)n) < 0 ||
+                (prev.valid && prev.comm == g[0].comm && prev.seq + 1 == g[0].seq &&
+                 prev.n == n && n > 1 && comparable && pair_op(a, &prev, g, (uint32_t)n) < 0) ||
+                keep_prev(&prev, g, (uint32_t)n) < 0)
                 rc = -1;
         } else {
+            prev.valid = 0;
             memmove(&a->recs[k], &a->recs[i], n * sizeof *a->recs);
             k += n;
         }
         a->unmatched += ndup;
         i = j;
     }
+    free(prev.exit);
     a->nrecs = k;
     a->matched_at = k;
     return rc;
@@ -362,6 +456,12 @@ static int cell_merge(cs_arr_cell *d, const cs_arr_cell *s)
     for (uint32_t i = 0; i < s->nsites; i++)
         site_add(d, s->sites[i].where, s->sites[i].wait);
     d->site_other_wait = cs_time_add(d->site_other_wait, s->site_other_wait);
+    d->npair = cs_count_add(d->npair, s->npair);
+    d->pwait = cs_time_add(d->pwait, s->pwait);
+    d->swait = cs_time_add(d->swait, s->swait);
+    d->nprev = cs_count_add(d->nprev, s->nprev);
+    d->induced += s->induced;
+    d->lag = cs_time_add(d->lag, s->lag);
     if (d->comm_size != s->comm_size)
         return 0;
     for (uint32_t i = 0; i < s->nvec; i++)
@@ -377,8 +477,11 @@ int cs_arr_merge(cs_arr *dst, const cs_arr *src)
     if (!dst->recorded) {
         dst->recorded = 1;
         dst->clock = src->clock;
-    } else if (src->clock == CS_ARR_CLOCK_NODE) {
-        dst->clock = CS_ARR_CLOCK_NODE;
+        dst->pairs = src->pairs;
+    } else {
+        if (src->clock == CS_ARR_CLOCK_NODE)
+            dst->clock = CS_ARR_CLOCK_NODE;
+        dst->pairs &= src->pairs;
     }
     if (src->clock_err > dst->clock_err)
         dst->clock_err = src->clock_err;
@@ -526,6 +629,28 @@ int cs_arr_split(const cs_profile *p, const cs_cell *c, double *wait_s, double *
     return 0;
 }
 
+int cs_arr_induced(const cs_profile *p, const cs_cell *c, double *caused_s, double *causes_s,
+                   double *lag_s)
+{
+    const cs_arr_cell *a = cs_arr_find(p, c->coll, c->comm_size, c->bin);
+    double w, k, dummy;
+    if (!lag_s)
+        lag_s = &dummy;
+    *caused_s = *causes_s = *lag_s = 0;
+    if (!p->arr.pairs || !a || (a->npair == 0 && a->nprev == 0) || cs_arr_split(p, c, &w, &k) < 0)
+        return -1;
+    if (a->pwait > 0) {
+        double share = (a->pwait - a->swait) / a->pwait;
+        *caused_s = w * (share < -1 ? -1 : share > 1 ? 1 : share);
+    }
+    double per_op = a->ops > 0 ? (a->wait + a->compl) / a->ops : 0; /* measured, per operation */
+    if (a->nprev > 0 && per_op > 0) {
+        *causes_s = c->t_total * (a->induced / (double)a->nprev) / per_op;
+        *lag_s = c->t_total * (a->lag / (double)a->nprev) / per_op;
+    }
+    return 0;
+}
+
 double cs_arr_spread_q(const cs_arr_cell *a, double q)
 {
     double total = 0, at = 0;
@@ -615,6 +740,12 @@ void cs_arr_serialize(const cs_arr *a, cs_buf *out)
             cs_buf_f64(out, c->prio[k]);
         for (size_t k = 0; k < (size_t)c->nvec * c->comm_size; k++)
             cs_buf_u32(out, c->vec[k]);
+        cs_buf_u64(out, c->npair);
+        cs_buf_f64(out, c->pwait);
+        cs_buf_f64(out, c->swait);
+        cs_buf_u64(out, c->nprev);
+        cs_buf_f64(out, c->induced);
+        cs_buf_f64(out, c->lag);
     }
 }
 
@@ -623,7 +754,7 @@ void cs_arr_serialize(const cs_arr *a, cs_buf *out)
 #define REC_BYTES (4 * 8 + 8 * 4)
 #define ACELL_MIN_BYTES (3 * 4 + 8 + 3 * 8 + 8 + 2 * 8 + 4 + 4 + 8 + 4 + 8 + 4)
 
-static int rd_cell(cs_rd *r, cs_arr_cell *c, cs_err *e)
+static int rd_cell(cs_rd *r, cs_arr_cell *c, uint32_t version, cs_err *e)
 {
     uint32_t nh, b;
     cs_rd_u32(r, &c->coll);
@@ -698,10 +829,21 @@ static int rd_cell(cs_rd *r, cs_arr_cell *c, cs_err *e)
         for (size_t k = 0; k < (size_t)nv * c->comm_size; k++)
             cs_rd_u32(r, &c->vec[k]);
     }
+    if (version >= 4) {
+        cs_rd_u64(r, &c->npair);
+        cs_rd_f64(r, &c->pwait);
+        cs_rd_f64(r, &c->swait);
+        cs_rd_u64(r, &c->nprev);
+        cs_rd_f64(r, &c->induced);
+        cs_rd_f64(r, &c->lag);
+        if (!r->bad && (c->npair > CS_COUNT_MAX || c->nprev > CS_COUNT_MAX || !OKT(c->pwait) ||
+                        !OKT(c->swait) || !OKT(c->lag) || !(fabs(c->induced) <= CS_TIME_MAX)))
+            return cs_fail(e, "arrival cell has a bad pair sum");
+    }
     return r->bad ? cs_fail(e, "arrival cell cut short") : 0;
 }
 
-int cs_arr_deserialize(cs_arr *a, cs_rd *r, cs_err *e)
+int cs_arr_deserialize(cs_arr *a, cs_rd *r, uint32_t version, cs_err *e)
 {
     uint64_t n;
     memset(a, 0, sizeof *a);
@@ -711,6 +853,7 @@ int cs_arr_deserialize(cs_arr *a, cs_rd *r, cs_err *e)
         return cs_fail(e, "arrival flag %u (0 or 1)", a->recorded);
     if (!a->recorded)
         return 0;
+    a->pairs = version >= 4;
     cs_rd_u32(r, &a->clock);
     cs_rd_f64(r, &a->clock_err);
     cs_rd_u32(r, &a->level);
@@ -769,7 +912,7 @@ int cs_arr_deserialize(cs_arr *a, cs_rd *r, cs_err *e)
     for (uint64_t i = 0; i < n; i++) {
         cs_arr_cell *c = &a->cells[i];
         a->ncells++; /* owned from here on: freed with the rest */
-        if (rd_cell(r, c, e) < 0)
+        if (rd_cell(r, c, version, e) < 0)
             return -1;
         if (i > 0 && acell_cmp(&a->cells[i - 1], c) >= 0)
             return cs_fail(e, "arrival cell %llu is out of order or repeated",

@@ -12,7 +12,10 @@
  * sequence number (the communicator's call count on this rank, the same
  * operation on every member) and, for calls kept, (seq, entry, exit) in a
  * bounded ring per communicator.  Kept: the communicator's first
- * CS_ARR_FIRST calls, then the calls whose level (cs_arr_level: a
+ * CS_ARR_FIRST calls, the first CS_ARR_CELL_FIRST calls of each collective
+ * and size bin on it (a cell with few but long calls, a large bcast made
+ * 8 times, is then matched whole, not estimated from one call), then the
+ * calls whose level (cs_arr_level: a
  * function of (communicator key, seq)) is at least the ring's
  * level, at least CS_ARR_LEVEL0 (1 call in 8); a full ring raises its level
  * by one and drops the calls below it (half of them).  Every member of a
@@ -54,6 +57,8 @@ struct cs_profile;
 struct cs_cell;
 
 #define CS_ARR_FIRST 32       /* first calls of a communicator always kept */
+#define CS_ARR_CELL_FIRST 16  /* first calls of a collective and size on it too */
+#define CS_ARR_CSLOTS 16      /* ... counted in this many slots (power of two) */
 #define CS_ARR_LEVEL0 3       /* later calls: level >= 3 (1 in 8) at least */
 #define CS_ARR_RING 512       /* kept calls per communicator and rank */
 #define CS_ARR_VECS 64        /* lateness vectors kept per cell, at most... */
@@ -108,11 +113,26 @@ typedef struct cs_arr_cell {
     uint32_t nvec;
     double *prio;         /* nvec priorities (smallest kept) */
     uint32_t *vec;        /* nvec x comm_size */
+    /* pairs (format version 4): an operation whose predecessor on the
+     * communicator (call number - 1) was matched in the same pass, both
+     * unweighted.  The wait a rank sees is partly the previous call's
+     * ranks leaving it at different times (a bcast's root leaves first):
+     * what if that call had released every rank at its last exit?  Each
+     * rank's next arrival moves later by how much earlier it left than the
+     * last one; its completion after the last arrival stays. */
+    uint64_t npair;       /* operations of this cell with their predecessor */
+    double pwait;         /* their wait (seconds, summed over ranks) */
+    double swait;         /* the same had the predecessor released together */
+    uint64_t nprev;       /* operations of this cell that were a predecessor */
+    double induced;       /* the wait they added at their successors (pwait
+                             - swait there; negative: their skew saved wait) */
+    double lag;           /* their ranks' last exit - own exit, summed */
 } cs_arr_cell;
 
 /* The arrival part of a profile (cs_profile.arr). */
 typedef struct cs_arr {
     uint32_t recorded;    /* 0: not recorded (format <= 2, or recording off) */
+    uint32_t pairs;       /* 1: the cells' pair sums were recorded (format >= 4) */
     uint32_t clock;       /* CS_ARR_CLOCK_GLOBAL or CS_ARR_CLOCK_NODE */
     double clock_err;     /* seconds: bound of the cross-node clock error */
     uint32_t level;       /* highest ring level reached (0: no ring filled) */
@@ -195,8 +215,19 @@ int cs_arr_fold(cs_arr *a, uint32_t level);
  * dropped, 1 if nothing is left to drop (the cells' sums always stay). */
 int cs_arr_shrink(cs_arr *a);
 
-/* Serialisation (format version 3, after the version 2 fields). */
+/* Serialisation (format version 3, after the version 2 fields; version 4
+ * adds the pair sums at the end of every cell). */
 void cs_arr_serialize(const cs_arr *a, cs_buf *out);
-int cs_arr_deserialize(cs_arr *a, cs_rd *r, cs_err *e);
+int cs_arr_deserialize(cs_arr *a, cs_rd *r, uint32_t version, cs_err *e);
+
+/* Of a cell's recorded time (seconds summed over ranks, scaled like
+ * cs_arr_split): the part of its wait that its predecessors' uneven exits
+ * caused (pwait - swait of its pairs, as a share of pwait), the wait its
+ * own uneven exits add at the next calls and its ranks' lags behind its
+ * last exit (per predecessor operation, as a share of the cell's measured
+ * time per operation); -1 if the pairs were not recorded or the cell has
+ * none (all 0).  lag_s may be NULL. */
+int cs_arr_induced(const struct cs_profile *p, const struct cs_cell *c, double *caused_s,
+                   double *causes_s, double *lag_s);
 
 #endif

@@ -21,9 +21,11 @@
  *          compl, u64 nops, f64 ops, spread, u32 nh + nh x (u32 bin, f64),
  *          u32 nlate + (u32 rank, f64 ops) each, f64 late_other, u32
  *          nsites + (str, f64 wait) each, f64 site_other_wait, u32 nvec,
- *          nvec x f64 priority, nvec x comm_size x u32 lateness (ns)
+ *          nvec x f64 priority, nvec x comm_size x u32 lateness (ns),
+ *          and (version 4) u64 npair, f64 pwait, swait, u64 nprev, f64
+ *          induced, lag
  * (A version 1 payload ends after the sites, a version 2 one after
- * folded_cells.)
+ * folded_cells; a version 3 one has no pair sums.)
  * Nothing may follow.  Every count is checked against the bytes left, so a
  * corrupted count cannot make the reader allocate or loop absurdly.
  */
@@ -219,7 +221,7 @@ int cs_profile_deserialize_v(cs_profile *p, const void *data, size_t n, uint32_t
         cs_fail(e, "folding level %u (0..%d)", p->fold, CS_FOLD_MAX);
         goto out;
     }
-    if (version >= 3 && cs_arr_deserialize(&p->arr, &r, e) < 0)
+    if (version >= 3 && cs_arr_deserialize(&p->arr, &r, version, e) < 0)
         goto out; /* version 1 and 2: arrivals not recorded (arr zeroed) */
     p->arr.fold = p->fold;
     if (r.off != r.n) {

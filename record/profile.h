@@ -252,8 +252,9 @@ int cs_profile_deserialize_v(cs_profile *p, const void *data, size_t n, uint32_t
  * Reading rejects empty, truncated, corrupted, foreign and newer-version
  * files with a message naming the file. */
 #define CS_PROFILE_MAGIC "COLLSELP"
-#define CS_PROFILE_VERSION 3u /* 2: meta.selection, folding level and count; 3: arrivals
-                                 (versions 1 and 2 still read: arrivals "not recorded") */
+#define CS_PROFILE_VERSION 4u /* 2: meta.selection, folding level and count; 3: arrivals
+                                 (versions 1 and 2 still read: arrivals "not recorded");
+                                 4: the arrival cells' pair sums (3: "not recorded") */
 #define CS_PROFILE_HEADER 24
 int cs_profile_write(const cs_profile *p, const char *path, cs_err *e);
 int cs_profile_read(cs_profile *p, const char *path, cs_err *e);

@@ -21,9 +21,12 @@ void cs_arr_sum_of(const cs_profile *p, int coll, cs_arr_sum *s)
             continue;
         s->total += c->t_total;
         if (cs_arr_split(p, c, &w, &k) == 0) {
+            double caused, causes;
             s->wait += w;
             s->compl += k;
             s->covered += c->t_total;
+            if (cs_arr_induced(p, c, &caused, &causes, NULL) == 0)
+                s->induced += caused;
         }
     }
 }
@@ -51,8 +54,8 @@ void cs_show_arr_headline(FILE *f, const cs_profile *p)
     cs_arr_sum_of(p, -1, &s);
     if (!cs_arr_recorded(p)) {
         fprintf(f, "where the time goes: wait and completion NOT RECORDED (a profile of format 2 "
-                   "or older): how much of the %s in collectives is waiting for late ranks, "
-                   "which no method removes, is unknown\n", fmt_t(a, sizeof a, s.total));
+                   "or older): how much of the %s in collectives is waiting for late ranks "
+                   "is unknown\n", fmt_t(a, sizeof a, s.total));
         return;
     }
     if (s.covered <= 0) {
@@ -64,11 +67,24 @@ void cs_show_arr_headline(FILE *f, const cs_profile *p)
                "waiting for the last rank to arrive, %s (%.1f %%) completion\n",
             fmt_t(a, sizeof a, s.total), fmt_t(b, sizeof b, s.wait), pct(s.wait, s.covered),
             fmt_t(c, sizeof c, s.compl), pct(s.compl, s.covered));
-    fprintf(f, "any method could remove at most %.1f %% of the collective time (its completion); "
-               "the rest is waiting%s\n", pct(s.compl, s.covered),
-            p->arr.clock == CS_ARR_CLOCK_NODE ? " (within nodes: the clocks of the nodes "
-                                                 "could not be compared, so waiting across "
-                                                 "nodes counts as completion)" : "");
+    const char *local = p->arr.clock == CS_ARR_CLOCK_NODE
+                            ? " (within nodes: the clocks of the nodes could not be compared, so "
+                              "waiting across nodes counts as completion)"
+                            : "";
+    if (p->arr.pairs) {
+        double ind = s.induced > 0 ? s.induced : 0;
+        fprintf(f, "any method could remove at most %.1f %% of the collective time: its "
+                   "completion (%.1f %%) and the waiting that calls letting their ranks go at "
+                   "different times caused at the next call (%.1f %%: a method that releases "
+                   "them together removes it); the rest is waiting%s\n",
+                pct(s.compl + ind, s.covered), pct(s.compl, s.covered), pct(ind, s.covered),
+                local);
+    } else {
+        fprintf(f, "any method could remove at most %.1f %% of the collective time (its "
+                   "completion), and the part of the waiting that uneven exits of the calls "
+                   "before caused (not recorded: profile format 3); the rest is waiting%s\n",
+                pct(s.compl, s.covered), local);
+    }
     if (s.covered < s.total * 0.9995)
         fprintf(f, "(split measured for the cells holding %.1f %% of the time; the rest has no "
                    "matched call)\n", pct(s.covered, s.total));
@@ -88,10 +104,11 @@ void cs_show_arr_quality(FILE *f, const cs_profile *p)
     for (size_t i = 0; i < a->ncells; i++)
         entries += a->cells[i].entries;
     fprintf(f, "arrivals    estimated from %llu of %llu rank calls matched across ranks "
-               "(%.1f %%): the first %d calls of each communicator, then 1 in %d",
+               "(%.1f %%): the first %d calls of each communicator and %d of each "
+               "collective and size on it, then 1 in %d",
             (unsigned long long)entries, (unsigned long long)calls, pct((double)entries,
                                                                         (double)calls),
-            CS_ARR_FIRST, 1 << CS_ARR_LEVEL0);
+            CS_ARR_FIRST, CS_ARR_CELL_FIRST, 1 << CS_ARR_LEVEL0);
     if (a->level > CS_ARR_LEVEL0)
         fprintf(f, " (rings full: down to 1 in %.0f, %llu kept calls dropped)",
                 ldexp(1.0, (int)(a->level < 63 ? a->level : 63)), (unsigned long long)a->dropped);
@@ -153,10 +170,12 @@ void cs_show_arr_cells(FILE *f, const cs_profile *p, const size_t *idx, size_t k
 {
     if (!cs_arr_recorded(p) || k == 0)
         return;
-    fprintf(f, "\nwait and completion of the hottest cells (spread: last - first arrival; "
-               "late: world ranks last to arrive, share of operations)\n"
-               "%-22s %6s %-20s %12s %7s %7s %-28s %-22s %s\n", "collective", "comm",
-            "message size", "time", "wait", "compl", "spread mean / p50 / p95",
+    fprintf(f, "\nwait and completion of the hottest cells (exits: the part of the wait that "
+               "the previous call on the communicator caused by letting its ranks go at "
+               "different times; spread: last - first arrival; late: world ranks last to "
+               "arrive, share of operations)\n"
+               "%-22s %6s %-20s %12s %7s %7s %7s %-28s %-22s %s\n", "collective", "comm",
+            "message size", "time", "wait", "compl", "exits", "spread mean / p50 / p95",
             "late ranks", "call site (most wait)");
     for (size_t i = 0; i < k; i++) {
         const cs_cell *c = &p->cells[idx[i]];
@@ -170,7 +189,12 @@ void cs_show_arr_cells(FILE *f, const cs_profile *p, const size_t *idx, size_t k
             fprintf(f, " %7s %7s (no call matched)\n", "-", "-");
             continue;
         }
+        double caused, causes;
         fprintf(f, " %6.1f%% %6.1f%%", pct(w, c->t_total), pct(k2, c->t_total));
+        if (cs_arr_induced(p, c, &caused, &causes, NULL) == 0 && a->npair > 0)
+            fprintf(f, " %6.1f%%", pct(caused, c->t_total));
+        else
+            fprintf(f, " %7s", "-");
         if (a->ops > 0)
             snprintf(spread, sizeof spread, "%s / %s / %s", fmt_t(s1, sizeof s1, a->spread / a->ops),
                      fmt_t(s2, sizeof s2, cs_arr_spread_q(a, 0.5)),
@@ -206,7 +230,7 @@ void cs_show_arr_csv_meta(FILE *f, const cs_profile *p)
 
 const char cs_show_arr_csv_header[] =
     ",wait_s,completion_s,wait_share,spread_mean_us,spread_p50_us,spread_p95_us,late_ranks,"
-    "arrival_site,arrival_entries";
+    "arrival_site,arrival_entries,exits_caused_wait_s,exits_cause_wait_s";
 
 static void csv_text(FILE *f, const char *s)
 {
@@ -224,7 +248,7 @@ void cs_show_arr_csv_cell(FILE *f, const cs_profile *p, const cs_cell *c)
     const cs_arr_cell *a = cs_arr_find(p, c->coll, c->comm_size, c->bin);
     double w, k;
     if (!a || cs_arr_split(p, c, &w, &k) < 0) {
-        fputs(",,,,,,,,,", f);
+        fputs(",,,,,,,,,,,", f);
         return;
     }
     fprintf(f, ",%.9g,%.9g,%.4f,", w, k, c->t_total > 0 ? w / c->t_total : 0);
@@ -239,6 +263,11 @@ void cs_show_arr_csv_cell(FILE *f, const cs_profile *p, const cs_cell *c)
     if (a->nsites)
         csv_text(f, a->sites[0].where);
     fprintf(f, ",%llu", (unsigned long long)a->entries);
+    double caused, causes;
+    if (cs_arr_induced(p, c, &caused, &causes, NULL) == 0)
+        fprintf(f, ",%.9g,%.9g", caused, causes);
+    else
+        fputs(",,", f);
 }
 
 /* ---- JSON ----------------------------------------------------------------- */
@@ -252,6 +281,10 @@ void cs_show_arr_json_meta(FILE *f, const cs_profile *p)
         return;
     }
     cs_arr_sum_of(p, -1, &s);
+    if (a->pairs)
+        fprintf(f, ", \"exits_caused_wait_s\": %.9g", s.induced);
+    else
+        fputs(", \"exits_caused_wait_s\": null", f);
     fprintf(f, ", \"arrivals\": {\"wait_s\": %.9g, \"completion_s\": %.9g, "
                "\"completion_share\": %.6f, \"time_covered_s\": %.9g, \"clock\": \"%s\", "
                "\"clock_error_s\": %.3g, \"level\": %u, \"dropped\": %llu, \"unmatched\": %llu, "
@@ -296,5 +329,11 @@ void cs_show_arr_json_cell(FILE *f, const cs_profile *p, const cs_cell *c)
         cs_json_str(f, a->sites[i].where);
         fprintf(f, ", \"wait_s\": %.9g}", a->sites[i].wait);
     }
-    fprintf(f, "], \"patterns\": %u}", a->nvec);
+    fprintf(f, "], \"patterns\": %u", a->nvec);
+    double caused, causes;
+    if (cs_arr_induced(p, c, &caused, &causes, NULL) == 0)
+        fprintf(f, ", \"exits_caused_wait_s\": %.9g, \"exits_cause_wait_s\": %.9g, "
+                   "\"pairs\": %llu}", caused, causes, (unsigned long long)a->npair);
+    else
+        fputs(", \"exits_caused_wait_s\": null, \"exits_cause_wait_s\": null}", f);
 }

@@ -11,6 +11,8 @@
  * seconds, and the time of the cells that have arrivals (covered). */
 typedef struct cs_arr_sum {
     double wait, compl, covered, total;
+    double induced; /* of wait: caused by the previous calls' uneven exits
+                       (cs_arr_induced; 0 where the pairs were not recorded) */
 } cs_arr_sum;
 void cs_arr_sum_of(const cs_profile *p, int coll, cs_arr_sum *s);
 

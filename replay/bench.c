@@ -283,7 +283,7 @@ static int bench_interleaved(cs_rop *op, const cs_method *tab, const int *idx, i
                              const bench_cfg *b)
 {
     const int n = b->interleave;
-    double *v = malloc(sizeof *v * (size_t)n * (size_t)nk * 2), out[4];
+    double *v = malloc(sizeof *v * (size_t)n * (size_t)nk * 2), out[5];
     int rc = v ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     const double t0 = cs_pat_now(b->o.arrivals);
     for (int c = 0; c < n && rc == MPI_SUCCESS; c++)

@@ -29,7 +29,9 @@
  * application's collective time, (T - sum(T_i) + sum(W_i + C_i x ratio_i))
  * / T, where T is the profile's time in every collective, T_i, W_i, C_i a
  * replayed point's recorded time, wait and completion (a cell without
- * arrival data: all completion) - the wait is what no method removes.
+ * arrival data: all completion), plus what the point's exit skew changes
+ * (exits_change: the wait its uneven exits add at the next calls is not
+ * fixed).
  */
 #include <math.h>
 #include <stdio.h>
@@ -54,6 +56,7 @@ typedef struct item {
     double med[2];           /* median over rounds, seconds per call: [0] native, [1] tuned */
     double ratio, rlo, rhi;  /* median of the paired ratios tuned/native, its 95 % CI */
     double rep[2];           /* seconds replayed per side */
+    double skew[2];          /* under arrivals: median exit skew per call, s (native, tuned) */
     int same;                /* the tree runs native at every root */
     char method[96];         /* the tree's choice (first root) */
     cs_pattern pat;          /* the arrival pattern (with the point's vectors) */
@@ -118,6 +121,8 @@ static int measure_item(item *it, cs_rop *op, MPI_Comm sync, double max_seconds,
         it->cycles = c;
         it->med[0] = t[0].median_us * 1e-6;
         it->med[1] = t[1].median_us * 1e-6;
+        it->skew[0] = t[0].skew_us * 1e-6;
+        it->skew[1] = t[1].skew_us * 1e-6;
         it->ratio = cs_median_sorted(q, c);
         cs_median_ci(q, c, &it->rlo, &it->rhi);
     }
@@ -132,7 +137,33 @@ typedef struct prediction {
     double v[2][4];
     double wait, t_all; /* recorded wait of the replayed points; every collective */
     size_t unrecorded;  /* points without arrival data (all taken as completion) */
+    double exits[2];    /* wait the points' uneven exits add at the next calls: recorded,
+                           predicted (with the tuned ratio) */
 } prediction;
+
+/* The exit skew's share of the application time (profiles of format 4):
+ * a point's ranks leave unevenly (their lags behind the last exit, lag_s)
+ * and the early ones wait that much more at the next call (causes_s: at
+ * most the lags; less where an early leaver had more work to do).  Under a
+ * method whose last exit comes r times as long after the last arrival as
+ * native's and whose exit skew (last - first exit) is q times native's
+ * (both measured here, under the pattern), the ranks' completions sum to
+ * about r (C + lag_s) - q lag_s (C: the recorded completion, counted by
+ * the ratio as r C) and the next calls' wait loses (1 - q) causes_s.  The
+ * change against taking the wait as fixed: (r - q) lag_s - (1 - q)
+ * causes_s.  Where both are the lags (balanced work) that is (r - 1) lag_s
+ * whatever q: a faster call shortens the lags, a more even release only
+ * moves the waiting into the call.  Native kept: no change. */
+static double exits_change(const item *it, double r)
+{
+    const cs_point *p = it->p;
+    if (it->same)
+        return 0;
+    double q = it->skew[0] > 50e-9 ? it->skew[1] / it->skew[0] : r; /* none: scales with r */
+    if (q > 4)
+        q = 4;
+    return (r - q) * p->lag_s - (1 - q) * p->causes_s;
+}
 
 static void predict(const cs_points *pts, const item *it, size_t n, prediction *pr)
 {
@@ -144,9 +175,12 @@ static void predict(const cs_points *pts, const item *it, size_t n, prediction *
         double r[3] = {it[i].ratio, it[i].rlo, it[i].rhi};
         pr->v[0][0] += p->compl_s;
         for (int k = 0; k < 3; k++) {
+            double t = p->wait_s + p->compl_s * r[k] + exits_change(&it[i], r[k]);
             pr->v[0][1 + k] += p->compl_s * r[k];
-            pr->v[1][1 + k] += p->wait_s + p->compl_s * r[k];
+            pr->v[1][1 + k] += t > 0 ? t : 0;
         }
+        pr->exits[0] += p->causes_s;
+        pr->exits[1] += p->causes_s + exits_change(&it[i], it[i].ratio);
         pr->wait += p->wait_s;
         pr->unrecorded += !p->arr;
         rest -= p->t_s;
@@ -178,8 +212,9 @@ static void print_prediction(const cs_replay_opts *o, const prediction *pr, cons
                    "\"ratio\": %.4f, \"ratio_lo\": %.4f, \"ratio_hi\": %.4f}%s\n",
                    what[w], pr->v[w][0], pr->v[w][1], ratio_of(pr, w, 1), ratio_of(pr, w, 2),
                    ratio_of(pr, w, 3), ",");
-        printf("  \"recorded_wait_s\": %.6f,\n  \"points_without_arrivals\": %zu\n}\n",
-               pr->wait, pr->unrecorded);
+        printf("  \"recorded_wait_s\": %.6f,\n  \"exits_wait_s\": %.6f,\n"
+               "  \"exits_change_s\": %.6f,\n  \"points_without_arrivals\": %zu\n}\n",
+               pr->wait, pr->exits[0], pr->exits[1] - pr->exits[0], pr->unrecorded);
         return;
     }
     printf("\nunder arrivals %s (times per call above: completion, last exit - last arrival)\n"
@@ -187,10 +222,14 @@ static void print_prediction(const cs_replay_opts *o, const prediction *pr, cons
            "  (recorded completion %.6f s -> %.6f s, summed over ranks)\n"
            "expected gain on the application's collective time (recorded wait + tuned "
            "completion; every collective, those not replayed unchanged): %.3f [%.3f, %.3f]\n"
-           "  (recorded %.6f s, of which wait %.6f s (%.0f %%), which no method removes)\n",
+           "  (recorded %.6f s, of which wait %.6f s (%.0f %%))\n",
            pat, ratio_of(pr, 0, 1), ratio_of(pr, 0, 2), ratio_of(pr, 0, 3), pr->v[0][0],
            pr->v[0][1], ratio_of(pr, 1, 1), ratio_of(pr, 1, 2), ratio_of(pr, 1, 3), pr->t_all,
            pr->wait, pr->t_all > 0 ? 100 * pr->wait / pr->t_all : 0);
+    if (pr->exits[0] != 0 || pr->exits[1] != 0)
+        printf("  (of that wait, %.6f s is the replayed points' uneven exits making ranks wait "
+               "at the next call; the tree's methods change the whole by %+.6f s)\n",
+               pr->exits[0], pr->exits[1] - pr->exits[0]);
     if (pr->unrecorded)
         printf("  (%zu point(s) without arrival data: all their time taken as completion)\n",
                pr->unrecorded);

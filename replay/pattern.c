@@ -230,11 +230,12 @@ static double median(double *x, int n)
 }
 
 int cs_pat_round(MPI_Comm sync, cs_pat_run *r, int (*fn)(void *, long), void *arg, long *i,
-                 int n, double t_start, double out[4])
+                 int n, double t_start, double out[5])
 {
-    double now = cs_pat_now(r), start = 0, all[6] = {0, 0, 0, 0, 0, 0};
+    double now = cs_pat_now(r), start = 0, all[7] = {0, 0, 0, 0, 0, 0, 0};
     /* [0..n): the calls on time; [n..2n): every call */
     double comp[2 * CS_PAT_ROUND_CALLS], span[2 * CS_PAT_ROUND_CALLS];
+    double skew[2 * CS_PAT_ROUND_CALLS];
     int rc = PMPI_Barrier(sync), err = MPI_SUCCESS, ontime = 0, done = 0;
     if (n > CS_PAT_ROUND_CALLS)
         n = CS_PAT_ROUND_CALLS;
@@ -242,21 +243,23 @@ int cs_pat_round(MPI_Comm sync, cs_pat_run *r, int (*fn)(void *, long), void *ar
         rc = PMPI_Allreduce(&now, &start, 1, MPI_DOUBLE, MPI_MAX, sync);
     for (int k = 0; k < n && rc == MPI_SUCCESS && all[4] == 0; k++) {
         double target = start + r->slack + cs_pattern_lateness(r->pat, *i, r->grank, r->gsize);
-        double mine[6];
+        double mine[7];
         mine[5] = cs_pat_now(r) > target; /* the slack was too short for this rank */
         double a = spin_until(r, target);
         mine[3] = a > target + PAT_LATE_OK; /* not on time: started late, or preempted */
         err = fn(arg, (*i)++);
         double x = cs_pat_now(r);
-        mine[0] = x, mine[1] = -a, mine[2] = a, mine[4] = err != MPI_SUCCESS;
-        rc = PMPI_Allreduce(mine, all, 6, MPI_DOUBLE, MPI_MAX, sync);
+        mine[0] = x, mine[1] = -a, mine[2] = a, mine[4] = err != MPI_SUCCESS, mine[6] = -x;
+        rc = PMPI_Allreduce(mine, all, 7, MPI_DOUBLE, MPI_MAX, sync);
         if (rc != MPI_SUCCESS)
             break;
         if (all[3] == 0) { /* every rank arrived when the pattern said */
             comp[ontime] = all[0] - all[2]; /* last exit - last arrival */
+            skew[ontime] = all[0] + all[6]; /* last exit - first exit */
             span[ontime++] = all[0] + all[1]; /* last exit - first arrival */
         }
         comp[CS_PAT_ROUND_CALLS + done] = all[0] - all[2];
+        skew[CS_PAT_ROUND_CALLS + done] = all[0] + all[6];
         span[CS_PAT_ROUND_CALLS + done++] = all[0] + all[1];
         r->calls++;
         r->misses += all[3] != 0;
@@ -278,6 +281,7 @@ int cs_pat_round(MPI_Comm sync, cs_pat_run *r, int (*fn)(void *, long), void *ar
     out[1] = elmax;
     out[2] = all[4];
     out[3] = median(span + off, m);
+    out[4] = median(skew + off, m);
     if (rc != MPI_SUCCESS)
         return rc;
     if (err != MPI_SUCCESS)

@@ -11,6 +11,7 @@
  *          runs the call, stamps its exit x_r
  *   completion = max_r x_r - max_r a_r     (the injected delay never counts)
  *   exit span  = max_r x_r - min_r a_r     (what the earliest rank sees)
+ *   exit skew  = max_r x_r - min_r x_r     (how unevenly it lets them go)
  *
  * Patterns (cs_pattern_parse):
  *   none             every rank at once (lateness 0; still timed per call)
@@ -110,9 +111,10 @@ double cs_pat_now(const cs_pat_run *r);
  * pattern (timing.c's round): the closure's call index *i advances by n.
  * out[0]: median completion of the calls (s), out[1]: seconds since
  * t_start (max over ranks), out[2]: error flag (any rank), out[3]: median
- * exit span (s).  Identical on every
+ * exit span (s), out[4]: median exit skew (last exit - first exit, s: how
+ * unevenly the method lets the ranks go).  Identical on every
  * rank.  Collective over sync.  Returns an MPI error code. */
 int cs_pat_round(MPI_Comm sync, cs_pat_run *r, int (*fn)(void *, long), void *arg, long *i,
-                 int n, double t_start, double out[4]);
+                 int n, double t_start, double out[5]);
 
 #endif

@@ -29,6 +29,11 @@ static int add_cell_point(cs_points *pts, cs_point *p, const cs_profile *prof, c
     p->wait_s = p->arr ? share * w : 0;
     p->compl_s = p->arr ? share * cpl : p->t_s;
     const cs_arr_cell *a = cs_arr_find(prof, c->coll, c->comm_size, c->bin);
+    double caused, causes, lag;
+    if (p->arr && cs_arr_induced(prof, c, &caused, &causes, &lag) == 0) {
+        p->causes_s = share * causes; /* the point's share of the cell's */
+        p->lag_s = share * lag;
+    }
     if (a && a->nvec && a->comm_size == c->comm_size) {
         size_t nv = (size_t)a->nvec * a->comm_size;
         if (!(p->late = malloc(sizeof *p->late * nv)))
@@ -116,6 +121,7 @@ void cs_points_merge(cs_points *pts)
         }
         d->ops += s->ops;
         d->t_s += s->t_s, d->wait_s += s->wait_s, d->compl_s += s->compl_s;
+        d->causes_s += s->causes_s, d->lag_s += s->lag_s;
         d->arr |= s->arr;
         if (!d->late) { /* one cell's vectors (the same cell, or a grid point) */
             d->late = s->late, d->nvec = s->nvec, d->vranks = s->vranks;

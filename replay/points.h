@@ -25,6 +25,10 @@ typedef struct cs_point {
      * (arr = 0) compl_s = t_s, wait_s = 0 (all of it taken as changeable) */
     double t_s, wait_s, compl_s;
     int arr;
+    /* its uneven exits (profiles of format 4; 0 otherwise): the wait they
+     * add at the next calls on the communicator and the ranks' lags behind
+     * the last exit, both seconds summed over ranks (record/arrivals.h) */
+    double causes_s, lag_s;
     double *late;       /* the cell's recorded lateness vectors, nvec x vranks seconds
                            (owned; NULL: none): what --arrivals recorded draws from */
     uint32_t nvec, vranks;

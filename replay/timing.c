@@ -53,10 +53,11 @@ void cs_median_ci(const double *sorted, int n, double *lo, double *hi)
 
 /* One round of r calls starting at call index *i; the allreduced (MAX)
  * values: [0] seconds per call, [1] seconds since t_start, [2] error flag,
- * [3] exit span per call (= [0] without arrivals).  Under an arrival
- * pattern (arr), cs_pat_round: [0] is the mean completion per call. */
+ * [3] exit span per call (= [0] without arrivals), [4] exit skew per call
+ * (0 without arrivals).  Under an arrival pattern (arr), cs_pat_round: [0]
+ * is the mean completion per call. */
 static int one_round(MPI_Comm comm, cs_timed_fn fn, void *arg, long *i, int r, double t_start,
-                     struct cs_pat_run *arr, double out[4])
+                     struct cs_pat_run *arr, double out[5])
 {
     if (arr) /* each call is timed on its own: a round need not be long */
         return cs_pat_round(comm, arr, fn, arg, i, r < CS_PAT_ROUND_CALLS ? r : CS_PAT_ROUND_CALLS,
@@ -71,6 +72,7 @@ static int one_round(MPI_Comm comm, cs_timed_fn fn, void *arg, long *i, int r, d
     double v[3] = {(t1 - t0) / r, t1 - t_start, err != MPI_SUCCESS};
     rc = PMPI_Allreduce(v, out, 3, MPI_DOUBLE, MPI_MAX, comm);
     out[3] = out[0];
+    out[4] = 0;
     if (rc != MPI_SUCCESS)
         return rc;
     if (err != MPI_SUCCESS)
@@ -103,7 +105,7 @@ static void apply_opts(cs_timing_opts *o, const cs_timing_opts *opts)
 static int size_rounds(MPI_Comm comm, cs_timed_fn fn, void *arg, long *i, const cs_timing_opts *o,
                        double start, int pow2, int *r_out, double *per_call)
 {
-    double v[4] = {0, 0, 0, 0};
+    double v[5] = {0, 0, 0, 0, 0};
     int rc = one_round(comm, fn, arg, i, o->warmup, start, o->arrivals, v);
     int r = 1;
     for (int cal = 0; cal < (pow2 ? 4 : 3) && rc == MPI_SUCCESS; cal++) {
@@ -131,12 +133,15 @@ static int size_rounds(MPI_Comm comm, cs_timed_fn fn, void *arg, long *i, const 
     return rc;
 }
 
-/* Statistics of the n round times t[] (seconds per call) and exit spans
- * sp[] into out. */
-static int summarize(const double *t, const double *sp, double *sorted, int n, cs_timing *out)
+/* Statistics of the n round times t[] (seconds per call), exit spans sp[]
+ * and skews sk[] into out. */
+static int summarize(const double *t, const double *sp, const double *sk, double *sorted, int n,
+                     cs_timing *out)
 {
     memcpy(sorted, sp, sizeof *sp * (size_t)n);
     out->span_us = cs_median_sorted(sorted, n) * 1e6;
+    memcpy(sorted, sk, sizeof *sk * (size_t)n);
+    out->skew_us = cs_median_sorted(sorted, n) * 1e6;
     memcpy(sorted, t, sizeof *t * (size_t)n);
     double med = cs_median_sorted(sorted, n), lo, hi;
     cs_median_ci(sorted, n, &lo, &hi);
@@ -163,10 +168,10 @@ int cs_time_collective(MPI_Comm comm, cs_timed_fn fn, void *arg, const cs_timing
     cs_timing_opts o;
     apply_opts(&o, opts);
     memset(out, 0, sizeof *out);
-    double *t = malloc(sizeof *t * (size_t)o.max_rounds * 3);
+    double *t = malloc(sizeof *t * (size_t)o.max_rounds * 4);
     if (!t)
         return MPI_ERR_NO_MEM;
-    double *sorted = t + o.max_rounds, *sp = sorted + o.max_rounds, v[4];
+    double *sorted = t + o.max_rounds, *sp = sorted + o.max_rounds, *sk = sp + o.max_rounds, v[5];
     long i = 0;
     double start = PMPI_Wtime();
 
@@ -185,8 +190,9 @@ int cs_time_collective(MPI_Comm comm, cs_timed_fn fn, void *arg, const cs_timing
         if (rc != MPI_SUCCESS)
             break;
         sp[n] = v[3];
+        sk[n] = v[4];
         t[n++] = v[0];
-        summarize(t, sp, sorted, n, out);
+        summarize(t, sp, sk, sorted, n, out);
         double med = out->median_us, lo = out->ci_lo_us, hi = out->ci_hi_us;
         if (n >= o.min_rounds && med - lo <= o.rel_ci * med && hi - med <= o.rel_ci * med) {
             out->converged = 1;
@@ -228,7 +234,7 @@ int cs_time_deterministic(MPI_Comm comm, cs_timed *f, int *det)
      * simulated computation on, the injected real compute times differ by
      * far more than 1e-4.  Real hardware never comes here: a ns clock can
      * repeat a short call's time by chance. */
-    double v[4], x[3];
+    double v[5], x[3];
     int rc = one_round(comm, f->fn, f->arg, &f->i, 1, PMPI_Wtime(), NULL, v); /* warm-up */
     for (int k = 0; k < 3 && rc == MPI_SUCCESS; k++) {
         rc = one_round(comm, f->fn, f->arg, &f->i, 1, PMPI_Wtime(), NULL, v);
@@ -251,11 +257,12 @@ int cs_time_interleaved(MPI_Comm comm, cs_timed *f, int n, const cs_timing_opts 
     int warmup = opts ? opts->warmup : 0, r = o.calls_per_round > 0 ? o.calls_per_round : 1;
     int cap = o.max_rounds;
     memset(out, 0, sizeof *out * (size_t)n);
-    double *t = malloc(sizeof *t * ((size_t)cap * (size_t)n * 2 + (size_t)cap));
+    double *t = malloc(sizeof *t * ((size_t)cap * (size_t)n * 3 + (size_t)cap));
     if (!t)
         return MPI_ERR_NO_MEM;
-    double *sorted = t + (size_t)cap * (size_t)n, v[4] = {0, 0, 0, 0};
+    double *sorted = t + (size_t)cap * (size_t)n, v[5] = {0, 0, 0, 0, 0};
     double *sp = sorted + cap; /* exit spans, as t */
+    double *sk = sp + (size_t)cap * (size_t)n; /* exit skews, as t */
     double start = PMPI_Wtime();
     int rc = MPI_SUCCESS;
     for (int k = 0; k < n && warmup > 0 && rc == MPI_SUCCESS; k++)
@@ -267,6 +274,7 @@ int cs_time_interleaved(MPI_Comm comm, cs_timed *f, int n, const cs_timing_opts 
             rc = one_round(comm, f[k].fn, f[k].arg, &f[k].i, r, start, o.arrivals, v);
             t[(size_t)k * cap + c] = v[0];
             sp[(size_t)k * cap + c] = v[3];
+            sk[(size_t)k * cap + c] = v[4];
         }
         if (rc != MPI_SUCCESS)
             break;
@@ -276,7 +284,8 @@ int cs_time_interleaved(MPI_Comm comm, cs_timed *f, int n, const cs_timing_opts 
             break;
     }
     for (int k = 0; k < n; k++) {
-        summarize(t + (size_t)k * cap, sp + (size_t)k * cap, sorted, c, &out[k]);
+        summarize(t + (size_t)k * cap, sp + (size_t)k * cap, sk + (size_t)k * cap, sorted, c,
+                  &out[k]);
         out[k].calls_per_round = r;
         out[k].converged = 0;
         if (samples)

@@ -52,6 +52,8 @@ typedef struct cs_timing {
     double span_us;                   /* median over rounds of the exit span per call
                                          (under arrivals: last exit - first arrival; else
                                          the time per call) */
+    double skew_us;                   /* median over rounds of the exit skew per call
+                                         (under arrivals: last exit - first exit; else 0) */
 } cs_timing;
 
 /* Defaults above (a zeroed field in opts means "default" for

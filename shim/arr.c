@@ -153,7 +153,7 @@ void cs_arr_thin(cs_acomm *a)
     uint32_t k = 0, lv = a->level + 1;
     for (uint32_t i = 0; i < a->n; i++) {
         const cs_arr_ent *e = &a->ent[i];
-        if (e->seq < CS_ARR_FIRST || cs_arr_level(a->key, e->seq) >= lv)
+        if (e->first || cs_arr_level(a->key, e->seq) >= lv)
             a->ent[k++] = *e;
     }
     a->dropped += a->n - k;
@@ -394,6 +394,7 @@ int cs_arr_build(cs_profile *p, int snapshot)
                                    : 1.0;
     cs_arr *arr = &p->arr;
     arr->recorded = 1;
+    arr->pairs = 1;
     arr->clock = mode;
     arr->clock_err = mode == CS_ARR_CLOCK_GLOBAL ? 0.5e-9 * (double)rtt_max : 0;
     arr->untracked += __atomic_load_n(&off_state.seq, __ATOMIC_RELAXED);
@@ -425,7 +426,7 @@ int cs_arr_build(cs_profile *p, int snapshot)
             }
             cs_arr_rec r = {a->key, e->seq, job_ns(e->t0, nspt), job_ns(e->t1, nspt),
                             a->size, a->rank, (uint32_t)cs_world_rank, node_id,
-                            e->coll, e->bin, 0, e->seq < CS_ARR_FIRST ? 0 : level};
+                            e->coll, e->bin, 0, e->first ? 0 : level};
             if (r.exit < r.entry)
                 r.exit = r.entry;
             if (r.entry < -((int64_t)1 << 62) || r.exit > ((int64_t)1 << 62))

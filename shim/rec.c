@@ -111,7 +111,7 @@ int cs_rec_begin_slow(cs_rslot *s, MPI_Comm comm)
     s->bin = (uint32_t)cs_bin_of(s->bytes);
     s->cell = NULL;
     s->ntimed = NULL;
-    cs_timed_call(s, cs_arr_comm(comm), 0); /* the call number */
+    cs_timed_call(s, cs_arr_comm(comm), 0, cs_arr_cslot(s->coll, s->bin)); /* the call number */
     if (!tab && !(tab = tab_new()))
         return 1; /* spill */
     uint32_t h = hash3(s->coll, s->comm_size, s->bin);
@@ -204,7 +204,7 @@ static void memo_flush(cs_rtab *tab, cs_memo *m)
 void cs_rec_end_slow(const cs_rslot *s, uint64_t t0, uint64_t t1)
 {
     double t = (double)(t1 - t0);
-    cs_arr_note(s->ac, s->seq, t0, t1, s->coll, s->bin, s->ra);
+    cs_arr_note(s->ac, s->seq, t0, t1, s->coll, s->bin, s->ra, s->afirst);
     cs_rtab *tab = cs_tl_tab;
     cs_cell *c = s->cell;
     if (!c) { /* spill (or no table at all) */
@@ -234,6 +234,7 @@ void cs_rec_end_slow(const cs_rslot *s, uint64_t t0, uint64_t t1)
     m->ntimed = s->ntimed;
     m->site = e;
     m->ac = s->ac;
+    m->cslot = cs_arr_cslot(s->coll, s->bin);
     cs_tab_leave(tab);
 }
 

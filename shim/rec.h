@@ -116,9 +116,12 @@ static inline uint64_t cs_type_size(MPI_Datatype t)
  * communicator that records has a state: its call count (seq: the same
  * operation on every member), its key (the same on every member) and a
  * ring of the calls kept (entry and exit ticks).  Kept: the first
- * CS_ARR_FIRST calls, then those whose level is at least the ring's level
+ * CS_ARR_FIRST calls, the first CS_ARR_CELL_FIRST of each collective and
+ * size bin on it (a counter per slot, cs_arr_cslot: the same calls on every
+ * member, since members make the same calls with the same sizes in the same
+ * order), then those whose level is at least the ring's level
  * (CS_ARR_LEVEL0 at first; a full ring moves one level up and drops the
- * calls below it, cs_arr_thin).  The ring's owner is the thread that
+ * calls below it that were not kept as first ones, cs_arr_thin).  The ring's owner is the thread that
  * calls on the communicator (MPI orders them).  An entry is written before
  * n moves past it (release), and only thinning moves entries (tgen odd
  * meanwhile), so a snapshot copies ent[0..n) while tgen stays even and
@@ -128,6 +131,7 @@ typedef struct cs_arr_ent {
     uint64_t seq, t0, t1; /* call number, entry and exit ticks */
     void *ra;
     uint32_t coll, bin;
+    uint32_t first;       /* 1: kept as one of its cell's first calls (weight 1) */
 } cs_arr_ent;
 
 typedef struct cs_acomm {
@@ -140,6 +144,7 @@ typedef struct cs_acomm {
     uintptr_t handle;   /* the communicator; 0 once freed */
     uint32_t size, rank;
     uint64_t dropped;   /* entries dropped by thinning */
+    uint8_t cfirst[CS_ARR_CSLOTS]; /* calls so far per cs_arr_cslot, up to CS_ARR_CELL_FIRST */
     cs_arr_ent ent[CS_ARR_RING];
 } cs_acomm;
 
@@ -160,18 +165,40 @@ void cs_arr_finalize(MPI_Comm pcomm) CS_HIDDEN;
  * copies of the rings, without stopping the recording threads). */
 int cs_arr_build(cs_profile *p, int snapshot) CS_HIDDEN;
 
+/* The counter slot of a call's cell on its communicator: the collective
+ * and, where every member's size is the same (the size bin of the bytes one
+ * rank contributes: not so for the v and w variants, Reduce_scatter, the
+ * neighborhood collectives), the size bin; slots may be shared (they then
+ * share their first calls), never differently on two members. */
+#define CS_ARR_UNIFORM                                                                     \
+    ((1ull << CS_R_BARRIER) | (1ull << CS_R_BCAST) | (1ull << CS_R_REDUCE) |               \
+     (1ull << CS_R_ALLREDUCE) | (1ull << CS_R_GATHER) | (1ull << CS_R_SCATTER) |           \
+     (1ull << CS_R_ALLGATHER) | (1ull << CS_R_ALLTOALL) |                                  \
+     (1ull << CS_R_REDUCE_SCATTER_BLOCK) | (1ull << CS_R_SCAN) | (1ull << CS_R_EXSCAN) |   \
+     (1ull << CS_R_IBARRIER) | (1ull << CS_R_IBCAST) | (1ull << CS_R_IREDUCE) |            \
+     (1ull << CS_R_IALLREDUCE) | (1ull << CS_R_IGATHER) | (1ull << CS_R_ISCATTER) |        \
+     (1ull << CS_R_IALLGATHER) | (1ull << CS_R_IALLTOALL) |                                \
+     (1ull << CS_R_IREDUCE_SCATTER_BLOCK) | (1ull << CS_R_ISCAN) | (1ull << CS_R_IEXSCAN))
+_Static_assert(CS_R_N <= 64, "CS_ARR_UNIFORM is a 64-bit mask");
+static inline uint32_t cs_arr_cslot(uint32_t coll, uint32_t bin)
+{
+    uint32_t b = (CS_ARR_UNIFORM >> coll) & 1 ? bin + 1 : 0;
+    return (coll * 5u + b * 3u) & (CS_ARR_CSLOTS - 1);
+}
+
 static inline void cs_arr_note(cs_acomm *a, uint64_t seq, uint64_t t0, uint64_t t1,
-                               uint32_t coll, uint32_t bin, void *ra)
+                               uint32_t coll, uint32_t bin, void *ra, uint32_t first)
 {
     uint32_t lvl = cs_arr_level(a->key, seq);
-    if (a->off || (seq >= CS_ARR_FIRST && lvl < a->level))
+    first |= seq < CS_ARR_FIRST;
+    if (a->off || (!first && lvl < a->level))
         return;
     if (__builtin_expect(a->n == CS_ARR_RING, 0)) {
         cs_arr_thin(a);
-        if ((seq >= CS_ARR_FIRST && lvl < a->level) || a->n == CS_ARR_RING)
+        if ((!first && lvl < a->level) || a->n == CS_ARR_RING)
             return;
     }
-    a->ent[a->n] = (cs_arr_ent){seq, t0, t1, ra, coll, bin};
+    a->ent[a->n] = (cs_arr_ent){seq, t0, t1, ra, coll, bin, first};
     __atomic_store_n(&a->n, a->n + 1, __ATOMIC_RELEASE);
 }
 
@@ -211,6 +238,7 @@ typedef struct cs_memo {
     uint64_t *ntimed; /* timed calls of cell */
     cs_hsite *site;   /* NULL: the site table was full ("other") */
     cs_acomm *ac;     /* the communicator's arrival state */
+    uint32_t cslot;   /* cs_arr_cslot of the call */
     /* identical calls since, not yet in cell and site */
     uint64_t pend, pend_timed;
     double pend_ticks;
@@ -239,6 +267,7 @@ typedef struct cs_rslot {
     uint32_t coll;
     cs_acomm *ac;     /* arrivals: the communicator's state, this call's number */
     uint64_t seq;
+    uint32_t afirst;  /* one of the first calls of its slot (cs_timed_call) */
     int root;
     uint64_t bytes;
     uintptr_t comm;
@@ -274,18 +303,23 @@ static inline void cs_tab_leave(cs_rtab *t)
 }
 
 /* Time this call?  The first CS_TIME_FIRST of a cell, the first
- * CS_ARR_FIRST of the communicator, then 1 in CS_TIME_EVERY chosen by the
- * call's level (a hash of the communicator's key and the call number: no
+ * CS_ARR_FIRST of the communicator and CS_ARR_CELL_FIRST of its slot
+ * cslot (cs_arr_cslot), then 1 in CS_TIME_EVERY chosen by the call's
+ * level (a hash of the communicator's key and the call number: no
  * aliasing with periodic call patterns, and the same calls on every
  * member, whose arrivals can then be matched). */
 _Static_assert(CS_TIME_EVERY == 1 << CS_ARR_LEVEL0, "timed calls are those of level >= 3");
-static inline int cs_timed_call(cs_rslot *s, cs_acomm *ac, uint64_t ntimed)
+static inline int cs_timed_call(cs_rslot *s, cs_acomm *ac, uint64_t ntimed, uint32_t cslot)
 {
     uint64_t q = ac->seq;
     __atomic_store_n(&ac->seq, q + 1, __ATOMIC_RELAXED);
     s->ac = ac;
     s->seq = q;
-    return ntimed < CS_TIME_FIRST || q < CS_ARR_FIRST ||
+    uint8_t k = __atomic_load_n(&ac->cfirst[cslot], __ATOMIC_RELAXED);
+    s->afirst = k < CS_ARR_CELL_FIRST;
+    if (s->afirst)
+        __atomic_store_n(&ac->cfirst[cslot], (uint8_t)(k + 1), __ATOMIC_RELAXED);
+    return ntimed < CS_TIME_FIRST || q < CS_ARR_FIRST || s->afirst ||
            cs_arr_hash(ac->key, q) < (1ull << (64 - CS_ARR_LEVEL0)); /* level >= 3 */
 }
 
@@ -304,7 +338,7 @@ static inline int cs_rec_begin(cs_rslot *s, int coll, MPI_Comm comm, uint64_t by
         if (m->comm == s->comm && m->bytes == bytes && m->ra == ra && m->root == root &&
             m->gen == s->gen && m->cell) {
             s->memo = m;
-            return cs_timed_call(s, m->ac, *m->ntimed + m->pend_timed);
+            return cs_timed_call(s, m->ac, *m->ntimed + m->pend_timed, m->cslot);
         }
     }
     s->memo = NULL;
@@ -334,7 +368,7 @@ static inline void cs_rec_end(const cs_rslot *s, int timed, uint64_t t0, uint64_
             __atomic_store(&c->t_min, &t, __ATOMIC_RELAXED);
         if (t > c->t_max)
             __atomic_store(&c->t_max, &t, __ATOMIC_RELAXED);
-        cs_arr_note(s->ac, s->seq, t0, t1, s->coll, c->bin, s->ra);
+        cs_arr_note(s->ac, s->seq, t0, t1, s->coll, c->bin, s->ra, s->afirst);
     }
 }
 

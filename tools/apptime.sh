@@ -13,7 +13,10 @@
 # to the medians measured over the pairs (completion: the cells with
 # arrival data in both runs), and the wait measured in those cells, which
 # the prediction takes as unchanged.
-#   tools/apptime.sh [-n NP] [-r RUNS] [--tree TREE] [--dir DIR] [--launcher LINE] -- APP [ARGS]
+#   tools/apptime.sh [-n NP] [-r RUNS] [--tree TREE] [--dir DIR] [--launcher LINE] [--aa] -- APP [ARGS]
+# --aa: both runs of every pair native (an A/A test: no tree, no tuning);
+# the spread of its ratios around 1 is what the measured column can tell
+# apart at all on this machine (the prediction is then 1).
 # --launcher: start the ranks with LINE (word-split) instead, e.g. a
 # cluster's (tools/cluster.sh launcher openmpi); -n is then LINE's business.
 # COLLSEL_BUILD: the build to use (default build/), e.g. an older one to
@@ -21,8 +24,8 @@
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${COLLSEL_BUILD:-$top/build}
-np=4 runs=5 tree= dir= launcher=
-usage() { sed -n '2,20s/^# \{0,1\}//p' "$0"; }
+np=4 runs=5 tree= dir= launcher= aa=
+usage() { sed -n '2,23s/^# \{0,1\}//p' "$0"; }
 while [ $# -gt 0 ]; do
     case "$1" in
     -n) np=$2; shift 2 ;;
@@ -30,6 +33,7 @@ while [ $# -gt 0 ]; do
     --tree) tree=$2; shift 2 ;;
     --dir) dir=$2; shift 2 ;;
     --launcher) launcher=$2; shift 2 ;;
+    --aa) aa=1; shift ;;
     -h|--help) usage; exit 0 ;;
     --) shift; break ;;
     *) echo "apptime.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
@@ -49,7 +53,10 @@ run() {
         "$top/tests/mpiexec.sh" openmpi "$np" "$@"
     fi
 }
-if [ -z "$tree" ]; then
+if [ -n "$aa" ]; then
+    echo "== A/A: both runs of every pair native ($np ranks; files in $dir)"
+    tree=none mix=
+elif [ -z "$tree" ]; then
     echo "== collsel autotune ($np ranks; files in $dir)"
     "$c" autotune --launcher "$top/tests/mpiexec.sh openmpi $np" --mpi openmpi \
         --budget "${BUDGET:-60s}" \
@@ -67,14 +74,18 @@ else
 fi
 # the prediction: the mix's "application" and "completion" rows (under
 # arrivals), else its total (no arrival data: all of it taken as completion)
-pred=$(awk -F, '$1 == "application" { a = $13 } $1 == "completion" { c = $13 } $1 == "total" { t = $13 }
-    END { if (a == "") { a = t; c = t }; printf "%s %s", a, c }' "$mix")
+if [ -n "$aa" ]; then
+    pred="1 1"
+else
+    pred=$(awk -F, '$1 == "application" { a = $13 } $1 == "completion" { c = $13 } $1 == "total" { t = $13 }
+        END { if (a == "") { a = t; c = t }; printf "%s %s", a, c }' "$mix")
+fi
 echo "== $runs pairs of runs, native then tuned (tree $tree)"
 printf '%-5s %12s %12s %12s %12s\n' pair collectives completion wait wall
 i=1
 while [ "$i" -le "$runs" ]; do
     for side in nat tun; do
-        t=$tree; [ "$side" = nat ] && t=
+        t=$tree; [ "$side" = nat ] || [ -n "$aa" ] && t=
         p="$side-$i"
         t0=$(date +%s.%N)
         if [ -n "$t" ]; then
@@ -100,7 +111,7 @@ while [ "$i" -le "$runs" ]; do
     echo "$coll $wall $compl $wait" >> "$dir/ratios"
     i=$((i + 1))
 done
-sort -n "$dir/ratios" | awk '{ c[NR] = $1 } END { printf "median of tuned / native, collective time: %s", c[int((NR + 1) / 2)] }'
+sort -n "$dir/ratios" | awk '{ c[NR] = $1 } END { printf "median of tuned / native, collective time: %s (range %s-%s)", c[int((NR + 1) / 2)], c[1], c[NR] }'
 sort -n -k2 "$dir/ratios" | awk '{ w[NR] = $2 } END { printf "; wall time: %s (%d pairs)\n", w[int((NR + 1) / 2)], NR }'
 meas=$(sort -n "$dir/ratios" | awk '{ c[NR] = $1 } END { print c[int((NR + 1) / 2)] }')
 mcompl=$(awk '$3 != "-" { print $3 }' "$dir/ratios" | sort -n | awk '{ c[NR] = $1 } END { print NR ? c[int((NR + 1) / 2)] : "-" }')

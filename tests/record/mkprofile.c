@@ -9,6 +9,7 @@
  *                           and Barrier operations matched from per-rank
  *                           records (rank 7 late by 100 us in 3 of 4
  *                           Allreduces, rank 3 by 60 us in the others; the
+ *                           Allreduce rank r leaves r us after rank 0; the
  *                           Barrier's arrivals 0..35 us apart, rank 0 last;
  *                           3 records of an operation that lack the others')
  *   mkprofile odd FILE      the golden profile with strings that are not
@@ -111,7 +112,8 @@ static void arrivals(cs_profile *p)
             int64_t last = (int64_t)op * 1000000 + (op % 4 ? 100000 : 60000) + 7000;
             if (r == (op % 4 ? 7u : 3u))
                 t = last;
-            cs_arr_rec x = {11, op, t, last + 20000, 8, r, r, r / 4, CS_R_ALLREDUCE,
+            cs_arr_rec x = {11, op, t, last + 20000 + (int64_t)r * 1000, 8, r, r, r / 4,
+                            CS_R_ALLREDUCE,
                             (uint32_t)cs_bin_of(16), 0, op < 32 ? 0 : 3};
             if (cs_arr_add_rec(&p->arr, &x, "example_app+0x1f3c residual+0x4c") < 0)
                 die("arrival record", NULL);

@@ -81,6 +81,73 @@ static void test_early_exit(void)
     cs_profile_free(&p);
 }
 
+/* Pairs (an operation and the one before it on the communicator), by hand.
+ * Op 0 (a bcast of 64 KiB): rank 0 leaves at 100 us, rank 1 at 160 us.
+ * Op 1 (an allreduce): both worked 30 us since, so rank 0 arrives at 130,
+ * rank 1 at 190; both leave at 200.  Rank 0's 60 us wait there is op 0's
+ * uneven exit: had op 0 let both go at 160, both arrive at 190 and nobody
+ * waits; their completion (10 us after the last arrival) stays.  Op 2, a
+ * third call 1 ms later with no pair gap (seq 3: not op 1's successor),
+ * pairs with nothing.  The pair sums survive the file round trip; a
+ * version 3 payload has none ("not recorded"). */
+static void test_pairs(void)
+{
+    cs_profile p;
+    cs_profile_init(&p);
+    cs_arr_rec b0 = rec(9, 0, 2, 0, 0, 100000, 0, 0), b1 = rec(9, 0, 2, 1, 0, 160000, 0, 0);
+    b0.coll = b1.coll = CS_R_BCAST;
+    b0.bin = b1.bin = (uint32_t)cs_bin_of(65536);
+    cs_arr_rec a0 = rec(9, 1, 2, 0, 130000, 200000, 0, 0), a1 = rec(9, 1, 2, 1, 190000, 200000, 0, 0);
+    cs_arr_rec c0 = rec(9, 3, 2, 0, 1200000, 1210000, 0, 0), c1 = rec(9, 3, 2, 1, 1200000, 1210000, 0, 0);
+    cs_arr_rec *all[6] = {&a1, &b0, &c0, &a0, &c1, &b1}; /* any order */
+    for (int i = 0; i < 6; i++)
+        cs_arr_add_rec(&p.arr, all[i], NULL);
+    T_CHECK(cs_arr_match(&p.arr) == 0 && p.arr.pairs, "match");
+    const cs_arr_cell *a = allreduce_cell(&p, 2);
+    const cs_arr_cell *b = cs_arr_find(&p, CS_R_BCAST, 2, (uint32_t)cs_bin_of(65536));
+    T_CHECK(a && b, "cells");
+    if (a && b) {
+        T_CHECK(a->npair == 1 && near(a->pwait, 60e-6) && near(a->swait, 0) && a->nprev == 0,
+                "successor: %llu pairs, wait %g, had the bcast released together %g",
+                (unsigned long long)a->npair, a->pwait, a->swait);
+        T_CHECK(b->nprev == 1 && near(b->induced, 60e-6) && near(b->lag, 60e-6) && b->npair == 0,
+                "predecessor: %llu, induced %g, lag %g", (unsigned long long)b->nprev,
+                b->induced, b->lag);
+        /* cells recorded 10 000 x as long as measured (the allreduces: 60 us
+         * of wait and 10 + 10 us of completion, then 10 + 10 us; the bcast
+         * 100 + 160 us) */
+        cs_cell ca = {.coll = CS_R_ALLREDUCE, .comm_size = 2, .bin = (uint32_t)cs_bin_of(8),
+                      .rank_calls = 4, .t_total = 1.0};
+        cs_cell cb = {.coll = CS_R_BCAST, .comm_size = 2, .bin = (uint32_t)cs_bin_of(65536),
+                      .rank_calls = 2, .t_total = 2.6};
+        double caused, causes, lag;
+        T_CHECK(cs_arr_induced(&p, &ca, &caused, &causes, &lag) == 0 && near(caused, 0.6) &&
+                    causes == 0 && lag == 0,
+                "the allreduce's wait (0.6 s) is all the bcast's exits: %g", caused);
+        T_CHECK(cs_arr_induced(&p, &cb, &caused, &causes, &lag) == 0 && caused == 0 &&
+                    near(causes, 0.6) && near(lag, 0.6),
+                "the bcast causes %g s of wait, lags %g s", causes, lag);
+    }
+    /* round trip; version 3 drops the sums */
+    cs_buf buf = {0};
+    cs_profile q;
+    cs_err e;
+    T_CHECK(cs_profile_serialize(&p, &buf) == 0, "serialize");
+    T_CHECK(cs_profile_deserialize(&q, buf.p, buf.n, &e) == 0, "deserialize: %s", e.msg);
+    const cs_arr_cell *qb = cs_arr_find(&q, CS_R_BCAST, 2, (uint32_t)cs_bin_of(65536));
+    T_CHECK(q.arr.pairs && qb && qb->nprev == 1 && near(qb->induced, 60e-6), "pairs kept");
+    cs_cell cb = {.coll = CS_R_BCAST, .comm_size = 2, .bin = (uint32_t)cs_bin_of(65536),
+                  .rank_calls = 2, .t_total = 2.6};
+    double caused, causes;
+    T_CHECK(cs_arr_induced(&q, &cb, &caused, &causes, NULL) == 0, "pairs read");
+    q.arr.pairs = 0; /* what a version 3 file reads as */
+    T_CHECK(cs_arr_induced(&q, &cb, &caused, &causes, NULL) < 0 && caused == 0 && causes == 0,
+            "pairs of a version 3 profile");
+    cs_profile_free(&q);
+    cs_buf_free(&buf);
+    cs_profile_free(&p);
+}
+
 /* Rank r's records of a random run: 3 communicators (sizes 4, 2, 2), ops
  * with random arrivals; some thinned (wexp 3), some missing on one rank. */
 static void rank_profile(cs_profile *p, uint32_t r)
@@ -296,6 +363,7 @@ int main(void)
 {
     test_one_op();
     test_early_exit();
+    test_pairs();
     test_merge_orders();
     test_node_clocks();
     test_vectors_bounded();

@@ -1,10 +1,15 @@
 /* Test helper: write a small profile through record/profile.h.
- *   mkprof [--late RANK:US] OUT CELL...
+ *   mkprof [--late RANK:US | --skew US] OUT CELL...
  *                        CELL = COLL:COMM_SIZE:BYTES:CALLS[:ROOTMODE[:ROOT]]
  * --late: arrivals recorded (record/arrivals.h) for every cell's first 64
  * operations: communicator rank RANK enters US microseconds after the
  * others, every rank leaves 1 us after it (so a cell's time is mostly the
  * others' wait; t_total stays 1 us per rank call, split by that ratio).
+ * --skew: the same operations back to back, 1 ms apart: communicator rank 0
+ * leaves each US microseconds before the others (which leave 2 x US after
+ * the last arrival) and, working as long as they do between calls, enters
+ * the next US early: all its wait (US per operation) is the previous
+ * call's uneven exit.
  * COLL: Bcast, Reduce, Barrier, Allreduce, ... (record names); CALLS =
  * operations (rank_calls = CALLS x COMM_SIZE); ROOTMODE: zero (default),
  * fixed, varying.  Cells with the same (coll, comm size, bin) merge, so
@@ -16,7 +21,8 @@
 #include "record/profile.h"
 
 /* The arrival records of cell c's first operations (see --late). */
-static int add_arrivals(cs_profile *p, const cs_cell *c, uint64_t key, unsigned late, double us)
+static int add_arrivals(cs_profile *p, const cs_cell *c, uint64_t key, unsigned late, double us,
+                        int skew)
 {
     for (uint64_t seq = 0; seq < 64 && seq < c->rank_calls / c->comm_size; seq++)
         for (uint32_t r = 0; r < c->comm_size; r++) {
@@ -25,6 +31,8 @@ static int add_arrivals(cs_profile *p, const cs_cell *c, uint64_t key, unsigned 
                               .comm_rank = r, .world_rank = r, .coll = c->coll, .bin = c->bin,
                               .entry = t0 + (r == late % c->comm_size ? lat : 0),
                               .exit = t0 + lat + 1000};
+            if (skew) /* last arrival t0 (rank 0 at t0 - lat), exits t0 + lat and t0 + 2 lat */
+                rec.entry = t0 - (r == 0 ? lat : 0), rec.exit = t0 + (r == 0 ? lat : 2 * lat);
             if (cs_arr_add_rec(&p->arr, &rec, NULL) < 0)
                 return -1;
         }
@@ -35,15 +43,23 @@ int main(int argc, char **argv)
 {
     unsigned late = 0;
     double late_us = -1;
+    int skew = 0;
     if (argc > 2 && !strcmp(argv[1], "--late")) {
         if (sscanf(argv[2], "%u:%lf", &late, &late_us) != 2 || late_us < 0) {
             fprintf(stderr, "mkprof: --late RANK:US\n");
             return 2;
         }
         argc -= 2, argv += 2;
+    } else if (argc > 2 && !strcmp(argv[1], "--skew")) {
+        if (sscanf(argv[2], "%lf", &late_us) != 1 || !(late_us > 0 && late_us < 400)) {
+            fprintf(stderr, "mkprof: --skew US (0 < US < 400)\n");
+            return 2;
+        }
+        skew = 1;
+        argc -= 2, argv += 2;
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: mkprof [--late RANK:US] OUT COLL:CS:BYTES:CALLS"
+        fprintf(stderr, "usage: mkprof [--late RANK:US | --skew US] OUT COLL:CS:BYTES:CALLS"
                         "[:zero|fixed|varying[:ROOT]]...\n");
         return 2;
     }
@@ -82,7 +98,7 @@ int main(int argc, char **argv)
             c.sizes[0].rank_calls = c.rank_calls;
         }
         if (cs_profile_add_cell(&p, &c) < 0 ||
-            (late_us >= 0 && add_arrivals(&p, &c, (uint64_t)i, late, late_us) < 0)) {
+            (late_us >= 0 && add_arrivals(&p, &c, (uint64_t)i, late, late_us, skew) < 0)) {
             fprintf(stderr, "mkprof: cannot add '%s'\n", argv[i]);
             return 1;
         }

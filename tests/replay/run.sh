@@ -120,6 +120,20 @@ arrivals)
     run 2 "$replay" --mix "$T/late.prof" --tree "$T/a.tree" --budget 0.5 --rounds 2 >"$T/mix.txt" ||
         fail "--mix text"
     grep -q "expected gain on the application's collective time" "$T/mix.txt" || fail "--mix text: no prediction"
+    # uneven exits: rank 0 leaves each reduce 5 us early and so waits 5 us
+    # at the next; the prediction moves that wait with the tuned method:
+    # by (ratio - 1) x that wait when, as here, the work between is even
+    "$mkprof" --skew 5 "$T/skew.prof" Reduce:2:8:200 || fail "mkprof --skew"
+    run 2 "$replay" --mix "$T/skew.prof" --tree "$T/a.tree" --budget 0.5 --rounds 3 --json \
+        >"$T/skew.json" || fail "--mix --json (skew)"
+    v() { sed -n "s/.*\"$1\": \([-0-9.e]*\).*/\1/p" "$T/skew.json" | head -1; }
+    awk -v r="$(v ratio)" -v ex="$(v exits_wait_s)" -v ch="$(v exits_change_s)" \
+        -v w="$(v recorded_wait_s)" 'BEGIN {
+            if (ex == "" || ch == "" || r == "") { print "no exits fields"; exit 1 }
+            if (ex < 0.99e-4 || ex > 1.01e-4 || w < 0.99e-4 || w > 1.01e-4) { print "exits wait " ex ", wait " w " (1e-4)"; exit 1 }
+            d = ch - (r - 1) * ex; if (d < 0) d = -d
+            if (d > 2e-6) { print "exits change " ch " != (" r " - 1) x " ex; exit 1 } }' ||
+        { cat "$T/skew.json"; fail "--mix: the uneven exits' wait not moved with the method"; }
     ;;
 checkpoint)
     # an interrupted run keeps the points it measured: stop the run once the

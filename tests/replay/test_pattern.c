@@ -103,10 +103,11 @@ static void test_draws(void)
 }
 
 /* The closure of the timing tests: a barrier; with work > 0 the last rank
- * to arrive (the late one) works that long first. */
+ * to arrive (the late one) works that long first (after > 0: that long
+ * after the barrier, so it leaves that much after the others). */
 typedef struct call_arg {
     const cs_pattern *pat;
-    double work;
+    double work, after;
 } call_arg;
 
 static int late_call(void *arg, long i)
@@ -117,7 +118,13 @@ static int late_call(void *arg, long i)
         while (MPI_Wtime() < until)
             ;
     }
-    return PMPI_Barrier(MPI_COMM_WORLD);
+    int rc = PMPI_Barrier(MPI_COMM_WORLD);
+    if (c->after > 0 && cs_pattern_lateness(c->pat, i, rank, size) > 0) {
+        double until = MPI_Wtime() + c->after;
+        while (MPI_Wtime() < until)
+            ;
+    }
+    return rc;
 }
 
 static void same_everywhere(double x)
@@ -136,9 +143,9 @@ static void test_timing(void)
     cs_pat_run run;
     CHECK(cs_pat_run_init(&run, &a, MPI_COMM_WORLD, rank, size) == MPI_SUCCESS);
     CHECK(run.offset == 0); /* one node */
-    call_arg c = {&a, 0};
+    call_arg c = {&a, 0, 0};
     long i = 0;
-    double out[4];
+    double out[5];
     CHECK(cs_pat_round(MPI_COMM_WORLD, &run, late_call, &c, &i, 4, MPI_Wtime(), out) ==
           MPI_SUCCESS);
     CHECK(i == 4);
@@ -155,6 +162,15 @@ static void test_timing(void)
     CHECK(out[0] >= 30e-3);
     CHECK(out[3] >= 35e-3);
     same_everywhere(out[0]);
+
+    /* the late rank leaves 20 ms after the others: the exit skew */
+    c.work = 0, c.after = 20e-3;
+    CHECK(cs_pat_round(MPI_COMM_WORLD, &run, late_call, &c, &i, 2, MPI_Wtime(), out) ==
+          MPI_SUCCESS);
+    CHECK(size < 2 || out[4] >= 19e-3); /* its spin starts a moment before the others leave */
+    CHECK(out[4] <= out[0] + 1e-9); /* within the completion */
+    same_everywhere(out[4]);
+    c.after = 0;
 
     cs_timing_opts o;
     memset(&o, 0, sizeof o);

@@ -12,6 +12,13 @@
  * the cell's recorded time (they come from the same calls: the split adds
  * up, no call is lost or counted twice, the clocks agree).
  * --matched: some cell has matched calls (a partial profile too).
+ * --pairs: the pair sums were recorded (format 4) and some cell has pairs
+ * (an operation whose predecessor on the communicator was matched too),
+ * their sums in range (the wait had the predecessor released together is
+ * at least 0; what a predecessor caused is at most the successors' wait).
+ * --whole COLL BYTES: the cell of COLL (a profile name, "Bcast") and the
+ * size bin of BYTES on the largest communicator has every call matched
+ * (a cell of few calls is kept whole, whenever its calls come).
  * Exit 0 if every check holds, 1 otherwise (each failure named). */
 #include <math.h>
 #include <stdio.h>
@@ -103,6 +110,37 @@ int main(int argc, char **argv)
                 CHECK(fabs(rn - 1) <= tol, "%s %u ranks: estimated calls / calls = %.4f",
                       cs_rcoll_name((int)c->coll), c->comm_size, rn);
             }
+        } else if (!strcmp(o, "--pairs")) {
+            uint64_t np = 0, nprev = 0;
+            double pw = 0, ind = 0;
+            for (size_t k = 0; k < p.arr.ncells; k++) {
+                const cs_arr_cell *a = &p.arr.cells[k];
+                np += a->npair;
+                nprev += a->nprev;
+                pw += a->pwait;
+                ind += a->induced;
+                CHECK(a->swait >= 0 && a->pwait >= 0 && a->lag >= 0, "cell %zu: bad pair sums", k);
+            }
+            CHECK(p.arr.pairs && np > 0 && np == nprev, "pairs: %s, %llu pairs, %llu predecessors",
+                  p.arr.pairs ? "recorded" : "not recorded", (unsigned long long)np,
+                  (unsigned long long)nprev);
+            CHECK(ind <= pw * (1 + 1e-9) + 1e-12, "caused %g s of wait, more than the %g s there", ind, pw);
+        } else if (!strcmp(o, "--whole") && i + 2 < argc) {
+            int coll = cs_rcoll_from_name(argv[++i]);
+            uint32_t bin = (uint32_t)cs_bin_of(strtoull(argv[++i], NULL, 10));
+            const cs_cell *c = NULL;
+            for (size_t k = 0; k < p.ncells; k++)
+                if ((int)p.cells[k].coll == coll && p.cells[k].bin == bin &&
+                    (!c || p.cells[k].comm_size > c->comm_size))
+                    c = &p.cells[k];
+            const cs_arr_cell *a = c ? cs_arr_find(&p, c->coll, c->comm_size, c->bin) : NULL;
+            CHECK(c != NULL, "no %s cell of %s bytes", argv[i - 1], argv[i]);
+            if (c)
+                CHECK(a && a->entries == c->rank_calls,
+                      "%s %u ranks bin %u: %llu of %llu rank calls matched (expected all)",
+                      argv[i - 1], c->comm_size, bin,
+                      (unsigned long long)(a ? a->entries : 0),
+                      (unsigned long long)c->rank_calls);
         } else if (!strcmp(o, "--matched")) {
             uint64_t n = 0;
             for (size_t k = 0; k < p.arr.ncells; k++)

@@ -12,7 +12,8 @@
 #  huge     an offset beyond 2^56 ns: one line at MPI_Init, wait and
 #           completion within nodes only, the application's results intact
 #  sampled  thousands of calls: rings thinned, the weighted sample still
-#           estimates the number of calls, show says what is estimated
+#           estimates the number of calls, show says what is estimated;
+#           a cell of 6 calls made after them is matched whole
 mpiexec=$1 flavour=$2 np=$3 collsel=$4 prog=$5 check=$6 out=$7
 mkdir -p "$out"
 fail=0
@@ -29,6 +30,7 @@ run() { # NAME ENV... -- ARGS: record a run into OUT/NAME.prof
 
 args="$last $delay 15"
 run late COLLSEL_VERBOSE=0
+"$check" "$out/late.prof" --pairs || { echo "FAIL late: pairs"; fail=1; }
 "$check" "$out/late.prof" --clock global --late "$last" 0.8 --spread 0.016 0.2 \
     --wait-min "$(awk "BEGIN {print 0.8 * 15 * $delay * 1e-6 * $last}")" --sum-tol 0.01 ||
     { echo "FAIL late: arrivals"; fail=1; }
@@ -56,6 +58,8 @@ n=$(grep -c "clocks of the nodes cannot be compared at MPI_Init" "$out/huge.log"
 args="$last 0 2500"
 run sampled COLLSEL_VERBOSE=0
 "$check" "$out/sampled.prof" --estimate 0.35 || { echo "FAIL sampled: estimates"; fail=1; }
+"$check" "$out/sampled.prof" --whole Bcast 4096 ||
+    { echo "FAIL sampled: a cell of few late calls is not matched whole"; fail=1; }
 grep -q "rings full: down to 1 in [0-9]*, [0-9]* kept calls dropped" <<EOF2 || { echo "FAIL sampled: show does not say the rings were thinned"; fail=1; }
 $("$collsel" show "$out/sampled.prof")
 EOF2
