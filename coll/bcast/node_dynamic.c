@@ -16,7 +16,7 @@
  * and requests sent before the root arrived cost it nothing but the sends.
  * A node of one rank has no choice: the root sends it the message at once,
  * unasked (first thing, before its own node).  Nor has a small message to
- * a small node (cs_bcast_node_dynamic_pushed: up to 4 KiB, up to 4 ranks;
+ * a small node (cs_bcast_node_dynamic_pushed: up to 256 B, up to 4 ranks;
  * the rule depends on the size and the node only, so every rank knows it
  * with no message): the root sends it to every rank of the node, unasked,
  * and each rank receives its own copy, no leader, no shared-memory step.
