@@ -5,8 +5,10 @@
  *   completion  from the last arrival on:     max(0, own exit - last arrival)
  * (wait + completion = exit - entry for every rank and call; a rank that
  * leaves before the last arrival, a bcast's root, a reduce's leaf, waited
- * only until it left, and its completion is 0).  Only completion depends on
- * the method: it is the most any method can remove.
+ * only until it left, and its completion is 0).  Completion depends on the
+ * method, and so does the part of the next call's wait that this call's
+ * uneven exits cause (the pairs below): together, the most any method can
+ * remove.
  *
  * Recording (shim/arr.c): per recorded call on a tracked communicator a
  * sequence number (the communicator's call count on this rank, the same

@@ -34,7 +34,7 @@
 
 typedef struct row {
     const char *name;
-    double us, ratio, span_us;
+    double us, ratio, span_us, skew_us;
     int rounds, converged;
 } row;
 
@@ -87,7 +87,8 @@ static void usage(FILE *f)
             "                       across nodes); a delay is a spin on that clock\n"
             "  --root R             root of bcast and reduce (default 0)\n"
             "  --csv                rows coll,comm_size,msg_bytes,arrivals,method,median_us,\n"
-            "                       ratio,span_us,native_us,rounds instead of the text\n"
+            "                       ratio,span_us,native_us,rounds,skew_us instead of the\n"
+            "                       text (skew: last exit - first exit, under --arrivals)\n"
             "  --methods PART,...   only the methods whose name contains one of the PARTs\n"
             "                       (native is always measured)\n"
             "  --reorder-fp         the dynamic reductions may sum the doubles in arrival\n"
@@ -228,13 +229,14 @@ static void print_point(const bench_cfg *b, const cs_rop *op, row *rows, int nr,
         rows[i].ratio = nat > 0 ? rows[i].us / nat : 0;
     qsort(rows, (size_t)nr, sizeof *rows, cmp_row);
     if (b->csv) {
-        printf("%s,%d,%llu,%s,%s.native,%.4f,1,%.4f,%.4f,%d\n", cs_coll_name(coll), op->call.size,
-               (unsigned long long)op->call.bytes, b->pattern, cs_coll_name(coll), nat,
-               nt->span_us, nat, nt->rounds);
+        printf("%s,%d,%llu,%s,%s.native,%.4f,1,%.4f,%.4f,%d,%.4f\n", cs_coll_name(coll),
+               op->call.size, (unsigned long long)op->call.bytes, b->pattern, cs_coll_name(coll),
+               nat, nt->span_us, nat, nt->rounds, nt->skew_us);
         for (int i = 0; i < nr && (b->top <= 0 || i < b->top); i++)
-            printf("%s,%d,%llu,%s,%s,%.4f,%.4f,%.4f,%.4f,%d\n", cs_coll_name(coll),
+            printf("%s,%d,%llu,%s,%s,%.4f,%.4f,%.4f,%.4f,%d,%.4f\n", cs_coll_name(coll),
                    op->call.size, (unsigned long long)op->call.bytes, b->pattern, rows[i].name,
-                   rows[i].us, rows[i].ratio, rows[i].span_us, nat, rows[i].rounds);
+                   rows[i].us, rows[i].ratio, rows[i].span_us, nat, rows[i].rounds,
+                   rows[i].skew_us);
         fflush(stdout);
         return;
     }
@@ -242,19 +244,20 @@ static void print_point(const bench_cfg *b, const cs_rop *op, row *rows, int nr,
     int arr = b->o.arrivals != NULL;
     char span[48] = "";
     if (arr)
-        snprintf(span, sizeof span, ", exit span %.2f us", nt->span_us);
+        snprintf(span, sizeof span, ", exit span %.2f us, skew %.2f us", nt->span_us,
+                 nt->skew_us);
     printf("\n%s %s, %d ranks%s%s: native %.2f us (before %.2f, after %.2f)%s, %d methods\n",
            cs_coll_name(coll),
            !cs_coll_sized(coll) ? "-" : cs_fmt_bytes(bb, sizeof bb, (double)op->call.bytes),
            op->call.size, arr ? ", arrivals " : "", arr ? b->pattern : "", nat, nat0->median_us,
            nat1->median_us, span, nr);
     printf("  %-34s %12s %7s %6s%s%s\n", "method", arr ? "completion" : "median_us", "ratio",
-           "rounds", arr ? "  span_us" : "", b->floor > 0 ? "  x floor" : "");
+           "rounds", arr ? "  span_us  skew_us" : "", b->floor > 0 ? "  x floor" : "");
     for (int i = 0; i < nr && (b->top <= 0 || i < b->top); i++) {
         printf("  %-34s %12.2f %7.3f %5d%s", rows[i].name, rows[i].us, rows[i].ratio,
                rows[i].rounds, rows[i].converged ? " " : "*");
         if (arr)
-            printf("  %8.2f", rows[i].span_us);
+            printf("  %8.2f %8.2f", rows[i].span_us, rows[i].skew_us);
         if (b->floor > 0)
             printf("  %7.2f", rows[i].us / b->floor);
         printf("\n");
@@ -349,7 +352,8 @@ static int bench_point(enum cs_coll coll, uint64_t bytes, const bench_cfg *b)
             !cs_name_matches(tab[i].name, b->methods))
             continue;
         rc = measure(&op, &tab[i], o, &t);
-        rows[nr++] = (row){tab[i].name, t.median_us, 0, t.span_us, t.rounds, t.converged};
+        rows[nr++] = (row){tab[i].name, t.median_us, 0, t.span_us, t.skew_us, t.rounds,
+                           t.converged};
     }
     if (rc == MPI_SUCCESS)
         rc = measure(&op, &tab[0], o, &nat1);
@@ -488,7 +492,8 @@ int main(int argc, char **argv)
         printf("collsel-bench: %d ranks, <= %.2f s per measurement; ratio = method / native "
                "(< 1: faster); * = CI target not reached\n", size, o->max_seconds);
     if (rank == 0 && b.csv)
-        printf("coll,comm_size,msg_bytes,arrivals,method,median_us,ratio,span_us,native_us,rounds\n");
+        printf("coll,comm_size,msg_bytes,arrivals,method,median_us,ratio,span_us,native_us,rounds,"
+               "skew_us\n");
     b.floor = b.csv ? -1 : floor_us(o, rank);
     if (rank == 0 && b.floor > 0)
         printf("floor: a flag round trip between ranks 0 and 1 through shared memory takes "

@@ -2,8 +2,9 @@
  * timing that takes only what a method can change.
  *
  * A rank's time in a collective is its wait (until the last rank arrives)
- * plus the completion (from the last arrival to its exit); only the
- * completion depends on the method.  Under a pattern every timed call is
+ * plus the completion (from the last arrival to its exit); the completion
+ * depends on the method, and the exit skew (how unevenly it lets the ranks
+ * go) moves the next call's wait.  Under a pattern every timed call is
  *
  *   start  = an instant every rank agrees on (the previous call's last exit
  *            plus a slack, on a clock all ranks compare)

@@ -27,7 +27,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 bench=$build/replay/collsel-bench
 [ -x "$bench" ] || { echo "bench-bcastdyn.sh: no $bench (build first, or -b BUILD)" >&2; exit 2; }
 mkdir -p "$out"
-echo "layout,run,coll,comm_size,msg_bytes,arrivals,method,median_us,ratio,span_us,native_us,rounds" \
+echo "layout,run,coll,comm_size,msg_bytes,arrivals,method,median_us,ratio,span_us,native_us,rounds,skew_us" \
     > "$out/runs.csv"
 for r in $(seq 1 "$reps"); do
     for case in "2 1 one-late:20us@1" "2 1 none" "4 2 one-late:20us@2" "4 2 one-late:20us@0" "4 2 none"; do

@@ -3,31 +3,39 @@
 # that MPI libraries see separate hosts (shared memory within a node, TCP
 # between nodes) and collsel's node-aware methods meet real node boundaries.
 #   tools/cluster.sh up N [--ranks-per-node R] [--delay US] [--rate RATE]
+#                         [--link auto|veth|tap]
 #   tools/cluster.sh down
 #   tools/cluster.sh exec NODE CMD [ARGS...]
 #   tools/cluster.sh kill NODE        (SIGKILL every process in NODE: a node failure)
 #   tools/cluster.sh launcher openmpi|mpich [--nodes N] [--ranks-per-node R]
+#   tools/cluster.sh ping FROM TO [COUNT]   (the link's RTT: min/median/p95/max us)
 #   tools/cluster.sh status | check
 # A node (collsel-node1 ... collsel-nodeN) is a network, UTS, IPC and mount
 # namespace: its own hostname (Open MPI names its session directory and
 # shared-memory segments after it), its own /dev/shm (a tmpfs), its own
 # /sys (a sysfs of its network namespace: UCX finds its interfaces there), /etc/hosts
 # naming every node (a file bind-mounted there), loopback, and one interface
-# collsel0 with 198.18.25.K/24 (RFC 2544's benchmarking range) on a veth to a
-# bridge.  The bridge lives in a namespace of its own (collsel-sw): the
-# host's network is not touched at all, and packets never leave the
-# namespaces made here.  --delay US adds a netem delay of US microseconds to
-# every node's egress (one-way node-to-node latency + US), --rate RATE
-# (tc units: 1gbit, 100mbit) limits its bandwidth (netem's rate, or tbf
-# without --delay); a kernel without the qdisc (no sch_netem): one line,
-# exit 77.  The file systems are the
+# collsel0 with 198.18.25.K/24 (RFC 2544's benchmarking range).  The nodes'
+# switch lives in a namespace of its own (collsel-sw): the host's network
+# is not touched at all, and packets never leave the namespaces made here.
+# The link (--link; auto: veth without a delay, or where tc's netem exists):
+#   veth  collsel0 is a veth to a bridge in collsel-sw; --delay US adds a
+#         netem delay of US microseconds to every node's egress (a kernel
+#         without sch_netem: one line, exit 77)
+#   tap   collsel0 is a TAP device of tools/cluster-link.c, a switch in user
+#         space running in collsel-sw (compiled into /run/collsel-cluster at
+#         `up` with cc): it learns the nodes' MAC addresses and sends every
+#         frame on US microseconds after it came in (one-way node-to-node
+#         latency + US; its counts in /run/collsel-cluster/link.log)
+# --rate RATE (tc units: 1gbit, 100mbit) limits every node's egress
+# bandwidth (netem's rate with a netem delay, else tbf).  The file systems are the
 # host's (a shared file system, as on a cluster), but /dev/shm, /sys, /etc/hosts.
 # `up` prints the launch lines; mpirun runs inside node 1 (its daemons reach
 # it over the nodes' network) and starts the other nodes' daemons with an
 # agent that enters their namespaces instead of ssh.  `up` first removes
 # what an earlier run left (also an unclean one); `down` ends the processes
-# still inside the nodes (by PID; each node's namespaces are held by one
-# sleep, ended last), deletes the network namespaces and the state in
+# still inside the nodes and the switch (by PID; each node's namespaces are
+# held by one sleep, ended last), deletes the network namespaces and the state in
 # /run/collsel-cluster: nothing is left.  Where namespaces cannot
 # be made (not root, no unshare/nsenter/ip) every command says so in one
 # line and exits 77 (the test harness's "skipped").
@@ -73,25 +81,30 @@ kill_node() { # NODE SIGNAL [KEEP]: every process inside it but KEEP, by PID
     for p in $pids; do [ "$p" = "${3:-}" ] || kill "-$2" "$p" 2> /dev/null; done
 }
 
+# The processes of the nodes and of the switch (the user-space link, whose
+# PID is in RUN/link.pid; any other process in collsel-sw is an unclean
+# earlier run's), by PID: SIGTERM, up to 1 s to end, then SIGKILL.
 teardown() {
-    local ns i
+    local ns i p
+    p=$(holder link) && kill -TERM "$p" 2> /dev/null
     for ns in $(ip netns list 2> /dev/null | awk '{print $1}'); do
-        case "$ns" in "$PFX"[0-9]*) kill_node "$ns" TERM ;; esac
+        case "$ns" in "$PFX"[0-9]*|"$SW") kill_node "$ns" TERM ;; esac
     done
-    for i in 1 2 3 4 5 6 7 8 9 10; do # up to 1 s for them to end, then SIGKILL
+    for i in 1 2 3 4 5 6 7 8 9 10; do
         local left=
         for ns in $(ip netns list 2> /dev/null | awk '{print $1}'); do
-            case "$ns" in "$PFX"[0-9]*) [ -n "$(node_pids "$ns")" ] && left=1 ;; esac
+            case "$ns" in "$PFX"[0-9]*|"$SW") [ -n "$(node_pids "$ns")" ] && left=1 ;; esac
         done
         [ -z "$left" ] && break
         [ "$i" = 10 ] && for ns in $(ip netns list 2> /dev/null | awk '{print $1}'); do
-            case "$ns" in "$PFX"[0-9]*) kill_node "$ns" KILL ;; esac
+            case "$ns" in "$PFX"[0-9]*|"$SW") kill_node "$ns" KILL ;; esac
         done
         sleep 0.1
     done
     for ns in $(ip netns list 2> /dev/null | awk '{print $1}'); do
         case "$ns" in "$PFX"[0-9]*|"$SW"|"$SW-probe") ip netns del "$ns" ;; esac
     done
+    [ -n "${1:-}" ] && [ -s "$RUN/link.log" ] && tail -1 "$RUN/link.log" # its counts
     rm -rf "$RUN"
 }
 
@@ -118,17 +131,64 @@ start_node() {
     return 1
 }
 
-# The PID holding NODE's namespaces, checked to be inside its network
+# The PID holding NODE's namespaces (or the switch's, NODE "link"), checked to be inside its network
 # namespace still (not a reused PID; /run/netns of a later node is not seen
 # inside an earlier one, hence the namespace's inode kept in RUN/NODE.pid).
 holder() {
     local p ino
-    read -r p ino < "$RUN/$1.pid" 2> /dev/null && [ -n "$p" ] &&
+    read -r p ino 2> /dev/null < "$RUN/$1.pid" && [ -n "$p" ] &&
         [ "$(stat -L -c %i "/proc/$p/ns/net" 2> /dev/null)" = "$ino" ] && echo "$p"
 }
 
+# Can this kernel do qdisc Q?  (tried on a scratch namespace's loopback;
+# its error on stdout)
+qdisc_works() {
+    local err rc
+    ip netns add "$SW-probe" || return 1
+    err=$(tc -n "$SW-probe" qdisc add dev lo root $1 2>&1)
+    rc=$?
+    ip netns del "$SW-probe" 2> /dev/null
+    echo "$err"
+    return $rc
+}
+
+# RUN/cluster-link, built from tools/cluster-link.c (the link, and a ping)
+build_link() {
+    local src
+    src=$(dirname "$SELF")/cluster-link.c
+    [ -x "$RUN/cluster-link" ] && return 0
+    [ -r "$src" ] || skip "the user-space link's source $src is missing"
+    command -v "${CC:-cc}" > /dev/null || skip "no C compiler (${CC:-cc}) to build $src"
+    "${CC:-cc}" -O2 -o "$RUN/cluster-link.tmp" "$src" && mv "$RUN/cluster-link.tmp" "$RUN/cluster-link"
+}
+
+# The user-space link (tools/cluster-link.c, built here into RUN with cc):
+# a switch in collsel-sw with one TAP device per node (collsel-tK, moved
+# into node K after), each frame sent on DELAY us after it came in; TCP
+# segmentation offloaded (-g: frames of up to 64 KiB, as on the veth);
+# the timer set early by its usual lateness (-e: frames go out ~2 us after
+# they are due, not 7-10); SCHED_FIFO 10 (-r: a frame due is sent when
+# due, not after a busy rank's time slice).  Its PID (and its namespace's
+# inode) in RUN/link.pid.
+start_link() {
+    local n=$1 delay=$2 i taps=
+    build_link || return 1
+    for i in $(seq 1 "$n"); do taps="$taps collsel-t$i"; done
+    # shellcheck disable=SC2086
+    nsenter --net="/run/netns/$SW" "$RUN/cluster-link" -g -e -r 10 -d "$delay" -R "$RUN/link.ready" \
+        $taps < /dev/null > /dev/null 2> "$RUN/link.log" &
+    echo "$! $(stat -L -c %i "/run/netns/$SW")" > "$RUN/link.pid"
+    for i in $(seq 1 100); do
+        [ -e "$RUN/link.ready" ] && return 0
+        kill -0 "$(cut -d' ' -f1 "$RUN/link.pid")" 2> /dev/null || break
+        sleep 0.02
+    done
+    cat "$RUN/link.log" >&2
+    return 1
+}
+
 up() {
-    local n=${1:-} r=1 delay=0 rate=
+    local n=${1:-} r=1 delay=0 rate= link=auto err
     [ -n "$n" ] && shift
     case "$n" in [1-9]|[1-9][0-9]) ;; *) die "up takes a node count 1..99 (got '$n')" ;; esac
     while [ $# -gt 0 ]; do
@@ -136,12 +196,14 @@ up() {
         --ranks-per-node) r=${2:-}; shift 2 || die "--ranks-per-node needs a value" ;;
         --delay) delay=${2:-}; shift 2 || die "--delay needs microseconds" ;;
         --rate) rate=${2:-}; shift 2 || die "--rate needs a tc rate (e.g. 1gbit)" ;;
+        --link) link=${2:-}; shift 2 || die "--link needs auto, veth or tap" ;;
         *) die "up: unknown option '$1' (see --help)" ;;
         esac
     done
     case "$r" in [1-9]|[1-9][0-9]) ;; *) die "--ranks-per-node takes 1..99 (got '$r')" ;; esac
     case "$delay" in ''|*[!0-9]*) die "--delay takes whole microseconds (got '$delay')" ;; esac
     case "$rate" in ''|[0-9]*[a-zA-Z]*) ;; *) die "--rate takes a tc rate such as 1gbit or 100mbit (got '$rate')" ;; esac
+    case "$link" in auto|veth|tap) ;; *) die "--link takes auto, veth or tap (got '$link')" ;; esac
     check
     teardown
     mkdir -p "$RUN" || die "cannot make $RUN" 1
@@ -149,30 +211,44 @@ up() {
         echo "127.0.0.1 localhost"
         for i in $(seq 1 "$n"); do echo "$NET.$i $PFX$i"; done
     } > "$RUN/hosts"
-    ip netns add "$SW" && ip -n "$SW" link set lo up &&
-        ip -n "$SW" link add "$BR" type bridge && ip -n "$SW" link set "$BR" up ||
-        { teardown; die "cannot make the bridge namespace $SW" 1; }
-    # the link's qdisc: netem (delay, and rate with it), or tbf for a rate
-    # alone (kernels without sch_netem, as this machine's)
-    local q=
-    if [ "$delay" != 0 ]; then
+    # the link's qdisc on every node's interface: netem (delay, and rate
+    # with it) on a veth, or tbf for a rate alone
+    local q= tbf=${rate:+tbf rate $rate burst 64kb latency 10ms}
+    if [ "$link" != tap ] && [ "$delay" != 0 ]; then
         q="netem delay ${delay}us${rate:+ rate $rate}"
-    elif [ -n "$rate" ]; then
-        q="tbf rate $rate burst 64kb latency 10ms"
+        if ! err=$(qdisc_works "$q"); then
+            [ "$link" = veth ] && { teardown; skip "tc qdisc '$q' is not possible here: $err"; }
+            link=tap q= # auto: the user-space link delays
+        fi
     fi
-    if [ -n "$q" ]; then # can this kernel do it?  (a scratch namespace)
-        local err
-        ip netns add collsel-sw-probe &&
-            err=$(tc -n collsel-sw-probe qdisc add dev lo root $q 2>&1)
-        local rc=$?
-        ip netns del collsel-sw-probe 2> /dev/null
-        [ $rc = 0 ] || { teardown; skip "tc qdisc '$q' is not possible here: $err"; }
+    [ "$link" = auto ] && link=veth
+    [ -z "$q" ] && q=$tbf
+    if [ -n "$q" ] && ! err=$(qdisc_works "$q"); then
+        teardown; skip "tc qdisc '$q' is not possible here: $err"
+    fi
+    if [ "$link" = tap ]; then # what the user-space link needs
+        [ -c /dev/net/tun ] ||
+            { teardown; skip "no /dev/net/tun: the user-space link (--delay without netem) needs TAP devices"; }
+        command -v "${CC:-cc}" > /dev/null ||
+            { teardown; skip "no C compiler (${CC:-cc}) to build the user-space link (--delay without netem)"; }
+    fi
+    ip netns add "$SW" && ip -n "$SW" link set lo up ||
+        { teardown; die "cannot make the switch namespace $SW" 1; }
+    if [ "$link" = veth ]; then
+        ip -n "$SW" link add "$BR" type bridge && ip -n "$SW" link set "$BR" up ||
+            { teardown; die "cannot make the bridge in $SW" 1; }
+    else
+        start_link "$n" "$delay" || { teardown; die "cannot start the user-space link" 1; }
     fi
     for i in $(seq 1 "$n"); do
         local nd=$PFX$i
         ip netns add "$nd" &&
-            ip -n "$SW" link add "collsel-p$i" type veth peer name "$IF" netns "$nd" &&
-            ip -n "$SW" link set "collsel-p$i" master "$BR" up &&
+            if [ "$link" = veth ]; then
+                ip -n "$SW" link add "collsel-p$i" type veth peer name "$IF" netns "$nd" &&
+                    ip -n "$SW" link set "collsel-p$i" master "$BR" up
+            else # the switch's TAP device, moved into the node and renamed
+                ip -n "$SW" link set "collsel-t$i" netns "$nd" name "$IF"
+            fi &&
             ip -n "$nd" link set lo up &&
             ip -n "$nd" addr add "$NET.$i/24" dev "$IF" &&
             ip -n "$nd" link set "$IF" up &&
@@ -190,7 +266,9 @@ exec "$SELF" exec "\$host" /bin/sh -c "\$*"
 EOF
     chmod 755 "$RUN/agent"
     echo "$n $r" > "$RUN/state"
-    echo "cluster: $n node(s) x $r rank(s) (${PFX}1..$PFX$n, $NET.1..$n on $IF${q:+, qdisc $q})"
+    local how="$link"
+    [ "$link" = tap ] && how="tap, the user-space link: $delay us"
+    echo "cluster: $n node(s) x $r rank(s) (${PFX}1..$PFX$n, $NET.1..$n on $IF, $how${q:+, qdisc $q})"
     launch_lines
 }
 
@@ -259,7 +337,7 @@ case "$cmd" in
 up) up "$@" ;;
 down)
     [ "$(id -u)" = 0 ] || skip "namespaces need root (uid $(id -u))"
-    teardown ;;
+    teardown counts ;;
 exec)
     [ $# -ge 2 ] || die "exec takes NODE CMD [ARGS...]"
     nd=$(node_name "$1") || die "no node '$1' (1..N or ${PFX}K)"
@@ -272,6 +350,13 @@ kill)
     p=$(holder "$nd") || die "no node $nd (is the cluster up?)" 1
     kill_node "$nd" KILL "$p" ;; # the node stays (its namespaces), as a rebooted one
 launcher) launcher "$@" ;;
+ping)
+    [ $# -ge 2 ] && [ $# -le 3 ] || die "ping takes FROM TO [COUNT]"
+    to=$(node_name "$2") || die "no node '$2' (1..N or ${PFX}K)"
+    case "${3:-200}" in [1-9]|[1-9][0-9]*) ;; *) die "ping: COUNT takes a number (got '$3')" ;; esac
+    state > /dev/null || exit 1
+    build_link || die "cannot build the ping (tools/cluster-link.c)" 1
+    "$SELF" exec "$1" "$RUN/cluster-link" -P "$NET.${to#"$PFX"}" -c "${3:-200}" -i 2000 ;;
 status)
     st=$(state) || exit 1; read -r n r <<< "$st"
     echo "cluster: $n node(s) x $r rank(s)"
@@ -279,6 +364,7 @@ status)
         echo "  $PFX$i $NET.$i processes: $(node_pids "$PFX$i" | wc -l)" \
              "qdisc: $(tc -n "$PFX$i" qdisc show dev "$IF" | head -1)"
     done
+    p=$(holder link) && echo "  the user-space link: PID $p, $(tr '\0' ' ' < "/proc/$p/cmdline")"
     launch_lines ;;
 check) check; echo "cluster.sh: namespaces can be made here" ;;
 -h|--help|help) usage ;;

@@ -12,6 +12,12 @@ tmp=${TMPDIR:-/tmp}/cs-nodefail-$$
 mkdir -p "$tmp" && trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 "$cl" check > /dev/null || exit $?
+# no cluster up (the test run alone): one of our own, for the whole test
+# (the launcher's own would be gone before node 2 is checked at the end)
+if ! "$cl" status > /dev/null 2>&1; then
+    "$cl" up 2 --ranks-per-node 2 > /dev/null || fail "cannot bring a cluster up"
+    trap '"$cl" down > /dev/null; rm -rf "$tmp"' EXIT
+fi
 export CS_TEST_CLUSTER_NODES=2
 prof=$tmp/app.prof
 [ "$flavour" = openmpi ] && export MPIEXEC_EXTRA="-x COLLSEL_RECORD_INTERVAL"
