@@ -52,8 +52,9 @@
  * root_combine: the last folder of a piece raises its holder's `ready`).
  * Balanced, the root so makes the two passes over the data that
  * reduce.shm.tree's root makes, where posting its vector, folding a piece
- * and copying every piece out made four (measured at 2 ranks: 1.25-1.4x
- * tree's time at 64 KiB-1 MiB before, 1.0-1.05x after); a late root
+ * and copying every piece out made four (measured at 2 ranks: 1.4-1.7x
+ * the fastest fixed-order method's time at 64 KiB-1 MiB before, 1.01-1.10x
+ * after, README); a late root
  * combines once, as it folded its own into every piece before.  With one
  * folder (2 ranks) that one copies its vector into its accumulator, no
  * lock.
