@@ -300,7 +300,7 @@ static int reduce_op(cs_arr *a, const cs_arr_rec *g, uint32_t n)
 typedef struct prev_op {
     int valid;
     uint64_t comm, seq;
-    uint32_t n, coll, comm_size, bin, one_node;
+    uint32_t n, coll, comm_size, bin, one_node, wexp;
     int64_t *exit; /* n, by communicator rank */
     size_t cap;
 } prev_op;
@@ -310,6 +310,11 @@ typedef struct prev_op {
  * p's last exit (see cs_arr_cell).  -1: out of memory. */
 static int pair_op(cs_arr *a, const prev_op *p, const cs_arr_rec *g, uint32_t n)
 {
+    uint32_t we = 0, wp = p->wexp;
+    for (uint32_t i = 0; i < n; i++)
+        we = g[i].wexp > we ? g[i].wexp : we;
+    /* the pair's weight: 1 / the chance both were kept (cs_arr_level) */
+    double w = ldexp(1.0, (int)(we > wp ? we : wp) + (we && wp));
     int64_t x = p->exit[0], last = g[0].entry, last2 = INT64_MIN;
     for (uint32_t i = 1; i < n; i++) {
         if (p->exit[i] > x)
@@ -330,21 +335,21 @@ static int pair_op(cs_arr *a, const prev_op *p, const cs_arr_rec *g, uint32_t n)
          * own arrival; the others as long after the last arrival */
         int64_t x2 = g[i].exit < last ? a2 + (g[i].exit - g[i].entry) : g[i].exit + (last2 - last);
         int64_t left2 = x2 < last2 ? x2 : last2;
-        double w = 1e-9 * (double)(left - g[i].entry), w2 = 1e-9 * (double)(left2 - a2);
+        double wt = 1e-9 * (double)(left - g[i].entry), wt2 = 1e-9 * (double)(left2 - a2);
         cs_arr_cell *c = cell_get(a, g[i].coll, g[i].comm_size, g[i].bin);
         if (!c)
             return -1;
-        c->pwait = cs_time_add(c->pwait, w);
-        c->swait = cs_time_add(c->swait, w2);
-        caused += w - w2;
-        lag += 1e-9 * (double)shift;
+        c->pwait = cs_time_add(c->pwait, w * wt);
+        c->swait = cs_time_add(c->swait, w * wt2);
+        caused += w * (wt - wt2);
+        lag += w * 1e-9 * (double)shift;
     }
     cs_arr_cell *c = cell_get(a, g[0].coll, g[0].comm_size, g[0].bin);
     cs_arr_cell *q = cell_get(a, p->coll, p->comm_size, p->bin);
     if (!c || !q)
         return -1;
-    c->npair = cs_count_add(c->npair, 1);
-    q->nprev = cs_count_add(q->nprev, 1);
+    c->npair = cs_time_add(c->npair, w);
+    q->nprev = cs_time_add(q->nprev, w);
     q->induced += caused;
     q->lag = cs_time_add(q->lag, lag);
     return 0;
@@ -368,9 +373,11 @@ static int keep_prev(prev_op *p, const cs_arr_rec *g, uint32_t n)
     p->comm_size = g[0].comm_size;
     p->bin = g[0].bin;
     p->one_node = 1;
+    p->wexp = 0;
     for (uint32_t i = 0; i < n; i++) {
         p->exit[i] = g[i].exit;
         p->one_node &= g[i].node == g[0].node;
+        p->wexp = g[i].wexp > p->wexp ? g[i].wexp : p->wexp;
     }
     return 0;
 }
@@ -456,10 +463,10 @@ static int cell_merge(cs_arr_cell *d, const cs_arr_cell *s)
     for (uint32_t i = 0; i < s->nsites; i++)
         site_add(d, s->sites[i].where, s->sites[i].wait);
     d->site_other_wait = cs_time_add(d->site_other_wait, s->site_other_wait);
-    d->npair = cs_count_add(d->npair, s->npair);
+    d->npair = cs_time_add(d->npair, s->npair);
     d->pwait = cs_time_add(d->pwait, s->pwait);
     d->swait = cs_time_add(d->swait, s->swait);
-    d->nprev = cs_count_add(d->nprev, s->nprev);
+    d->nprev = cs_time_add(d->nprev, s->nprev);
     d->induced += s->induced;
     d->lag = cs_time_add(d->lag, s->lag);
     if (d->comm_size != s->comm_size)
@@ -639,14 +646,18 @@ int cs_arr_induced(const cs_profile *p, const cs_cell *c, double *caused_s, doub
     *caused_s = *causes_s = *lag_s = 0;
     if (!p->arr.pairs || !a || (a->npair == 0 && a->nprev == 0) || cs_arr_split(p, c, &w, &k) < 0)
         return -1;
-    if (a->pwait > 0) {
-        double share = (a->pwait - a->swait) / a->pwait;
-        *caused_s = w * (share < -1 ? -1 : share > 1 ? 1 : share);
-    }
+    /* per operation of the pairs, as a share of the cell's measured time
+     * per operation (the cell's recorded time then scales it): the same
+     * pairs give both sides, so what the predecessors cause is what their
+     * successors show, whatever rare long waits elsewhere in the cell */
     double per_op = a->ops > 0 ? (a->wait + a->compl) / a->ops : 0; /* measured, per operation */
+    if (a->npair > 0 && per_op > 0) {
+        double x = c->t_total * ((a->pwait - a->swait) / a->npair) / per_op;
+        *caused_s = x < -w ? -w : x > w ? w : x;
+    }
     if (a->nprev > 0 && per_op > 0) {
-        *causes_s = c->t_total * (a->induced / (double)a->nprev) / per_op;
-        *lag_s = c->t_total * (a->lag / (double)a->nprev) / per_op;
+        *causes_s = c->t_total * (a->induced / a->nprev) / per_op;
+        *lag_s = c->t_total * (a->lag / a->nprev) / per_op;
     }
     return 0;
 }
@@ -740,10 +751,10 @@ void cs_arr_serialize(const cs_arr *a, cs_buf *out)
             cs_buf_f64(out, c->prio[k]);
         for (size_t k = 0; k < (size_t)c->nvec * c->comm_size; k++)
             cs_buf_u32(out, c->vec[k]);
-        cs_buf_u64(out, c->npair);
+        cs_buf_f64(out, c->npair);
         cs_buf_f64(out, c->pwait);
         cs_buf_f64(out, c->swait);
-        cs_buf_u64(out, c->nprev);
+        cs_buf_f64(out, c->nprev);
         cs_buf_f64(out, c->induced);
         cs_buf_f64(out, c->lag);
     }
@@ -830,13 +841,13 @@ static int rd_cell(cs_rd *r, cs_arr_cell *c, uint32_t version, cs_err *e)
             cs_rd_u32(r, &c->vec[k]);
     }
     if (version >= 4) {
-        cs_rd_u64(r, &c->npair);
+        cs_rd_f64(r, &c->npair);
         cs_rd_f64(r, &c->pwait);
         cs_rd_f64(r, &c->swait);
-        cs_rd_u64(r, &c->nprev);
+        cs_rd_f64(r, &c->nprev);
         cs_rd_f64(r, &c->induced);
         cs_rd_f64(r, &c->lag);
-        if (!r->bad && (c->npair > CS_COUNT_MAX || c->nprev > CS_COUNT_MAX || !OKT(c->pwait) ||
+        if (!r->bad && (!OKT(c->npair) || !OKT(c->nprev) || !OKT(c->pwait) ||
                         !OKT(c->swait) || !OKT(c->lag) || !(fabs(c->induced) <= CS_TIME_MAX)))
             return cs_fail(e, "arrival cell has a bad pair sum");
     }

@@ -116,16 +116,18 @@ typedef struct cs_arr_cell {
     double *prio;         /* nvec priorities (smallest kept) */
     uint32_t *vec;        /* nvec x comm_size */
     /* pairs (format version 4): an operation whose predecessor on the
-     * communicator (call number - 1) was matched in the same pass, both
-     * unweighted.  The wait a rank sees is partly the previous call's
+     * communicator (call number - 1) was matched in the same pass, weighted
+     * by the pair's inclusion (1 in the first calls, else 2^(level + 1), or
+     * 2^level beside a first call).  The wait a rank sees is partly the previous call's
      * ranks leaving it at different times (a bcast's root leaves first):
      * what if that call had released every rank at its last exit?  Each
      * rank's next arrival moves later by how much earlier it left than the
      * last one; its completion after the last arrival stays. */
-    uint64_t npair;       /* operations of this cell with their predecessor */
+    double npair;         /* operations of this cell with their predecessor
+                             (weighted like the pairs: cs_arr_level) */
     double pwait;         /* their wait (seconds, summed over ranks) */
     double swait;         /* the same had the predecessor released together */
-    uint64_t nprev;       /* operations of this cell that were a predecessor */
+    double nprev;         /* operations of this cell that were a predecessor */
     double induced;       /* the wait they added at their successors (pwait
                              - swait there; negative: their skew saved wait) */
     double lag;           /* their ranks' last exit - own exit, summed */
@@ -177,22 +179,36 @@ static inline const uint32_t *cs_arr_vec(const cs_arr_cell *a, uint32_t i)
 
 /* ---- building and merging (record/, shim/) ----------------------------- */
 
-/* The level of a call: leading zero bits of (seq + comm) x 2^64 / golden
- * ratio (mod 2^64), i.e. of the fraction of (seq + comm) x 0.618...: a
- * Weyl sequence, so calls of level >= L are 1 in 2^L of any long run of
- * calls, spread evenly (no aliasing with periodic call patterns: the
- * multiplier is irrational), and a level >= L + 1 call has level >= L.
- * One multiplication: the shim computes it on every call.  comm (the
- * communicator key, a random 64-bit value) shifts the sequence, so
- * communicators sample different calls. */
+/* The level of a call, chosen so that sampled calls come in consecutive
+ * pairs (an operation and its predecessor on the communicator: the pairs
+ * of cs_arr_cell), spread over the whole run.  The raw level of seq is the
+ * number of leading zero bits of (seq + comm) x 2^64 / golden ratio (mod
+ * 2^64), i.e. of the fraction of (seq + comm) x 0.618...: a Weyl sequence,
+ * so raw levels >= L are 1 in 2^L of any long run of calls, spread evenly
+ * (no aliasing with periodic call patterns: the multiplier is irrational).
+ * A call's level is max(raw(seq), raw(seq - 1)) - 1: the calls of raw
+ * level >= L + 1 and the calls right after them.  Two neighbours of raw
+ * level >= 2 never meet (the fractions of consecutive calls differ by
+ * 0.618, of calls two apart by 0.236), so for L >= 1 calls of level >= L
+ * are still exactly 1 in 2^L, in pairs, and a pair (seq - 1, seq) is kept
+ * when raw(seq - 1) >= L + 1: 1 in 2^(L + 1).  A level >= L + 1 call has
+ * level >= L.  Two multiplications: the shim computes it on every call.
+ * comm (the communicator key, a random 64-bit value) shifts the sequence,
+ * so communicators sample different calls. */
 static inline uint64_t cs_arr_hash(uint64_t comm, uint64_t seq)
 {
     return (seq + comm) * 0x9E3779B97F4A7C15ull;
 }
-static inline uint32_t cs_arr_level(uint64_t comm, uint64_t seq)
+static inline uint32_t cs_arr_raw_level(uint64_t comm, uint64_t seq)
 {
     uint64_t h = cs_arr_hash(comm, seq);
     return h ? (uint32_t)__builtin_clzll(h) : 64;
+}
+static inline uint32_t cs_arr_level(uint64_t comm, uint64_t seq)
+{
+    uint32_t a = cs_arr_raw_level(comm, seq), b = cs_arr_raw_level(comm, seq - 1);
+    a = a > b ? a : b;
+    return a ? a - 1 : 0;
 }
 
 void cs_arr_free(cs_arr *a);
@@ -224,11 +240,12 @@ int cs_arr_deserialize(cs_arr *a, cs_rd *r, uint32_t version, cs_err *e);
 
 /* Of a cell's recorded time (seconds summed over ranks, scaled like
  * cs_arr_split): the part of its wait that its predecessors' uneven exits
- * caused (pwait - swait of its pairs, as a share of pwait), the wait its
- * own uneven exits add at the next calls and its ranks' lags behind its
- * last exit (per predecessor operation, as a share of the cell's measured
- * time per operation); -1 if the pairs were not recorded or the cell has
- * none (all 0).  lag_s may be NULL. */
+ * caused (pwait - swait per pair, at most its wait), the wait its own
+ * uneven exits add at the next calls and its ranks' lags behind its last
+ * exit (per predecessor operation); each per operation as a share of the
+ * cell's measured time per operation, times its recorded time; -1 if the
+ * pairs were not recorded or the cell has none (all 0).  lag_s may be
+ * NULL. */
 int cs_arr_induced(const struct cs_profile *p, const struct cs_cell *c, double *caused_s,
                    double *causes_s, double *lag_s);
 

@@ -22,7 +22,7 @@
  *          u32 nlate + (u32 rank, f64 ops) each, f64 late_other, u32
  *          nsites + (str, f64 wait) each, f64 site_other_wait, u32 nvec,
  *          nvec x f64 priority, nvec x comm_size x u32 lateness (ns),
- *          and (version 4) u64 npair, f64 pwait, swait, u64 nprev, f64
+ *          and (version 4) f64 npair, pwait, swait, nprev,
  *          induced, lag
  * (A version 1 payload ends after the sites, a version 2 one after
  * folded_cells; a version 3 one has no pair sums.)

@@ -333,7 +333,7 @@ void cs_show_arr_json_cell(FILE *f, const cs_profile *p, const cs_cell *c)
     double caused, causes;
     if (cs_arr_induced(p, c, &caused, &causes, NULL) == 0)
         fprintf(f, ", \"exits_caused_wait_s\": %.9g, \"exits_cause_wait_s\": %.9g, "
-                   "\"pairs\": %llu}", caused, causes, (unsigned long long)a->npair);
+                   "\"pairs\": %.0f}", caused, causes, a->npair);
     else
         fputs(", \"exits_caused_wait_s\": null, \"exits_cause_wait_s\": null}", f);
 }

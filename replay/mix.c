@@ -203,6 +203,10 @@ static void print_prediction(const cs_replay_opts *o, const prediction *pr, cons
             printf("%s,,,,,,%.3f,%.3f,%s,,%.4f,%.4f,%.4f,0\n", what[w], pr->v[w][0] * 1e6,
                    pr->v[w][1] * 1e6, pat, ratio_of(pr, w, 2), ratio_of(pr, w, 3),
                    ratio_of(pr, w, 1));
+        /* the wait the replayed points' uneven exits cause: recorded, predicted */
+        double er = pr->exits[0] != 0 ? pr->exits[1] / pr->exits[0] : 1;
+        printf("exits,,,,,,%.3f,%.3f,%s,,%.4f,%.4f,%.4f,0\n", pr->exits[0] * 1e6,
+               pr->exits[1] * 1e6, pat, er, er, er);
         return;
     }
     if (o->format == CS_OUT_JSON) {

@@ -72,6 +72,8 @@ int cs_mix_read(const char *path, cs_mix_row *rows, int max, cs_mix_row *total, 
         else if (!strcmp(r.coll, "completion") || !strcmp(r.coll, "application")) {
             if (pred)
                 pred[r.coll[0] == 'a'] = r;
+        } else if (!strcmp(r.coll, "exits")) {
+            continue; /* the wait uneven exits cause (apptime.sh reads it) */
         } else if (n < max)
             rows[n++] = r;
     }

@@ -16,7 +16,8 @@ typedef struct cs_mix_row {
 
 /* Up to max point rows into rows (the number read), the `total` row into
  * *total, and (pred not NULL) the prediction rows under arrivals into
- * pred[0] ("completion") and pred[1] ("application"; native 0 when absent);
+ * pred[0] ("completion") and pred[1] ("application"; native 0 when absent;
+ * the "exits" row, the wait uneven exits cause, is skipped);
  * -1 when the file cannot be read or lacks a column (e says which). */
 int cs_mix_read(const char *path, cs_mix_row *rows, int max, cs_mix_row *total, cs_mix_row *pred,
                 cs_err *e);

@@ -309,6 +309,7 @@ static inline void cs_tab_leave(cs_rtab *t)
  * aliasing with periodic call patterns, and the same calls on every
  * member, whose arrivals can then be matched). */
 _Static_assert(CS_TIME_EVERY == 1 << CS_ARR_LEVEL0, "timed calls are those of level >= 3");
+_Static_assert(CS_ARR_LEVEL0 >= 1, "pairs of sampled calls are disjoint from level 1 on");
 static inline int cs_timed_call(cs_rslot *s, cs_acomm *ac, uint64_t ntimed, uint32_t cslot)
 {
     uint64_t q = ac->seq;
@@ -319,8 +320,10 @@ static inline int cs_timed_call(cs_rslot *s, cs_acomm *ac, uint64_t ntimed, uint
     s->afirst = k < CS_ARR_CELL_FIRST;
     if (s->afirst)
         __atomic_store_n(&ac->cfirst[cslot], (uint8_t)(k + 1), __ATOMIC_RELAXED);
+    /* level >= 3 (cs_arr_level): raw level >= 4 here or at the call before */
     return ntimed < CS_TIME_FIRST || q < CS_ARR_FIRST || s->afirst ||
-           cs_arr_hash(ac->key, q) < (1ull << (64 - CS_ARR_LEVEL0)); /* level >= 3 */
+           cs_arr_hash(ac->key, q) < (1ull << (63 - CS_ARR_LEVEL0)) ||
+           cs_arr_hash(ac->key, q - 1) < (1ull << (63 - CS_ARR_LEVEL0));
 }
 
 static inline int cs_rec_begin(cs_rslot *s, int coll, MPI_Comm comm, uint64_t bytes, int root,

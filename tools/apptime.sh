@@ -11,8 +11,9 @@
 # tuned / native for the application's collective time (recorded wait +
 # tuned completion) and for the completion alone; the end prints both next
 # to the medians measured over the pairs (completion: the cells with
-# arrival data in both runs), and the wait measured in those cells, which
-# the prediction takes as unchanged.
+# arrival data in both runs), the wait measured in those cells, and the
+# part of the wait that uneven exits caused (show's exits column), which
+# the prediction moves with the methods (the rest of the wait it keeps).
 #   tools/apptime.sh [-n NP] [-r RUNS] [--tree TREE] [--dir DIR] [--launcher LINE] [--aa] -- APP [ARGS]
 # --aa: both runs of every pair native (an A/A test: no tree, no tuning);
 # the spread of its ratios around 1 is what the measured column can tell
@@ -25,7 +26,7 @@ set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${COLLSEL_BUILD:-$top/build}
 np=4 runs=5 tree= dir= launcher= aa=
-usage() { sed -n '2,23s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,24s/^# \{0,1\}//p' "$0"; }
 while [ $# -gt 0 ]; do
     case "$1" in
     -n) np=$2; shift 2 ;;
@@ -75,13 +76,15 @@ fi
 # the prediction: the mix's "application" and "completion" rows (under
 # arrivals), else its total (no arrival data: all of it taken as completion)
 if [ -n "$aa" ]; then
-    pred="1 1"
+    pred="1 1" pexits="1"
 else
     pred=$(awk -F, '$1 == "application" { a = $13 } $1 == "completion" { c = $13 } $1 == "total" { t = $13 }
         END { if (a == "") { a = t; c = t }; printf "%s %s", a, c }' "$mix")
+    # the wait uneven exits cause, predicted tuned / recorded (1: none)
+    pexits=$(awk -F, '$1 == "exits" && $7 > 0 { e = $13 } END { print e == "" ? "-" : e }' "$mix")
 fi
 echo "== $runs pairs of runs, native then tuned (tree $tree)"
-printf '%-5s %12s %12s %12s %12s\n' pair collectives completion wait wall
+printf '%-5s %12s %12s %12s %12s %12s\n' pair collectives completion wait exits wall
 i=1
 while [ "$i" -le "$runs" ]; do
     for side in nat tun; do
@@ -105,10 +108,15 @@ while [ "$i" -le "$runs" ]; do
             END { if (a > 0) printf "%.3f ", b / a; else printf "- "
                   if (wa > 0) printf "%.3f", wb / wa; else printf "-" }')
     compl=${cw% *} wait=${cw#* }
+    # the wait that uneven exits caused (show's exits_caused_wait_s), both runs
+    ex=$(for k in nat tun; do "$c" show --csv "$dir/$k-$i.prof" | awk -F, '
+            $1 == "collective" { for (j = 1; j <= NF; j++) if ($j == "exits_caused_wait_s") col = j; next }
+            col && $col != "" { s += $col } END { printf "%.9f ", s }'; done |
+        awk '{ if ($1 > 0) printf "%.3f", $2 / $1; else printf "-" }')
     wall=$(awk '{ w[FILENAME] = $1 } END { printf "%.3f", w[ARGV[2]] / w[ARGV[1]] }' \
         "$dir/nat-$i.wall" "$dir/tun-$i.wall")
-    printf '%-5s %12s %12s %12s %12s\n' "$i" "$coll" "$compl" "$wait" "$wall"
-    echo "$coll $wall $compl $wait" >> "$dir/ratios"
+    printf '%-5s %12s %12s %12s %12s %12s\n' "$i" "$coll" "$compl" "$wait" "$ex" "$wall"
+    echo "$coll $wall $compl $wait $ex" >> "$dir/ratios"
     i=$((i + 1))
 done
 sort -n "$dir/ratios" | awk '{ c[NR] = $1 } END { printf "median of tuned / native, collective time: %s (range %s-%s)", c[int((NR + 1) / 2)], c[1], c[NR] }'
@@ -116,7 +124,9 @@ sort -n -k2 "$dir/ratios" | awk '{ w[NR] = $2 } END { printf "; wall time: %s (%
 meas=$(sort -n "$dir/ratios" | awk '{ c[NR] = $1 } END { print c[int((NR + 1) / 2)] }')
 mcompl=$(awk '$3 != "-" { print $3 }' "$dir/ratios" | sort -n | awk '{ c[NR] = $1 } END { print NR ? c[int((NR + 1) / 2)] : "-" }')
 mwait=$(awk '$4 != "-" && $4 != "" { print $4 }' "$dir/ratios" | sort -n | awk '{ c[NR] = $1 } END { print NR ? c[int((NR + 1) / 2)] : "-" }')
-echo "$pred $meas $mcompl $mwait" | awk '{ printf "predicted against measured (tuned / native):\n" \
+mexits=$(awk '$5 != "-" && $5 != "" { print $5 }' "$dir/ratios" | sort -n | awk '{ c[NR] = $1 } END { print NR ? c[int((NR + 1) / 2)] : "-" }')
+echo "$pred $meas $mcompl $mwait $pexits $mexits" | awk '{ printf "predicted against measured (tuned / native):\n" \
     "  application collective time: predicted %.3f, measured median %.3f (difference %+.3f)\n" \
     "  completion time:             predicted %.3f, measured median %s\n" \
-    "  wait:                        taken as unchanged (1), measured median %s\n", $1, $3, $3 - $1, $2, $4, $5 }'
+    "  wait:                        measured median %s\n" \
+    "  wait caused by uneven exits: predicted %s, measured median %s\n", $1, $3, $3 - $1, $2, $4, $5, $6, $7 }'

@@ -108,10 +108,10 @@ static void test_pairs(void)
     T_CHECK(a && b, "cells");
     if (a && b) {
         T_CHECK(a->npair == 1 && near(a->pwait, 60e-6) && near(a->swait, 0) && a->nprev == 0,
-                "successor: %llu pairs, wait %g, had the bcast released together %g",
-                (unsigned long long)a->npair, a->pwait, a->swait);
+                "successor: %g pairs, wait %g, had the bcast released together %g", a->npair,
+                a->pwait, a->swait);
         T_CHECK(b->nprev == 1 && near(b->induced, 60e-6) && near(b->lag, 60e-6) && b->npair == 0,
-                "predecessor: %llu, induced %g, lag %g", (unsigned long long)b->nprev,
+                "predecessor: %g, induced %g, lag %g", b->nprev,
                 b->induced, b->lag);
         /* cells recorded 10 000 x as long as measured (the allreduces: 60 us
          * of wait and 10 + 10 us of completion, then 10 + 10 us; the bcast

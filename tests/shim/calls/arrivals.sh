@@ -13,7 +13,8 @@
 #           completion within nodes only, the application's results intact
 #  sampled  thousands of calls: rings thinned, the weighted sample still
 #           estimates the number of calls, show says what is estimated;
-#           a cell of 6 calls made after them is matched whole
+#           a cell of 6 calls made after them is matched whole; the pairs
+#           (an operation and the one before) stand for the whole run
 mpiexec=$1 flavour=$2 np=$3 collsel=$4 prog=$5 check=$6 out=$7
 mkdir -p "$out"
 fail=0
@@ -58,6 +59,8 @@ n=$(grep -c "clocks of the nodes cannot be compared at MPI_Init" "$out/huge.log"
 args="$last 0 2500"
 run sampled COLLSEL_VERBOSE=0
 "$check" "$out/sampled.prof" --estimate 0.35 || { echo "FAIL sampled: estimates"; fail=1; }
+"$check" "$out/sampled.prof" --pairs --pairs-estimate 0.35 ||
+    { echo "FAIL sampled: the pairs do not stand for the whole run"; fail=1; }
 "$check" "$out/sampled.prof" --whole Bcast 4096 ||
     { echo "FAIL sampled: a cell of few late calls is not matched whole"; fail=1; }
 grep -q "rings full: down to 1 in [0-9]*, [0-9]* kept calls dropped" <<EOF2 || { echo "FAIL sampled: show does not say the rings were thinned"; fail=1; }
