@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench-dynamic.sh [-r REPEATS] [-c CALLS] [-n "2 4"] [-s SIZES] [-p "none one-late:20us@1"]
-#                  [-b BUILD] [-o DIR]
+#                  [-F] [-b BUILD] [-o DIR]
 #
 # The dynamic reductions (reduce/allreduce.shm.dynamic) against native and
 # the fixed-order shared-memory methods (shm.direct, shm.ag, shm.tree.kN)
@@ -8,7 +8,8 @@
 # (default 200: the methods one call each in turn; completion = last exit
 # - last arrival, span = last exit - first arrival) and the flag round trip
 # between two ranks of the same run (the floor).  Floating-point sums may
-# be reordered (--reorder-fp), as with COLLSEL_REORDER_FP=1.  Every
+# be reordered (--reorder-fp), as with COLLSEL_REORDER_FP=1 (-F: not; the
+# dynamic methods then keep their fixed order).  Every
 # (ranks, pattern) pair is run REPEATS times (default 3) and summarised per
 # point: over the runs, the median (range) of the dynamic method's median
 # completion, of the best fixed-order method's, of their ratio, of the
@@ -20,11 +21,12 @@
 # DIR/summary.csv.
 set -eu
 reps=3; calls=200; nps="2 4"; sizes=8,1k,64k,1M; pats="none one-late:20us@1"; build=build; out=out/bench-dynamic
-while getopts r:c:n:s:p:b:o:h o; do
+fp=--reorder-fp
+while getopts r:c:n:s:p:b:o:Fh o; do
     case $o in
     r) reps=$OPTARG ;; c) calls=$OPTARG ;; n) nps=$OPTARG ;; s) sizes=$OPTARG ;; p) pats=$OPTARG ;;
-    b) build=$OPTARG ;; o) out=$OPTARG ;;
-     *) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    b) build=$OPTARG ;; o) out=$OPTARG ;; F) fp= ;;
+     *) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     esac
 done
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,7 +43,7 @@ for r in $(seq 1 "$reps"); do
             f=$out/$np.$(echo "$pat" | tr ':@' '__').$r.txt
             echo "[$k/$total] $np ranks, arrivals $pat, run $r (load $(cut -d' ' -f1 /proc/loadavg))" >&2
             "$here/tests/mpiexec.sh" openmpi "$np" "$bench" --coll reduce,allreduce --sizes "$sizes" \
-                --arrivals "$pat" --methods shm.,native --reorder-fp --interleave "$calls" \
+                --arrivals "$pat" --methods shm.,native $fp --interleave "$calls" \
                 > "$f" 2>&1 || echo "  (the bench failed: see $f)" >&2
         done
     done

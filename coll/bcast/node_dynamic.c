@@ -15,7 +15,15 @@
  * through shared memory, then MPI_Waitany): an early node is served first,
  * and requests sent before the root arrived cost it nothing but the sends.
  * A node of one rank has no choice: the root sends it the message at once,
- * unasked (first thing, before its own node).  Where a node's segment
+ * unasked (first thing, before its own node).  Nor has a small message to
+ * a small node (cs_bcast_node_dynamic_pushed: up to 256 B, up to 4 ranks;
+ * the rule depends on the size and the node only, so every rank knows it
+ * with no message): the root sends it to every rank of the node, unasked,
+ * and each rank receives its own copy, no leader, no shared-memory step.
+ * Balanced, that saves the request's trip (the root's sends of a few
+ * small messages cost less), and a late rank still waits for nobody but
+ * the root.  (Pushing to the first arrival alone cannot be done: the root
+ * would have to learn, with no message, whether another rank took over.)  Where a node's segment
  * cannot be made (its ranks agree on that), its node rank 0 leads and the
  * node step runs the MPI library's bcast on the node.
  * Why no call's request or data can be matched by another call's: node A
@@ -40,7 +48,8 @@
  * node has more than CS_SHM_DYN_MAX (64) ranks the call runs the MPI
  * library's bcast.  The root serves the nodes itself (no tree among them):
  * meant for a few nodes.
- * Cost (n bytes), after the last arrival: root late: (nodes - 1) sends of
+ * Cost (n bytes), after the last arrival: pushed nodes: alpha_net + n
+ * beta_net per rank of them, the root's sends one after another; else root late: (nodes - 1) sends of
  * alpha_net + n beta_net (one after another on the root's link) + T_shm(n);
  * root early: alpha_net (the request) + alpha_net + n beta_net + T_shm(n)
  * from the node's first arrival, which a late rank of the node no longer
@@ -61,25 +70,36 @@ int cs_bcast_node_dynamic_applies(const cs_call *c, const cs_method *m)
     return cs_node_applies(c, m) && c->st->nnodes < 0x2000;
 }
 
+int cs_bcast_node_dynamic_pushed(size_t bytes, int nranks)
+{
+    return nranks == 1 || (bytes <= CS_BCAST_DYN_PUSH_BYTES && nranks <= CS_BCAST_DYN_PUSH_RANKS);
+}
+
 /* The root: every other node's request as it comes, the root's node
  * through shared memory (in) after the requests already there. */
 static int serve(const cs_call *c, const cs_node *nd, int rnode, const cs_method *inner,
                  const cs_call *in)
 {
-    const int n = c->st->nnodes;
-    MPI_Request stack[2 * 32], *rq = stack, *sq;
+    const int n = c->st->nnodes, p = c->size;
+    MPI_Request stack[3 * 32], *rq = stack, *sq, *pq;
     MPI_Status st;
-    int rc = MPI_SUCCESS, k = MPI_UNDEFINED, flag = 1;
-    if (n > 32 && !(rq = malloc(2 * sizeof *rq * (size_t)n)))
+    int rc = MPI_SUCCESS, k = MPI_UNDEFINED, flag = 1, npush = 0;
+    if ((n > 32 || p > 32) && !(rq = malloc(sizeof *rq * (2 * (size_t)n + (size_t)p))))
         return MPI_ERR_NO_MEM;
     sq = rq + n;
+    pq = sq + n;
     for (int i = 0; i < 2 * n; i++)
         rq[i] = MPI_REQUEST_NULL;
-    for (int i = 0; i < n; i++) /* a node of one rank: no choice, no request */
-        if (i != rnode && nd->nranks[i] == 1)
-            CS_TRY(PMPI_Isend(c->buf, c->count, c->dt, nd->leader_of[i],
-                              CS_TAG_NODE_DYNAMIC_BCAST + i, c->pcomm, &sq[i]));
-        else if (i != rnode)
+    /* a pushed node (cs_bcast_node_dynamic_pushed): every rank of it gets
+     * the message unasked, at once; the others' requests are awaited */
+    for (int r = 0; r < p; r++) {
+        const int i = nd->node_of[2 * r];
+        if (i != rnode && cs_bcast_node_dynamic_pushed(c->bytes, nd->nranks[i]))
+            CS_TRY(PMPI_Isend(c->buf, c->count, c->dt, r, CS_TAG_NODE_DYNAMIC_BCAST + i, c->pcomm,
+                              &pq[npush++]));
+    }
+    for (int i = 0; i < n; i++)
+        if (i != rnode && !cs_bcast_node_dynamic_pushed(c->bytes, nd->nranks[i]))
             CS_TRY(PMPI_Irecv(NULL, 0, MPI_BYTE, MPI_ANY_SOURCE, CS_TAG_NODE_DYNAMIC_BCAST + i,
                               c->pcomm, &rq[i]));
     for (int home = 0;;) {
@@ -103,8 +123,8 @@ out:
             PMPI_Cancel(&rq[i]);
             PMPI_Wait(&rq[i], MPI_STATUS_IGNORE);
         }
-    int w = cs_bcast_waitall(n, sq);
-    rc = rc != MPI_SUCCESS ? rc : w;
+    int w = cs_bcast_waitall(n, sq), wp = cs_bcast_waitall(npush, pq);
+    rc = rc != MPI_SUCCESS ? rc : w != MPI_SUCCESS ? w : wp;
     if (rq != stack)
         free(rq);
     return rc;
@@ -129,6 +149,11 @@ int cs_bcast_node_dynamic(const cs_call *c, const cs_method *m)
     }
     const int tag = CS_TAG_NODE_DYNAMIC_BCAST + nd->my_node;
     MPI_Request data = MPI_REQUEST_NULL;
+    if (cs_bcast_node_dynamic_pushed(c->bytes, nd->nranks[nd->my_node])) { /* no leader */
+        CS_TRY(PMPI_Recv(c->buf, c->count, c->dt, c->root, tag, c->pcomm, MPI_STATUS_IGNORE));
+        __atomic_fetch_add(&cs_bcast_node_dynamic_leads, 1, __ATOMIC_RELAXED);
+        return MPI_SUCCESS;
+    }
     cs_shm *s = in.size > 1 ? cs_shm_get(&in) : NULL;
     in.root = 0; /* one rank, or no segment: node rank 0 */
     if (s)

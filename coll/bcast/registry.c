@@ -56,7 +56,8 @@ const cs_method cs_bcast_methods[] = {
       cs_bcast_node),
     M("node.dynamic", "node.dynamic", 0, 0,
       "node-aware, dynamic leader: each node's first arrival pulls the message from the root "
-      "(served in request order) and shares it through shared memory",
+      "(served in request order) and shares it through shared memory; a small message to a "
+      "small node goes to each of its ranks unasked",
       cs_bcast_node_dynamic_applies, cs_bcast_node_dynamic),
 };
 const int cs_bcast_nmethods = (int)(sizeof cs_bcast_methods / sizeof cs_bcast_methods[0]);

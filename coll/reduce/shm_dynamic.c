@@ -4,19 +4,25 @@
  * (up to 56 B in one line with its step: no lock, no closing round) and
  * leaves, and the root folds the contributions as it finds them posted,
  * so when the last one comes only it is left.  From 4 KiB the
- * ranks fold their contributions into shared accumulators as they arrive, each under the accumulator's lock
- * (one CAS): the early ranks combine whatever is posted, in the order they
- * find it, so when the last rank arrives only its own contribution is left
- * to fold in, and the root copies the result out.  Vectors of 4 KiB and
- * more are cut into up to p pieces with an accumulator each (in the slots
- * of ranks root, root + 1, ...): the ranks post their chunk and take the
- * pieces in turn, so the pre-reduction runs in parallel.  The order of the
- * operands depends on arrival only where that cannot change the bits (an
- * exact op: cs_shm_op_exact) or where the caller allows it for floating
- * point (c->reorder_fp, the shim's COLLSEL_REORDER_FP); otherwise the
- * operands go in the fixed order of reduce.shm.direct (the same bits) and
- * the arrived prefix of that order is combined before the late ranks come.
- * Non-commutative ops: the fixed order.
+ * ranks but the root fold their contributions into shared accumulators as
+ * they arrive, each under the accumulator's lock (one CAS): the early
+ * ones combine whatever is posted, in the order they find it, so when the
+ * last one arrives only its own contribution is left to fold in; the root
+ * copies its own elements into its result meanwhile and combines each
+ * accumulator with them as it completes (one pass, as reduce.shm.tree's
+ * root).  Vectors of 4 KiB and more are cut into up to p - 1 pieces with
+ * an accumulator each (in the slots of ranks root + 1, root + 2, ...): the
+ * ranks post their chunk and take the pieces in turn, so the
+ * pre-reduction runs in parallel.  The order of the operands depends on
+ * arrival only where that cannot change the bits (an exact op:
+ * cs_shm_op_exact) or where the caller allows it for floating point
+ * (c->reorder_fp, the shim's COLLSEL_REORDER_FP); otherwise they go in
+ * one fixed order, the others' p-1, ..., 0 without the root, then the
+ * root's (rank order, the bits of reduce.shm.direct, when the root is rank
+ * 0), and the arrived prefix of that order is combined before the late
+ * ranks come.  Non-commutative ops: rank order, the root's contribution
+ * in the accumulators (the pieces then hold all p and the root copies
+ * them out).
  * References: Open MPI's xhc (coll_xhc_dynamic_reduce: out of rank order,
  * non-floating-point types by default); Proficz, J. Supercomputing 2018
  * (pre-reduction by the early arrivals); Marendic et al., Euro-Par 2012.
@@ -27,10 +33,12 @@
  * which only alpha + n gamma after the last arrival (the root loads its
  * line; fixed order: the folds from its place in the order on; the root
  * arriving last: alpha, the others' lines loaded together, + p n gamma);
- * from 4 KiB (pieces): n copy-in per rank, about n gamma per rank in
- * parallel, n copy at the root; after the last of a skewed arrival: n
- * copy-in + n/p gamma, then alpha + n copy at the root, whatever came
- * before.
+ * from 4 KiB (pieces, commutative op): n copy-in per rank but the root,
+ * about n gamma per rank in parallel, n copy + n gamma at the root (the
+ * copy while it waits); after the last of a skewed arrival: n copy-in +
+ * n/(p-1) gamma (a non-root late; its post and fold, one copy where it
+ * is the only folder), then alpha + n gamma at the root; the root late:
+ * n copy + n gamma, whatever came before.
  */
 #include "coll/shm/shm.h"
 #include "reduce.h"

@@ -1,8 +1,9 @@
 /* The dynamic reductions (reduce.shm.dynamic, allreduce.shm.dynamic) under
  * changing arrival orders (a random delay on every rank before each call):
  *  - exact ops (int sum, max, bxor; long long sum) give the native bits;
- *  - floating-point sums in rank order (reorder_fp 0) give the bits of
- *    reduce/allreduce.shm.direct;
+ *  - floating-point sums in the fixed order (reorder_fp 0) give its bits:
+ *    allreduce.shm.direct's (rank order), or for the reduce the others'
+ *    in the order p-1, ..., 0 without the root, then the root's;
  *  - floating-point sums in arrival order (reorder_fp 1) agree with native
  *    within the documented tolerance (per element, 2 (p - 1) eps sum |x_i|:
  *    the bound of any summation order, for both sides) and every rank of
@@ -15,8 +16,10 @@
  *    stops fell among its calls, or 8 times the calls): every call (random
  *    delays, roots and sizes, a strided datatype now and then, bursts of
  *    calls with nothing between them) gives the root's bytes, one rank of
- *    each non-root node received for it (cs_bcast_node_dynamic_leads),
- *    and the leaders are counted per node rank; with nodes of 2 or more
+ *    each non-root node received for it (cs_bcast_node_dynamic_leads), or
+ *    every rank of it where the root pushes to it (a small message to a
+ *    small node: cs_bcast_node_dynamic_pushed), and the receipts are
+ *    counted per node rank; with nodes of 2 or more
  *    ranks, the fixed leader of a non-root node (its node rank 0) stops
  *    itself before 10 calls and node rank 1 lets it go on (SIGCONT) only
  *    after its own call returned: node rank 1 must have led every one of
@@ -26,7 +29,7 @@
  *    for 1 to 5 ms at random moments and lets it go on (SIGCONT): the
  *    calls are delayed, every result stays right.
  * Sizes: 1, 100, 5000 and 70001 elements (one piece, a chunk cut into
- * pieces, several chunks).
+ * pieces, several chunks); every other call of a kind in place.
  *   usage: dynamic [ITERATIONS] [--stop] [--node-size N]   exit 0: every check held */
 #include <float.h>
 #include <math.h>
@@ -87,6 +90,17 @@ static int native(enum cs_coll coll, const void *sb, void *rb, int n, MPI_Dataty
                              : MPI_Allreduce(sb, rb, n, dt, op, MPI_COMM_WORLD);
 }
 
+/* Every other call of a case in place (MPI_IN_PLACE at the root of a
+ * reduce, everywhere in an allreduce): its contribution copied into rb. */
+static const void *in_place(enum cs_coll coll, int it, int root, const void *sb, void *rb,
+                            size_t bytes)
+{
+    if ((it / 3) % 2 == 0 || (coll == CS_REDUCE && wrank != root))
+        return sb;
+    memcpy(rb, sb, bytes);
+    return MPI_IN_PLACE;
+}
+
 /* An exact op on ints: the native bits. */
 static void exact_case(const cs_method *m, enum cs_coll coll, int it, int n, int root,
                        unsigned *seed)
@@ -98,7 +112,8 @@ static void exact_case(const cs_method *m, enum cs_coll coll, int it, int n, int
         sb[i] = (int)(((unsigned)i * 2654435761u) ^ (unsigned)(wrank * 7919 + it)) % 100000;
     memset(got, 0, sizeof got[0] * (size_t)n);
     test_arrival_delay(seed);
-    int rc = run(m, coll, sb, got, n, MPI_INT, op, root, 0);
+    int rc = run(m, coll, in_place(coll, it, root, sb, got, sizeof sb[0] * (size_t)n), got, n,
+                 MPI_INT, op, root, 0);
     int nrc = native(coll, sb, want, n, MPI_INT, op, root);
     if (rc != MPI_SUCCESS || nrc != MPI_SUCCESS)
         fail(m->name, it, "int call failed", 0, rc, nrc);
@@ -133,6 +148,29 @@ static void burst_case(const cs_method *m, enum cs_coll coll, int it, int root, 
     }
 }
 
+/* reduce.shm.dynamic's fixed order (a commutative op): the others' in
+ * the order p-1, ..., 0 without the root, then the root's, into want at
+ * the root (every rank calls it). */
+static void fixed_order(const double *sb, double *want, int n, int root)
+{
+    double *all = wrank == root ? malloc(sizeof *all * (size_t)n * (size_t)wsize) : NULL;
+    if (wrank == root && !all)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    MPI_Gather(sb, n, MPI_DOUBLE, all, n, MPI_DOUBLE, root, MPI_COMM_WORLD);
+    if (wrank != root)
+        return;
+    for (int i = 0; i < n; i++) {
+        double acc = 0;
+        for (int k = wsize - 1, first = 1; k >= 0; k--)
+            if (k != root) {
+                acc = first ? all[(size_t)k * n + i] : all[(size_t)k * n + i] + acc;
+                first = 0;
+            }
+        want[i] = wsize > 1 ? acc + all[(size_t)root * n + i] : all[i];
+    }
+    free(all);
+}
+
 /* A floating-point sum of numbers whose sum depends on the order. */
 static void fp_case(const cs_method *m, const cs_method *direct, enum cs_coll coll, int it,
                     int n, int root, int reorder, unsigned *seed)
@@ -141,10 +179,17 @@ static void fp_case(const cs_method *m, const cs_method *direct, enum cs_coll co
     for (int i = 0; i < n; i++)
         sb[i] = ((double)rand_r(seed) / RAND_MAX - 0.5) * pow(10.0, (i + wrank) % 9 - 4);
     test_arrival_delay(seed);
-    int rc = run(m, coll, sb, got, n, MPI_DOUBLE, MPI_SUM, root, reorder);
-    /* the reference: native (arrival order) or the rank-order method */
-    int nrc = reorder || !direct ? native(coll, sb, want, n, MPI_DOUBLE, MPI_SUM, root)
-                      : run(direct, coll, sb, want, n, MPI_DOUBLE, MPI_SUM, root, 0);
+    int rc = run(m, coll, in_place(coll, it, root, sb, got, sizeof sb[0] * (size_t)n), got, n,
+                 MPI_DOUBLE, MPI_SUM, root, reorder);
+    /* the reference: native (arrival order), the reduce's fixed order, or
+     * the allreduce's, rank order (the method's) */
+    int nrc = MPI_SUCCESS;
+    if (reorder || !direct)
+        nrc = native(coll, sb, want, n, MPI_DOUBLE, MPI_SUM, root);
+    else if (coll == CS_REDUCE)
+        fixed_order(sb, want, n, root);
+    else
+        nrc = run(direct, coll, sb, want, n, MPI_DOUBLE, MPI_SUM, root, 0);
     for (int i = 0; i < n; i++)
         mag[i] = fabs(sb[i]);
     MPI_Allreduce(MPI_IN_PLACE, mag, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
@@ -157,7 +202,7 @@ static void fp_case(const cs_method *m, const cs_method *direct, enum cs_coll co
         const double tol = reorder || !direct ? 2.0 * (wsize - 1) * DBL_EPSILON * mag[i] : 0;
         if (!(fabs(got[i] - want[i]) <= tol)) {
             fail(m->name, it, reorder ? "double sum beyond the tolerance"
-                                      : "double sum in rank order differs from shm.direct",
+                                      : "double sum in the fixed order differs",
                  i, got[i], want[i]);
             break;
         }
@@ -238,10 +283,24 @@ static void bcast_check(const cs_method *m, int it, const int *got, int *want, i
             }
 }
 
+/* The receipts from the root that a call of `bytes` from root should
+ * count (cs_bcast_node_dynamic_leads, summed over the ranks) on virtual
+ * nodes of `node` ranks: one per non-root node (its leader), or one per
+ * rank of a node that is pushed to. */
+static long bcast_want_leads;
+static void expect_leads(size_t bytes, int root, int node)
+{
+    for (int first = 0; first < wsize; first += node) {
+        const int nranks = wsize - first < node ? wsize - first : node;
+        if (root < first || root >= first + nranks)
+            bcast_want_leads += cs_bcast_node_dynamic_pushed(bytes, nranks) ? nranks : 1;
+    }
+}
+
 /* One call (every third of 5000 ints: strided), or (it % 10 == 9) a burst
  * of calls with changing roots and nothing between them, then checked.
  * Returns the calls run. */
-static int bcast_case(const cs_method *m, int it, unsigned *seed)
+static int bcast_case(const cs_method *m, int it, int node, unsigned *seed)
 {
     static int got[BURST][2 * BCAST_N], want[2 * BCAST_N];
     const int burst = it % 10 == 9, calls = burst ? BURST : 1;
@@ -261,6 +320,7 @@ static int bcast_case(const cs_method *m, int it, unsigned *seed)
                 test_arrival_delay(seed);
             if (bcast_run(m, got[k], n, stride, root) != MPI_SUCCESS)
                 fail(m->name, it, "bcast call failed", k, 0, 0);
+            expect_leads(sizeof(int) * (size_t)n, root, node);
         }
     return calls;
 }
@@ -353,7 +413,7 @@ static void bcast_tests(int iters, int node, unsigned *seed)
     /* with --stop, on until 20 of the stops fell in these calls (at most
      * 8 times the iterations): a rank stopped mid-call must delay it only */
     for (int it = 0, more = 1; more; it++) {
-        calls += bcast_case(m, it, seed);
+        calls += bcast_case(m, it, node, seed);
         if (it + 1 >= iters && (it + 1) % 10 == 0) {
             more = stop_mode && wsize > 1 && __atomic_load_n(&stops, __ATOMIC_ACQUIRE) - stops0 < 20 &&
                    it + 1 < 8 * iters;
@@ -368,9 +428,10 @@ static void bcast_tests(int iters, int node, unsigned *seed)
     long all = 0;
     for (int i = 0; i < node; i++)
         all += led[i];
-    if (all != calls * (nodes - 1))
-        fail(m->name, iters, "leaders counted (want one per non-root node and call)", 0,
-             (double)all, (double)(calls * (nodes - 1)));
+    if (all != bcast_want_leads)
+        fail(m->name, iters, "receipts from the root counted (want one per non-root node and "
+             "call, or one per rank of a node pushed to)", 0, (double)all,
+             (double)bcast_want_leads);
     if (wrank == 0) {
         printf("bcast.node.dynamic: %ld calls, %d nodes, %d stops; calls led by node rank", calls,
                nodes, __atomic_load_n(&stops, __ATOMIC_ACQUIRE) - stops0);
