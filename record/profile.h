@@ -65,6 +65,20 @@
 enum cs_rcoll { CS_RCOLL_LIST(CS_RCOLL_ENUM) CS_R_N };
 #undef CS_RCOLL_ENUM
 
+/* The recorded collectives whose size (the bytes one rank contributes) is
+ * the same on every member of a call (not the v and w variants,
+ * Reduce_scatter, the neighborhood ones): a bit per enum cs_rcoll. */
+#define CS_RCOLL_UNIFORM                                                                   \
+    ((1ull << CS_R_BARRIER) | (1ull << CS_R_BCAST) | (1ull << CS_R_REDUCE) |               \
+     (1ull << CS_R_ALLREDUCE) | (1ull << CS_R_GATHER) | (1ull << CS_R_SCATTER) |           \
+     (1ull << CS_R_ALLGATHER) | (1ull << CS_R_ALLTOALL) |                                  \
+     (1ull << CS_R_REDUCE_SCATTER_BLOCK) | (1ull << CS_R_SCAN) | (1ull << CS_R_EXSCAN) |   \
+     (1ull << CS_R_IBARRIER) | (1ull << CS_R_IBCAST) | (1ull << CS_R_IREDUCE) |            \
+     (1ull << CS_R_IALLREDUCE) | (1ull << CS_R_IGATHER) | (1ull << CS_R_ISCATTER) |        \
+     (1ull << CS_R_IALLGATHER) | (1ull << CS_R_IALLTOALL) |                                \
+     (1ull << CS_R_IREDUCE_SCATTER_BLOCK) | (1ull << CS_R_ISCAN) | (1ull << CS_R_IEXSCAN))
+_Static_assert(CS_R_N <= 64, "CS_RCOLL_UNIFORM is a 64-bit mask");
+
 const char *cs_rcoll_name(int rcoll);      /* "Bcast" */
 int cs_rcoll_rooted(int rcoll);            /* 1 for rooted collectives */
 int cs_rcoll_from_name(const char *name);  /* case-insensitive, -1 if unknown */

@@ -166,23 +166,12 @@ void cs_arr_finalize(MPI_Comm pcomm) CS_HIDDEN;
 int cs_arr_build(cs_profile *p, int snapshot) CS_HIDDEN;
 
 /* The counter slot of a call's cell on its communicator: the collective
- * and, where every member's size is the same (the size bin of the bytes one
- * rank contributes: not so for the v and w variants, Reduce_scatter, the
- * neighborhood collectives), the size bin; slots may be shared (they then
- * share their first calls), never differently on two members. */
-#define CS_ARR_UNIFORM                                                                     \
-    ((1ull << CS_R_BARRIER) | (1ull << CS_R_BCAST) | (1ull << CS_R_REDUCE) |               \
-     (1ull << CS_R_ALLREDUCE) | (1ull << CS_R_GATHER) | (1ull << CS_R_SCATTER) |           \
-     (1ull << CS_R_ALLGATHER) | (1ull << CS_R_ALLTOALL) |                                  \
-     (1ull << CS_R_REDUCE_SCATTER_BLOCK) | (1ull << CS_R_SCAN) | (1ull << CS_R_EXSCAN) |   \
-     (1ull << CS_R_IBARRIER) | (1ull << CS_R_IBCAST) | (1ull << CS_R_IREDUCE) |            \
-     (1ull << CS_R_IALLREDUCE) | (1ull << CS_R_IGATHER) | (1ull << CS_R_ISCATTER) |        \
-     (1ull << CS_R_IALLGATHER) | (1ull << CS_R_IALLTOALL) |                                \
-     (1ull << CS_R_IREDUCE_SCATTER_BLOCK) | (1ull << CS_R_ISCAN) | (1ull << CS_R_IEXSCAN))
-_Static_assert(CS_R_N <= 64, "CS_ARR_UNIFORM is a 64-bit mask");
+ * and, where every member's size is the same (CS_RCOLL_UNIFORM,
+ * record/profile.h), the size bin; slots may be shared (they then share
+ * their first calls), never differently on two members. */
 static inline uint32_t cs_arr_cslot(uint32_t coll, uint32_t bin)
 {
-    uint32_t b = (CS_ARR_UNIFORM >> coll) & 1 ? bin + 1 : 0;
+    uint32_t b = (CS_RCOLL_UNIFORM >> coll) & 1 ? bin + 1 : 0;
     return (coll * 5u + b * 3u) & (CS_ARR_CSLOTS - 1);
 }
 
