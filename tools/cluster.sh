@@ -111,7 +111,9 @@ teardown() {
 # A node's UTS, IPC and mount namespaces are held by one process inside
 # them (a sleep; its PID in RUN/NODE.pid): nsenter -t enters them from
 # anywhere, also from inside another node (whose mount namespace cannot see
-# files bound after it was made).
+# files bound after it was made).  It closes fd 9, the lock the test
+# harness holds while it uses the cluster (tests/cluster/mpiexec.sh): a
+# holder that kept it would hold the lock as long as the cluster is up.
 start_node() {
     local nd=$1
     rm -f "$RUN/$nd.ready"
@@ -119,7 +121,7 @@ start_node() {
         sh -c "hostname $nd && mount -t tmpfs -o mode=1777 collsel-shm /dev/shm &&
                umount -l /sys && mount -t sysfs collsel-sys /sys &&
                mount --bind $RUN/hosts /etc/hosts && : > $RUN/$nd.ready && exec sleep infinity" \
-        < /dev/null > /dev/null 2> "$RUN/$nd.err" &
+        < /dev/null > /dev/null 2> "$RUN/$nd.err" 9<&- &
     echo "$! $(stat -L -c %i "/run/netns/$nd")" > "$RUN/$nd.pid"
     local i
     for i in $(seq 1 100); do
@@ -176,7 +178,7 @@ start_link() {
     for i in $(seq 1 "$n"); do taps="$taps collsel-t$i"; done
     # shellcheck disable=SC2086
     nsenter --net="/run/netns/$SW" "$RUN/cluster-link" -g -e -r 10 -d "$delay" -R "$RUN/link.ready" \
-        $taps < /dev/null > /dev/null 2> "$RUN/link.log" &
+        $taps < /dev/null > /dev/null 2> "$RUN/link.log" 9<&- &
     echo "$! $(stat -L -c %i "/run/netns/$SW")" > "$RUN/link.pid"
     for i in $(seq 1 100); do
         [ -e "$RUN/link.ready" ] && return 0
