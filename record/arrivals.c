@@ -355,8 +355,9 @@ static int pair_op(cs_arr *a, const prev_op *p, const cs_arr_rec *g, uint32_t n)
     return 0;
 }
 
-/* Remember g[0..n) as the predecessor of the next operation. */
-static int keep_prev(prev_op *p, const cs_arr_rec *g, uint32_t n)
+/* Remember g[0..n) (all on one node: one_node) as the predecessor of the
+ * next operation. */
+static int keep_prev(prev_op *p, const cs_arr_rec *g, uint32_t n, int one_node)
 {
     if (n > p->cap) {
         int64_t *e = realloc(p->exit, n * sizeof *e);
@@ -372,11 +373,10 @@ static int keep_prev(prev_op *p, const cs_arr_rec *g, uint32_t n)
     p->coll = g[0].coll;
     p->comm_size = g[0].comm_size;
     p->bin = g[0].bin;
-    p->one_node = 1;
+    p->one_node = (uint32_t)one_node;
     p->wexp = 0;
     for (uint32_t i = 0; i < n; i++) {
         p->exit[i] = g[i].exit;
-        p->one_node &= g[i].node == g[0].node;
         p->wexp = g[i].wexp > p->wexp ? g[i].wexp : p->wexp;
     }
     return 0;
@@ -416,7 +416,7 @@ int cs_arr_match(cs_arr *a)
             if (reduce_op(a, g, (uint32_t)n) < 0 ||
                 (prev.valid && prev.comm == g[0].comm && prev.seq + 1 == g[0].seq &&
                  prev.n == n && n > 1 && comparable && pair_op(a, &prev, g, (uint32_t)n) < 0) ||
-                keep_prev(&prev, g, (uint32_t)n) < 0)
+                keep_prev(&prev, g, (uint32_t)n, one_node) < 0)
                 rc = -1;
         } else {
             prev.valid = 0;

@@ -121,8 +121,9 @@ static inline uint64_t cs_type_size(MPI_Datatype t)
  * member, since members make the same calls with the same sizes in the same
  * order), then those whose level is at least the ring's level
  * (CS_ARR_LEVEL0 at first; a full ring moves one level up and drops the
- * calls below it that were not kept as first ones, cs_arr_thin).  The ring's owner is the thread that
- * calls on the communicator (MPI orders them).  An entry is written before
+ * calls below it that were not kept as first ones, cs_arr_thin).  The
+ * ring's owner is the thread that calls on the communicator (MPI orders
+ * them).  An entry is written before
  * n moves past it (release), and only thinning moves entries (tgen odd
  * meanwhile), so a snapshot copies ent[0..n) while tgen stays even and
  * unchanged, without stopping the owner.  Intercommunicators and communicators
@@ -131,7 +132,8 @@ typedef struct cs_arr_ent {
     uint64_t seq, t0, t1; /* call number, entry and exit ticks */
     void *ra;
     uint32_t coll, bin;
-    uint32_t first;       /* 1: kept as one of its cell's first calls (weight 1) */
+    uint32_t first;       /* 1: kept as one of the first calls of its communicator
+                             or of its cell there (weight 1) */
 } cs_arr_ent;
 
 typedef struct cs_acomm {
