@@ -81,26 +81,42 @@ kill_node() { # NODE SIGNAL [KEEP]: every process inside it but KEEP, by PID
     for p in $pids; do [ "$p" = "${3:-}" ] || kill "-$2" "$p" 2> /dev/null; done
 }
 
+# PID's start time (/proc/PID/stat field 22; empty once it is gone or a
+# zombie): with the PID it names one process, also after the PID is reused.
+start_time() {
+    local st
+    st=$(sed 's/.*) //' "/proc/$1/stat" 2> /dev/null) || return 0
+    set -- $st
+    [ "${1:-Z}" = Z ] || echo "${20}"
+}
+
 # The processes of the nodes and of the switch (the user-space link, whose
 # PID is in RUN/link.pid; any other process in collsel-sw is an unclean
-# earlier run's), by PID: SIGTERM, up to 1 s to end, then SIGKILL.
+# earlier run's), by PID: SIGTERM, up to 1 s to end, then SIGKILL, and up to
+# 5 s more until each has ended.  A process leaves its network namespace
+# before it has ended (the kernel closes its files, the switch's TAP
+# devices, after that), so the wait is on the processes themselves, not on
+# `ip netns pids`.
 teardown() {
-    local ns i p
-    p=$(holder link) && kill -TERM "$p" 2> /dev/null
+    local ns i p procs=
+    p=$(holder link) && procs="$p:$(start_time "$p")"
     for ns in $(ip netns list 2> /dev/null | awk '{print $1}'); do
-        case "$ns" in "$PFX"[0-9]*|"$SW") kill_node "$ns" TERM ;; esac
+        case "$ns" in "$PFX"[0-9]*|"$SW")
+            for p in $(node_pids "$ns"); do procs="$procs $p:$(start_time "$p")"; done ;;
+        esac
     done
-    for i in 1 2 3 4 5 6 7 8 9 10; do
+    for p in $procs; do kill -TERM "${p%%:*}" 2> /dev/null; done
+    for i in $(seq 1 60); do
         local left=
-        for ns in $(ip netns list 2> /dev/null | awk '{print $1}'); do
-            case "$ns" in "$PFX"[0-9]*|"$SW") [ -n "$(node_pids "$ns")" ] && left=1 ;; esac
+        for p in $procs; do
+            [ -n "${p#*:}" ] && [ "$(start_time "${p%%:*}")" = "${p#*:}" ] && left="$left $p"
         done
-        [ -z "$left" ] && break
-        [ "$i" = 10 ] && for ns in $(ip netns list 2> /dev/null | awk '{print $1}'); do
-            case "$ns" in "$PFX"[0-9]*|"$SW") kill_node "$ns" KILL ;; esac
-        done
+        procs=$left
+        [ -z "$procs" ] && break
+        [ "$i" = 10 ] && for p in $procs; do kill -KILL "${p%%:*}" 2> /dev/null; done
         sleep 0.1
     done
+    [ -n "$procs" ] && echo "cluster.sh: still ending after SIGKILL (PID:start):$procs" >&2
     for ns in $(ip netns list 2> /dev/null | awk '{print $1}'); do
         case "$ns" in "$PFX"[0-9]*|"$SW"|"$SW-probe") ip netns del "$ns" ;; esac
     done
