@@ -340,17 +340,15 @@ launcher() {
              "--rankfile $(rankfile "$n" "$r") --mca mpi_yield_when_idle $y -x COLLSEL_MACHINE_RANKS=$np" ;;
     mpich)
         # unbound (hydra binds per node, from core 0); UCX over the nodes'
-        # interface; more ranks than cores: tools/cluster-yield.c preloaded
-        # (MPICH's UCX progress loop yields the core when it found nothing:
-        # a barrier of 2 x 2 ranks 30-70 us instead of 6-11 ms)
-        local pre=
-        if [ "$y" = 1 ]; then
-            (build_tool cluster-yield cluster-yield.so -shared -fPIC) > /dev/null ||
-                die "cannot build tools/cluster-yield.c (MPICH's ranks would not yield the cores they share)" 1
-            pre=" -genv LD_PRELOAD $RUN/cluster-yield.so"
-        fi
+        # interface; tools/cluster-mpich.c preloaded: MPICH's UCX progress
+        # loop yields when idle (4 ranks on 2 cores: a barrier of 2 x 2
+        # ranks 30-70 us instead of 6-11 ms), and its MPI_Finalize does not
+        # hang in UCX's endpoint close (openucx/ucx#8738's shape)
+        (build_tool cluster-mpich cluster-mpich.so -shared -fPIC) > /dev/null ||
+            die "cannot build tools/cluster-mpich.c (MPICH's ranks would not yield, and MPI_Finalize hang now and then)" 1
         echo "$SELF exec 1 mpiexec.hydra -n $np -hosts $hosts -launcher rsh -launcher-exec $RUN/agent" \
-             "-iface $IF -genv UCX_NET_DEVICES $IF -genv COLLSEL_MACHINE_RANKS $np$pre" ;;
+             "-iface $IF -genv UCX_NET_DEVICES $IF -genv COLLSEL_MACHINE_RANKS $np" \
+             "-genv LD_PRELOAD $RUN/cluster-mpich.so" ;;
     *) die "launcher takes openmpi or mpich (got '$fl')" ;;
     esac
 }

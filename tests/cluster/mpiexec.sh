@@ -44,9 +44,9 @@ else
     # again, up to TRIES runs; its output is shown only for the run that
     # counts.  The last run hanging fails.
     limit=${CS_TEST_MPICH_LIMIT:-150} tries=${CS_TEST_MPICH_TRIES:-2}
-    # Where the job has more ranks than cores the launch line preloads
-    # tools/cluster-yield.c (-genv LD_PRELOAD); a test's own -genv
-    # LD_PRELOAD LIB (the preload tests) would replace it: LIB:yield.
+    # The launch line preloads tools/cluster-mpich.c (-genv LD_PRELOAD); a
+    # test's own -genv LD_PRELOAD LIB (the preload tests) would replace it:
+    # LIB:cluster-mpich.so.
     yl=$(echo "$line" | sed -n 's/.* -genv LD_PRELOAD \([^ ]*\).*/\1/p')
     [ -n "$yl" ] && MPIEXEC_EXTRA=$(echo "${MPIEXEC_EXTRA:-}" |
         sed "s#-genv LD_PRELOAD \([^ ]*\)#-genv LD_PRELOAD \1:$yl#g")
