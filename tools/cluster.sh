@@ -32,7 +32,9 @@
 # host's (a shared file system, as on a cluster), but /dev/shm, /sys, /etc/hosts.
 # `up` prints the launch lines; mpirun runs inside node 1 (its daemons reach
 # it over the nodes' network) and starts the other nodes' daemons with an
-# agent that enters their namespaces instead of ssh.  `up` first removes
+# agent that enters their namespaces instead of ssh.  MPICH's line preloads
+# tools/cluster-mpich.c (built with cc into RUN): its ranks yield when idle
+# and its MPI_Finalize does not hang in UCX's endpoint close.  `up` first removes
 # what an earlier run left (also an unclean one); `down` ends the processes
 # still inside the nodes and the switch (by PID; each node's namespaces are
 # held by one sleep, ended last), deletes the network namespaces and the state in
