@@ -5,7 +5,7 @@
 #   - the delay applies: ping's smallest round trip >= 2 x 500 us;
 #   - no frame is lost: 50 pings, 50 answers (each way);
 #   - the rate's tbf sits on every node's interface;
-#   - an MPI job runs across the link: the correctness matrix of the
+#   - an MPI job (FLAVOUR's) runs across the link: the correctness matrix of the
 #     node-aware methods (groups 4 | 3+1 | 2+2), all matched;
 #   - an unclean earlier run (its state in /run/collsel-cluster lost, a
 #     stray switch left in collsel-sw) is cleaned by the next `up`: both
@@ -25,7 +25,7 @@ running_link() {
         [ "$(sed 's/.*) //' "/proc/$1/stat" 2> /dev/null | cut -d' ' -f1)" != Z ]
 }
 "$cl" check > /dev/null || exit $?
-[ "$flavour" = openmpi ] || { echo "link.sh: the MPI job is Open MPI's (got '$flavour')" >&2; exit 77; }
+case "$flavour" in openmpi|mpich) ;; *) echo "link.sh: the MPI job is Open MPI's or MPICH's (got '$flavour')" >&2; exit 77 ;; esac
 exec 9< "$cl" # the lock tests/cluster/mpiexec.sh takes: one cluster user at a time
 flock 9
 mkdir -p "$tmp"
@@ -63,7 +63,7 @@ for way in "1 2" "2 1"; do
 done
 
 # an MPI job across the delayed link
-line=$("$cl" launcher openmpi) || fail "no launcher line"
+line=$("$cl" launcher "$flavour") || fail "no launcher line"
 # shellcheck disable=SC2086
 timeout 90 $line "$matrix" --sizes 4,3,2 --quick --methods node > "$tmp/matrix.out" 2>&1
 rc=$?
