@@ -86,6 +86,7 @@
 #define W_STEP(w) ((w) >> 8)
 #define W_COUNT(w) ((int)(((w) >> 1) & 0x7f))
 #define W_LOCK 1u
+#define DYN_SPLIT 4096 /* bytes of a chunk from which it is cut into pieces */
 #define DYN_PIECE 1024 /* the smallest piece */
 
 typedef struct {
@@ -98,9 +99,6 @@ typedef struct {
     int rootlast; /* a reduce's pieces: the root's contribution is not in the accumulators,
                      the root combines it with each complete one into its result */
     int target;   /* contributions in a complete accumulator: p - rootlast */
-    int tree;     /* the fixed order of a chunk cut into pieces: a binary tree (tree_node) */
-    uint64_t mine; /* the mask bit that says this rank's contribution is in a piece: its
-                      own, or (tree) its leaf's parent node */
     size_t esz, bytes;
     const char *own; /* this rank's elements of the chunk */
 } dyn_step;
@@ -189,100 +187,8 @@ static int next_fold_lazy(const dyn_step *d, uint64_t in, int count, uint64_t *h
     return who;
 }
 
-/* The fixed order of a chunk cut into pieces (d->tree): a binary tree over
- * the t = d->target contributions in rank order (the root's left out where
- * it combines last: leaf q is rank q, or q + (q >= root)), node [lo, hi) =
- * [lo, mid) op [mid, hi) with mid = lo + ceil((hi - lo) / 2), so that
- * contributions posted early combine in pairs whatever is missing
- * elsewhere.  A node's result goes in place into the posted elements of
- * its last leaf (PMPI_Reduce_local(left, right): right = left op right),
- * and the piece's result ends in leaf t - 1's slot (result_of).  Inner
- * nodes are numbered as in a heap (root 0, children 2i + 1 and 2i + 2:
- * below 63 for 64 leaves): a piece's mask holds the ones done, its count
- * is t when the root is done, else the number done. */
-static int leaf_rank(const dyn_step *d, int q)
-{
-    return d->rootlast ? q + (q >= d->c->root) : q;
-}
-
-static unsigned char *leaf_data(const dyn_step *d, int q, size_t at)
-{
-    return cs_shm_data(d->s, leaf_rank(d, q), d->step, d->bytes) + at;
-}
-
-/* The heap number of leaf q's parent in a tree of t >= 2 leaves. */
-static int tree_parent(int t, int q)
-{
-    int lo = 0, hi = t, id = 0;
-    for (;;) {
-        const int mid = lo + (hi - lo + 1) / 2;
-        if (q < mid && mid - lo == 1)
-            return id;
-        if (q >= mid && hi - mid == 1)
-            return id;
-        id = 2 * id + 1 + (q >= mid);
-        if (q < mid)
-            hi = mid;
-        else
-            lo = mid;
-    }
-}
-
-/* Node [lo, hi) (heap number id): 1 if it is complete given the leaves
- * posted (have) and the nodes done (*done).  With fold, every node whose
- * halves are complete is combined over elements [at, at + len) of the
- * piece (children before parents, so one call goes as far up as it can)
- * and set in *done; without, *open says whether one could be. */
-static int tree_node(const dyn_step *d, int lo, int hi, int id, uint64_t have, uint64_t *done,
-                     int fold, size_t at, int len, int *open, int *rc)
-{
-    if (hi - lo == 1)
-        return (have & bit(leaf_rank(d, lo))) != 0;
-    if (*done & bit(id))
-        return 1;
-    const int mid = lo + (hi - lo + 1) / 2;
-    const int l = tree_node(d, lo, mid, 2 * id + 1, have, done, fold, at, len, open, rc);
-    const int r = tree_node(d, mid, hi, 2 * id + 2, have, done, fold, at, len, open, rc);
-    if (!l || !r)
-        return 0;
-    if (!fold) {
-        *open = 1;
-        return 0;
-    }
-    const int e = PMPI_Reduce_local(leaf_data(d, mid - 1, at), leaf_data(d, hi - 1, at), len,
-                                    d->c->dt, d->c->op);
-    *rc = *rc != MPI_SUCCESS ? *rc : e;
-    *done |= bit(id);
-    return 1;
-}
-
-/* Whether this rank has something to fold into a piece (in: its mask,
- * count: its count; have: the ranks known posted, read once more where
- * nothing is: *fresh, as next_fold_lazy). */
-static int can_fold(const dyn_step *d, uint64_t in, int count, uint64_t *have, int *fresh)
-{
-    if (!d->tree)
-        return next_fold_lazy(d, in, count, have, fresh) >= 0;
-    if (count >= d->target)
-        return 0;
-    if (!*fresh) {
-        *have |= posted_set(d);
-        *fresh = 1;
-    }
-    int open = 0, rc = MPI_SUCCESS;
-    tree_node(d, 0, d->target, 0, *have, &in, 0, 0, 0, &open, &rc);
-    return open;
-}
-
-/* Where piece j's result is once complete. */
-static unsigned char *result_of(const dyn_step *d, int j, int first)
-{
-    return d->tree ? leaf_data(d, d->target - 1, (size_t)first * d->esz) : acc_of(d, j, first);
-}
-
 /* With piece j's lock held (w: the word when it was taken): fold in every
- * contribution this rank may (the tree: every node it can), then release
- * with the new count. */
+ * contribution this rank may, then release with the new count. */
 static int fold_piece(const dyn_step *d, int j, uint64_t w, uint64_t *in_out)
 {
     cs_shm_dyn *line = line_of(d, j);
@@ -294,17 +200,9 @@ static int fold_piece(const dyn_step *d, int j, uint64_t w, uint64_t *in_out)
     const size_t at = (size_t)first * d->esz;
     uint64_t have = bit(d->me);
     int fresh = 0;
-    if (d->tree) { /* what is posted now, and once more after folding (posted meanwhile) */
-        int open = 0;
-        for (uint64_t now = posted_set(d); now != have && !(in & 1); now = posted_set(d)) {
-            have = now;
-            tree_node(d, 0, d->target, 0, have, &in, 1, at, len, &open, &rc);
-        }
-        count = in & 1 ? d->target : __builtin_popcountll(in);
-    }
     /* an error is kept and the folding goes on: the piece must complete, or
      * its waiters would wait forever */
-    for (int who; !d->tree && (who = next_fold_lazy(d, in, count, &have, &fresh)) >= 0;) {
+    for (int who; (who = next_fold_lazy(d, in, count, &have, &fresh)) >= 0;) {
         const unsigned char *x = who == d->me
                                      ? (const unsigned char *)d->own + at
                                      : cs_shm_data(d->s, who, d->step, d->bytes) + at;
@@ -439,7 +337,7 @@ static int root_combine(dyn_step *d, char *out)
                 continue;
             int first, len;
             piece_range(d, j, &first, &len);
-            int r = PMPI_Reduce_local(result_of(d, j, first), out + (size_t)first * d->esz, len,
+            int r = PMPI_Reduce_local(acc_of(d, j, first), out + (size_t)first * d->esz, len,
                                       d->c->dt, d->c->op);
             rc = rc != MPI_SUCCESS ? rc : r;
             need &= ~bit(j);
@@ -499,21 +397,21 @@ static int run_step(dyn_step *d, int wants, char *out)
                 if (need & bit(j)) {
                     int first, len;
                     piece_range(d, j, &first, &len);
-                    cs_copy(out + (size_t)first * d->esz, result_of(d, j, first),
+                    cs_copy(out + (size_t)first * d->esz, acc_of(d, j, first),
                            (size_t)len * d->esz);
                     need &= ~bit(j);
                     progress = 1;
                 }
                 continue;
             }
-            if (in & d->mine)
+            if (in & bit(d->me))
                 todo &= ~bit(j);
-            if ((w & W_LOCK) || !can_fold(d, in, count, &have, &fresh) ||
+            if ((w & W_LOCK) || next_fold_lazy(d, in, count, &have, &fresh) < 0 ||
                 !__atomic_compare_exchange_n(&line->w, &w, w | W_LOCK, 0, __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE))
                 continue;
             int r = fold_piece(d, j, w, &in);
             rc = rc != MPI_SUCCESS ? rc : r;
-            if (in & d->mine)
+            if (in & bit(d->me))
                 todo &= ~bit(j);
             progress = 1;
         }
@@ -623,7 +521,7 @@ static int dynamic_run(const cs_call *c, int wants, int everyone, char *out, int
         d.n = c->count - off < chunk ? c->count - off : chunk;
         d.bytes = (size_t)d.n * d.esz;
         d.np = 1;
-        if (d.bytes >= CS_SHM_DYN_SPLIT) {
+        if (d.bytes >= DYN_SPLIT) {
             size_t k = d.bytes / DYN_PIECE;
             d.np = k < (size_t)d.p ? (int)k : d.p;
         }
@@ -633,9 +531,6 @@ static int dynamic_run(const cs_call *c, int wants, int everyone, char *out, int
         if (d.rootlast && d.np > d.target) /* one piece per folder at most */
             d.np = d.target;
         d.reorder = reorder && !(d.local && fp_shared);
-        d.tree = !d.reorder && !d.local && d.target >= 2;
-        d.mine = d.tree ? bit(tree_parent(d.target, d.me - (d.rootlast && d.me > c->root)))
-                        : bit(d.me);
         d.step = ++s->step;
         d.own = own + (size_t)off * d.esz;
         int r = run_step(&d, wants, out + (size_t)off * d.esz);

@@ -75,8 +75,6 @@ typedef struct {
  * message of at most CS_SHM_DYN_INLINE bytes. */
 #define CS_SHM_DYN_INLINE 40
 #define CS_SHM_DYN_MAX 64 /* ranks: one bit each in mask */
-#define CS_SHM_DYN_SPLIT 4096 /* bytes of a chunk from which it is cut into pieces (and its
-                                 fixed order is a tree) */
 typedef struct {
     _Alignas(CS_SHM_LINE) uint64_t w;
     uint64_t mask;

@@ -1,12 +1,9 @@
 /* The dynamic reductions (reduce.shm.dynamic, allreduce.shm.dynamic) under
  * changing arrival orders (a random delay on every rank before each call):
  *  - exact ops (int sum, max, bxor; long long sum) give the native bits;
- *  - floating-point sums in the fixed order (reorder_fp 0) give its bits
- *    (fixed_order): per chunk, below CS_SHM_DYN_SPLIT bytes
+ *  - floating-point sums in the fixed order (reorder_fp 0) give its bits:
  *    allreduce.shm.direct's (rank order), or for the reduce the others'
- *    in the order p-1, ..., 0 without the root, then the root's; from it,
- *    a binary tree over the ranks (a reduce: over the others, then the
- *    root's);
+ *    in the order p-1, ..., 0 without the root, then the root's;
  *  - floating-point sums in arrival order (reorder_fp 1) agree with native
  *    within the documented tolerance (per element, 2 (p - 1) eps sum |x_i|:
  *    the bound of any summation order, for both sides) and every rank of
@@ -151,53 +148,31 @@ static void burst_case(const cs_method *m, enum cs_coll coll, int it, int root, 
     }
 }
 
-/* The sum of leaves [lo, hi) of the dynamic reductions' tree (element i
- * of contributions all[r * n + i]): [lo, mid) + [mid, hi), mid = lo +
- * ceil((hi - lo) / 2). */
-static double tree_sum(const double *all, const int *leaf, int lo, int hi, int n, int i)
+/* reduce.shm.dynamic's fixed order (a commutative op): the others' in
+ * the order p-1, ..., 0 without the root, then the root's, into want at
+ * the root (every rank calls it). */
+static void fixed_order(const double *sb, double *want, int n, int root)
 {
-    if (hi - lo == 1)
-        return all[(size_t)leaf[lo] * (size_t)n + (size_t)i];
-    const int mid = lo + (hi - lo + 1) / 2;
-    return tree_sum(all, leaf, lo, mid, n, i) + tree_sum(all, leaf, mid, hi, n, i);
-}
-
-/* The dynamic reductions' fixed order (a commutative op), element by
- * element, into want on the ranks that get the result (every rank calls
- * it): per chunk of cs_shm_chunk(8) elements, a chunk of fewer than
- * CS_SHM_DYN_SPLIT bytes is folded in the order p-1, ..., 0 (the bits of
- * shm.direct; a reduce: the others' without the root, then the root's),
- * a larger one (cut into pieces) in a binary tree over the ranks in
- * order (a reduce: over the others, then + the root's). */
-static void fixed_order(const double *sb, double *want, int n, int root, enum cs_coll coll)
-{
-    const int reduce = coll == CS_REDUCE && wsize > 1, chunk = cs_shm_chunk(sizeof(double));
-    double *all = malloc(sizeof *all * (size_t)n * (size_t)wsize);
-    int *leaf = malloc(sizeof *leaf * (size_t)wsize), t = 0;
-    if (!all || !leaf)
+    double *all = wrank == root ? malloc(sizeof *all * (size_t)n * (size_t)wsize) : NULL;
+    if (wrank == root && !all)
         MPI_Abort(MPI_COMM_WORLD, 2);
-    MPI_Allgather(sb, n, MPI_DOUBLE, all, n, MPI_DOUBLE, MPI_COMM_WORLD);
-    for (int k = 0; k < wsize; k++)
-        if (!reduce || k != root)
-            leaf[t++] = k;
+    MPI_Gather(sb, n, MPI_DOUBLE, all, n, MPI_DOUBLE, root, MPI_COMM_WORLD);
+    if (wrank != root)
+        return;
     for (int i = 0; i < n; i++) {
-        const int c0 = i / chunk * chunk, len = n - c0 < chunk ? n - c0 : chunk;
-        double acc;
-        if ((size_t)len * sizeof(double) >= CS_SHM_DYN_SPLIT) {
-            acc = tree_sum(all, leaf, 0, t, n, i);
-        } else {
-            acc = all[(size_t)leaf[t - 1] * (size_t)n + (size_t)i];
-            for (int q = t - 2; q >= 0; q--)
-                acc = all[(size_t)leaf[q] * (size_t)n + (size_t)i] + acc;
-        }
-        want[i] = reduce ? acc + all[(size_t)root * (size_t)n + (size_t)i] : acc;
+        double acc = 0;
+        for (int k = wsize - 1, first = 1; k >= 0; k--)
+            if (k != root) {
+                acc = first ? all[(size_t)k * n + i] : all[(size_t)k * n + i] + acc;
+                first = 0;
+            }
+        want[i] = wsize > 1 ? acc + all[(size_t)root * n + i] : all[i];
     }
     free(all);
-    free(leaf);
 }
 
 /* A floating-point sum of numbers whose sum depends on the order. */
-static void fp_case(const cs_method *m, int fixed, enum cs_coll coll, int it,
+static void fp_case(const cs_method *m, const cs_method *direct, enum cs_coll coll, int it,
                     int n, int root, int reorder, unsigned *seed)
 {
     static double sb[MAXN], got[MAXN], want[MAXN], mag[MAXN];
@@ -209,10 +184,12 @@ static void fp_case(const cs_method *m, int fixed, enum cs_coll coll, int it,
     /* the reference: native (arrival order), the reduce's fixed order, or
      * the allreduce's, rank order (the method's) */
     int nrc = MPI_SUCCESS;
-    if (reorder || !fixed)
+    if (reorder || !direct)
         nrc = native(coll, sb, want, n, MPI_DOUBLE, MPI_SUM, root);
+    else if (coll == CS_REDUCE)
+        fixed_order(sb, want, n, root);
     else
-        fixed_order(sb, want, n, root, coll);
+        nrc = run(direct, coll, sb, want, n, MPI_DOUBLE, MPI_SUM, root, 0);
     for (int i = 0; i < n; i++)
         mag[i] = fabs(sb[i]);
     MPI_Allreduce(MPI_IN_PLACE, mag, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
@@ -222,7 +199,7 @@ static void fp_case(const cs_method *m, int fixed, enum cs_coll coll, int it,
     }
     const int mine = coll == CS_ALLREDUCE || wrank == root;
     for (int i = 0; mine && i < n; i++) {
-        const double tol = reorder || !fixed ? 2.0 * (wsize - 1) * DBL_EPSILON * mag[i] : 0;
+        const double tol = reorder || !direct ? 2.0 * (wsize - 1) * DBL_EPSILON * mag[i] : 0;
         if (!(fabs(got[i] - want[i]) <= tol)) {
             fail(m->name, it, reorder ? "double sum beyond the tolerance"
                                       : "double sum in the fixed order differs",
@@ -510,6 +487,8 @@ int main(int argc, char **argv)
         char name[64];
         snprintf(name, sizeof name, "%s.%s.dynamic", cs_coll_name(coll), family);
         const cs_method *m = method(coll, name);
+        snprintf(name, sizeof name, "%s.shm.direct", cs_coll_name(coll));
+        const cs_method *direct = node ? NULL : method(coll, name);
         for (int it = 0; it < iters; it++) {
             const int n = sizes[it % NSIZES], root = (it / NSIZES) % wsize;
             if (it % 10 == 9)
@@ -517,7 +496,7 @@ int main(int argc, char **argv)
             else if (it % 3 == 0)
                 exact_case(m, coll, it, n, root, &seed);
             else
-                fp_case(m, !node, coll, it, n, root, it % 3 == 2, &seed);
+                fp_case(m, direct, coll, it, n, root, it % 3 == 2, &seed);
         }
     }
     if (node)
