@@ -20,7 +20,9 @@
  * last arrival 2 alpha (the last rank loads the others' lines, the loads
  * overlapped with its own store; the others load its line) and the folds
  * left: p n gamma on the last rank, at most n gamma on the others in
- * arrival order (fixed order: those from the last rank's place on); no
+ * arrival order (fixed order: those from the last rank's place on; a few
+ * elements folded inline, cs_combine, and up to a line nothing computed
+ * before the store); no
  * closing round (the step in the line; once every 64 calls a check of the
  * others' `done` lines); reordered floating point from 57 B: p lock
  * hand-offs in turn, then alpha + n copy-out.  From 4 KiB: n copy-in,
