@@ -6,11 +6,16 @@
  * the cost, about 25 ns per call measured with Open MPI 4.1 on this
  * project's machine (a flag round trip between two cores is 80-110 ns).
  * Inline here:
- *   integers of 32 and 64 bits (int, unsigned, long, long long, unsigned
- *   long long, int32_t/uint32_t, int64_t/uint64_t): sum and
- *   product (modulo 2^bits, as the MPI libraries' C loops and vector
- *   code wrap), max, min, the bitwise and the logical ops (0 or 1, as
- *   MPI's C `&&`): the same bits as the library, in any order;
+ *   integers of 32 and 64 bits (int, unsigned, long, unsigned long, long
+ *   long, unsigned long long, int32_t/uint32_t, int64_t/uint64_t): sum
+ *   and product (modulo 2^bits, as the MPI libraries' C loops and vector
+ *   code wrap), the bitwise and the logical ops (0 or 1, as MPI's C
+ *   `&&`), and max and min of the signed ones: the same bits as the
+ *   library, in any order.  Max and min of the unsigned types go to the
+ *   library: Debian's MPICH 4.0 compares unsigned, uint32_t, uint64_t and
+ *   unsigned long long as signed there, Open MPI 4.1 unsigned long
+ *   (measured by coll-combine: max(2^64 - 1, 1) = 1), and collsel keeps
+ *   the library's bits;
  *   double and float: sum and product, one IEEE operation per element as
  *   the library's, so the same value; where both operands are NaN, the
  *   payload kept may be the other one's (Open MPI 4.1 itself keeps
@@ -42,8 +47,9 @@ static int kind_of(MPI_Datatype dt)
         return K_U64;
     if (dt == MPI_LONG)
         return sizeof(long) == 8 ? K_S64 : K_S32;
-    return K_NONE; /* MPI_UNSIGNED_LONG too: Open MPI 4.1 and MPICH 4 compare it signed in
-                      max and min (measured: max(2^64 - 1, 1) = 1), so the library folds it */
+    if (dt == MPI_UNSIGNED_LONG)
+        return sizeof(long) == 8 ? K_U64 : K_U32;
+    return K_NONE;
 }
 
 /* One loop over n elements of type T (loads and stores through memcpy: a
@@ -62,16 +68,17 @@ static int kind_of(MPI_Datatype dt)
         return MPI_SUCCESS;                                                                \
     } while (0)
 
-/* An integer type: signed S, its unsigned U (sums and products wrap). */
-#define INTEGER(S, U)                                                                      \
+/* An integer type: S, its unsigned U (sums and products wrap); max and
+ * min inline where ORDERED (the signed types: see the header). */
+#define INTEGER(S, U, ORDERED)                                                             \
     do {                                                                                   \
         if (op == MPI_SUM)                                                                 \
             LOOP(U, a + b);                                                                \
         if (op == MPI_PROD)                                                                \
             LOOP(U, a * b);                                                                \
-        if (op == MPI_MAX)                                                                 \
+        if (op == MPI_MAX && (ORDERED))                                                    \
             LOOP(S, a > b ? a : b);                                                        \
-        if (op == MPI_MIN)                                                                 \
+        if (op == MPI_MIN && (ORDERED))                                                    \
             LOOP(S, a < b ? a : b);                                                        \
         if (op == MPI_BAND)                                                                \
             LOOP(U, a & b);                                                                \
@@ -105,16 +112,16 @@ int cs_combine(const void *in, void *inout, int n, MPI_Datatype dt, MPI_Op op)
         FLOATING(float);
         break;
     case K_S32:
-        INTEGER(int32_t, uint32_t);
+        INTEGER(int32_t, uint32_t, 1);
         break;
     case K_U32:
-        INTEGER(uint32_t, uint32_t);
+        INTEGER(uint32_t, uint32_t, 0);
         break;
     case K_S64:
-        INTEGER(int64_t, uint64_t);
+        INTEGER(int64_t, uint64_t, 1);
         break;
     case K_U64:
-        INTEGER(uint64_t, uint64_t);
+        INTEGER(uint64_t, uint64_t, 0);
         break;
     default:
         break;

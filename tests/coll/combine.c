@@ -77,7 +77,7 @@ int main(int argc, char **argv)
         {MPI_UNSIGNED, "unsigned", INTEGER, 4},
         {MPI_UINT32_T, "uint32_t", INTEGER, 4},
         {MPI_LONG, "long", INTEGER, (int)sizeof(long)},
-        {MPI_UNSIGNED_LONG, "unsigned long (library)", INTEGER, (int)sizeof(long)},
+        {MPI_UNSIGNED_LONG, "unsigned long", INTEGER, (int)sizeof(long)},
         {MPI_LONG_LONG, "long long", INTEGER, 8},
         {MPI_INT64_T, "int64_t", INTEGER, 8},
         {MPI_UINT64_T, "uint64_t", INTEGER, 8},
