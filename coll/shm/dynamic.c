@@ -257,18 +257,19 @@ static inline void copy_small(void *to, const void *from, size_t n)
 }
 
 /* The post of a small chunk: its ring line (or slot) once free, the data
- * and the step (in one line up to CS_SHM_INLINE bytes); then the others'
- * lines are asked for, so that the late rank's loads of them are under way
- * while it decides how to fold.  No fence: nobody here decides anything
+ * and the step (in one line up to CS_SHM_INLINE bytes); then, where this
+ * rank wants the result, the others' lines are asked for, so that the late
+ * rank's loads of them are under way while it decides how to fold (a rank
+ * that only posts leaves them alone: one sharer less to invalidate).  No fence: nobody here decides anything
  * from a flag it missed, it only waits for it (the late rank's own store
  * and its loads of the others' lines overlap). */
-static void post_local(const dyn_step *d)
+static void post_local(const dyn_step *d, int wants)
 {
     cs_shm *s = d->s;
     cs_shm_data_free(s, d->step, d->bytes);
     copy_small(cs_shm_data(s, d->me, d->step, d->bytes), d->own, d->bytes);
     cs_shm_set(cs_shm_posted(s, d->me, d->step, d->bytes), d->step);
-    for (int i = 0; i < d->p; i++)
+    for (int i = 0; wants && i < d->p; i++)
         if (i != d->me)
             __builtin_prefetch(cs_shm_posted(s, i, d->step, d->bytes));
 }
@@ -284,7 +285,7 @@ static int run_local(dyn_step *d, int wants, char *out, int posted)
     uint64_t in = 0, have = bit(d->me), all = d->p == 64 ? ~0ull : bit(d->p) - 1;
     cs_shm_idler w = {0};
     if (!posted)
-        post_local(d);
+        post_local(d, wants);
     while (wants && count < d->p) {
         int who = next_fold(d, in, count, have);
         if (who < 0 && !d->reorder) { /* the fixed order: its next one, nothing else */
@@ -484,7 +485,7 @@ static int line_run(cs_shm *s, const cs_call *c, int wants, int everyone, int to
     dyn_step d = {.c = c, .s = s, .me = s->rank, .p = s->p, .n = c->count, .np = 1,
                   .local = 1, .target = s->p, .bytes = c->bytes, .step = ++s->step,
                   .own = c->sendbuf == MPI_IN_PLACE ? c->buf : c->sendbuf};
-    post_local(&d);
+    post_local(&d, wants);
     int reorder, fp_shared;
     set_order(&d, everyone, to_last, &reorder, &fp_shared);
     d.esz = c->bytes / (size_t)c->count;
