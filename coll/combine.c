@@ -21,8 +21,8 @@
  *   payload kept may be the other one's (Open MPI 4.1 itself keeps
  *   inout's below 2 doubles and in's from 2 on, MPICH inout's).
  * Everything else (floating-point max/min: -0/+0 and NaN; other types,
- * user ops) goes to PMPI_Reduce_local.  Used where a fold is a few
- * elements: the dynamic reductions' small steps (shm/dynamic.c), whose
+ * user ops) and every fold of more than COMBINE_MAX bytes go to
+ * PMPI_Reduce_local.  Used where a fold is a few elements: the dynamic reductions' small steps (shm/dynamic.c), whose
  * ranks all fold with it, so they hold the same bits. */
 #include <stdint.h>
 #include <string.h>
@@ -30,6 +30,11 @@
 #include "coll.h"
 
 enum { K_NONE, K_S32, K_U32, K_S64, K_U64, K_F64, K_F32 };
+
+/* Bytes up to which the fold is inline: measured against Open MPI 4.1's
+ * PMPI_Reduce_local (double sum), 4.4 against 15 ns at 7 elements, 23
+ * against 18 ns at 64, 168 against 63 ns at 512 (its vector code). */
+#define COMBINE_MAX 256
 
 static int kind_of(MPI_Datatype dt)
 {
@@ -104,7 +109,11 @@ static int kind_of(MPI_Datatype dt)
 
 int cs_combine(const void *in, void *inout, int n, MPI_Datatype dt, MPI_Op op)
 {
-    switch (kind_of(dt)) {
+    const int kind = kind_of(dt);
+    const size_t size = kind == K_S32 || kind == K_U32 || kind == K_F32 ? 4 : 8;
+    if ((size_t)n * size > COMBINE_MAX) /* the library's vector loops win */
+        return PMPI_Reduce_local(in, inout, n, dt, op);
+    switch (kind) {
     case K_F64:
         FLOATING(double);
         break;
