@@ -21,9 +21,9 @@
  * line (line_run) posts before it computes anything else (the order, the
  * element size), prefetches the others' lines, and folds a few elements
  * without the MPI library's call (cs_combine, ../combine.c): measured at 2
- * ranks (README), 0.21 us after the last arrival against 0.26 before and
- * a barrier's 0.16 (barrier.shm.pairwise: the same two line transfers, no
- * data).
+ * ranks (README), 0.21-0.24 us after the last arrival against 0.26-0.27
+ * before and a barrier's 0.16-0.17 (barrier.shm.pairwise: the same two
+ * line transfers, no data).
  * An allreduce of reordered floating point above 56 B takes the shared
  * accumulator below (one order for all).
  *
@@ -261,9 +261,10 @@ static inline void copy_small(void *to, const void *from, size_t n)
  * and the step (in one line up to CS_SHM_INLINE bytes); then, where this
  * rank wants the result, the others' lines are asked for, so that the late
  * rank's loads of them are under way while it decides how to fold (a rank
- * that only posts leaves them alone: one sharer less to invalidate).  No fence: nobody here decides anything
- * from a flag it missed, it only waits for it (the late rank's own store
- * and its loads of the others' lines overlap). */
+ * that only posts leaves them alone: one sharer less to invalidate).  No
+ * fence: nobody here decides anything from a flag it missed, it only
+ * waits for it (the late rank's own store and its loads of the others'
+ * lines overlap). */
 static void post_local(const dyn_step *d, int wants)
 {
     cs_shm *s = d->s;
