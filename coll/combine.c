@@ -22,8 +22,9 @@
  *   inout's below 2 doubles and in's from 2 on, MPICH inout's).
  * Everything else (floating-point max/min: -0/+0 and NaN; other types,
  * user ops) and every fold of more than COMBINE_MAX bytes go to
- * PMPI_Reduce_local.  Used where a fold is a few elements: the dynamic reductions' small steps (shm/dynamic.c), whose
- * ranks all fold with it, so they hold the same bits. */
+ * PMPI_Reduce_local.  Used where a fold is a few elements: the dynamic
+ * reductions' small steps (shm/dynamic.c), whose ranks all fold with it,
+ * so they hold the same bits. */
 #include <stdint.h>
 #include <string.h>
 
