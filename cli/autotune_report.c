@@ -52,7 +52,10 @@ void at_report(at_opts *o, const cs_profile *prof)
     cs_perf_select_arrivals(&perf, NULL, NULL); /* the rows tune took */
     printf("\n== what the tree changes (per recorded point: native time per call, the "
            "tree's method, tuned/native with its 95 %% CI)\n");
-    int unmeasured = 0;
+    int unmeasured = 0, unlike = 0;
+    double rec_all = 0; /* the recorded completion of the points, us per rank */
+    for (int i = 0; i < n; i++)
+        rec_all += rows[i].ops * rows[i].recorded;
     for (int i = 0; i < n; i++) {
         char b[32];
         int same = strstr(rows[i].method, ".native") != NULL, measured = 0;
@@ -65,8 +68,20 @@ void at_report(at_opts *o, const cs_profile *prof)
                rows[i].native, same ? "keeps native" : rows[i].method, rows[i].ratio, rows[i].lo,
                rows[i].hi, !same && rows[i].lo > 1.05 ? "  SLOWER" : "",
                measured ? "" : "  (not measured: the budget did not reach it)");
+        if (cs_mix_unlike(rows[i].recorded, rows[i].native,
+                          rec_all > 0 ? rows[i].ops * rows[i].recorded / rec_all : 0)) {
+            printf("  %31s  (the application's native calls: %.2f us, %.2fx the replay's)\n", "",
+                   rows[i].recorded, rows[i].recorded / rows[i].native);
+            unlike++;
+        }
     }
     cs_perf_free(&perf);
+    if (unlike)
+        printf("  %d point(s) where the application's own native calls (their recorded "
+               "completion) took far more or less than the replay's: the replay does not "
+               "reproduce the application's conditions there, and the expected gain below "
+               "carries that uncertainty\n",
+               unlike);
     if (unmeasured)
         printf("  %d of %d point(s) were not measured within the budget: the tree extends its "
                "neighbours' choices to them; --resume with a larger --budget measures them\n",

@@ -301,6 +301,13 @@ int cs_dt_plain(MPI_Datatype dt);
  * of the source (copy.c). */
 void cs_copy(void *dst, const void *src, size_t n);
 
+/* inout = in op inout over n elements, as PMPI_Reduce_local, inline for
+ * the predefined ops on 32- and 64-bit integers and for floating-point sum
+ * and product up to 256 bytes (combine.c: the same bits but NaN payloads;
+ * the rest through PMPI_Reduce_local).  For folds of a few elements, where
+ * the library's call is the cost. */
+int cs_combine(const void *in, void *inout, int n, MPI_Datatype dt, MPI_Op op);
+
 /* The method cs_method_run last started on this thread (the innermost
  * step of a composed or node-aware method): what the shared-memory
  * stuck-wait report names (shm/wait.c). */

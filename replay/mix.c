@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "select/pick.h"
+#include "mixcsv.h"
 #include "op.h"
 #include "pattern.h"
 #include "replay.h"
@@ -198,6 +199,28 @@ static void predict(const cs_points *pts, const item *it, size_t n, prediction *
         pr->v[1][k] += rest > 0 ? rest : 0;
 }
 
+/* The application's own native calls at point p, microseconds per rank
+ * call: their recorded completion (0: not known - a grid point, a cell
+ * without arrival data, or a mix not under a pattern, whose per-call times
+ * are not completions).  Against the replay's native completion per call
+ * it says whether the replay reproduces the application's conditions: it
+ * is a mean over ranks against the replay's last exit, so about 1 or below
+ * where it does. */
+static double recorded_us(const cs_point *p, int arr)
+{
+    double calls = p->ops * p->comm_size;
+    return arr && p->arr && calls > 0 ? p->compl_s / calls * 1e6 : 0;
+}
+
+/* The replayed points' recorded completion (seconds summed over ranks). */
+static double recorded_all(const item *it, size_t n)
+{
+    double all = 0;
+    for (size_t i = 0; i < n; i++)
+        all += it[i].p->arr ? it[i].p->compl_s : 0;
+    return all;
+}
+
 static double ratio_of(const prediction *pr, int w, int k)
 {
     return pr->v[w][0] > 0 ? pr->v[w][k] / pr->v[w][0] : 0;
@@ -250,13 +273,14 @@ static void print_prediction(const cs_replay_opts *o, const prediction *pr, cons
 }
 
 static void print_table(const cs_replay_opts *o, item *it, size_t n, double tot[2], double rep[2],
-                        double tlo, double thi, int more)
+                        double tlo, double thi, int more, int arr)
 {
+    double rec_all = recorded_all(it, n);
     double ratio = tot[0] > 0 ? tot[1] / tot[0] : 0;
     char b[32];
     if (o->format == CS_OUT_CSV) {
         printf("collective,comm_size,msg_bytes,root_mode,ops,calls,native_us,tuned_us,method,"
-               "rounds,ratio_lo,ratio_hi,ratio,slower\n");
+               "rounds,ratio_lo,ratio_hi,ratio,slower,recorded_us,unlike\n");
     } else if (o->format == CS_OUT_JSON) {
         printf("{\n  \"min_rounds\": %d,\n  \"points\": [\n", o->rounds);
     } else {
@@ -267,22 +291,27 @@ static void print_table(const cs_replay_opts *o, item *it, size_t n, double tot[
     for (size_t i = 0; i < n; i++) {
         const cs_point *p = it[i].p;
         double nu = it[i].med[0] * 1e6, tu = it[i].med[1] * 1e6, r = it[i].ratio;
+        double ru = recorded_us(p, arr);
         long calls = (long)it[i].cycles * it[i].r;
         int slow = r > 1.05 && !it[i].same;
         const char *coll = cs_coll_name(p->coll), *rm = cs_root_mode_name(p->root_mode);
         if (o->format == CS_OUT_CSV)
-            printf("%s,%u,%llu,%s,%.6g,%ld,%.3f,%.3f,%s,%d,%.4f,%.4f,%.4f,%d\n", coll,
+            printf("%s,%u,%llu,%s,%.6g,%ld,%.3f,%.3f,%s,%d,%.4f,%.4f,%.4f,%d,%.3f,%d\n", coll,
                    p->comm_size, (unsigned long long)p->bytes, rm, p->ops, calls, nu, tu,
-                   it[i].method, it[i].cycles, it[i].rlo, it[i].rhi, r, slow);
+                   it[i].method, it[i].cycles, it[i].rlo, it[i].rhi, r, slow, ru,
+                   cs_mix_unlike(ru, nu, rec_all > 0 ? p->compl_s / rec_all : 0));
         else if (o->format == CS_OUT_JSON)
             printf("    {\"collective\": \"%s\", \"comm_size\": %u, \"msg_bytes\": %llu, "
                    "\"root_mode\": \"%s\", \"ops\": %.6g, \"rounds\": %d, \"calls\": %ld, "
                    "\"native_us\": %.3f, \"tuned_us\": %.3f, \"method\": \"%s\", "
                    "\"same_as_native\": %s, \"ratio\": %.4f, \"ratio_lo\": %.4f, "
-                   "\"ratio_hi\": %.4f, \"slower\": %s}%s\n",
+                   "\"ratio_hi\": %.4f, \"slower\": %s, \"recorded_us\": %.3f, "
+                   "\"unlike\": %s}%s\n",
                    coll, p->comm_size, (unsigned long long)p->bytes, rm, p->ops, it[i].cycles,
                    calls, nu, tu, it[i].method, it[i].same ? "true" : "false", r, it[i].rlo,
-                   it[i].rhi, slow ? "true" : "false", i + 1 < n ? "," : "");
+                   it[i].rhi, slow ? "true" : "false", ru,
+                   cs_mix_unlike(ru, nu, rec_all > 0 ? p->compl_s / rec_all : 0) ? "true" : "false",
+                   i + 1 < n ? "," : "");
         else {
             char ci[40];
             snprintf(ci, sizeof ci, "[%.3f, %.3f]", it[i].rlo, it[i].rhi);
@@ -381,6 +410,29 @@ static void plan_cycles(const cs_replay_opts *o, const item *it, size_t n, doubl
     }
 }
 
+/* Text, under a pattern: the points where the application's own native
+ * calls took far more or less than the replay's (recorded_us). */
+static void print_fidelity(const item *it, size_t n)
+{
+    int head = 0;
+    double all = recorded_all(it, n);
+    for (size_t i = 0; i < n; i++) {
+        const cs_point *p = it[i].p;
+        double ru = recorded_us(p, 1), nu = it[i].med[0] * 1e6;
+        if (!cs_mix_unlike(ru, nu, all > 0 ? p->compl_s / all : 0))
+            continue;
+        char b[32];
+        if (!head++)
+            printf("\nwhere the replay does not reproduce the application's native calls (their "
+                   "recorded completion per rank call against the replay's native completion "
+                   "per call): the predictions there carry that uncertainty\n");
+        printf("  %-9s %5u ranks %10s: application %.2f us, replay %.2f us (%.2fx)%s\n",
+               cs_coll_name(p->coll), p->comm_size,
+               !cs_coll_sized(p->coll) ? "-" : cs_fmt_bytes(b, sizeof b, (double)p->bytes), ru,
+               nu, ru / nu, it[i].same ? " (kept native)" : "");
+    }
+}
+
 /* Rank 0: the profile-weighted totals and the table (and the prediction
  * under arrivals). */
 static void report(const cs_replay_opts *o, const cs_points *pts, item *it, size_t n)
@@ -398,7 +450,9 @@ static void report(const cs_replay_opts *o, const cs_points *pts, item *it, size
     }
     int arr = o->npats > 0;
     print_table(o, it, n, tot, rep, tot[0] > 0 ? lo / tot[0] : 0, tot[0] > 0 ? hi / tot[0] : 0,
-                arr);
+                arr, arr);
+    if (arr && o->format == CS_OUT_TEXT)
+        print_fidelity(it, n);
     if (arr) {
         prediction pr;
         char name[CS_PAT_NAME_MAX];

@@ -35,7 +35,7 @@ int cs_mix_read(const char *path, cs_mix_row *rows, int max, cs_mix_row *total, 
     if (!f)
         return cs_fail(e, "%s: cannot read", path);
     char line[1024], *fld[MAXF];
-    int col[C_N], have = 0, n = 0;
+    int col[C_N], have = 0, n = 0, crec = -1; /* crec: recorded_us, optional */
     while (fgets(line, sizeof line, f)) {
         int k = fields(line, fld);
         if (!have) { /* the header names the columns */
@@ -49,6 +49,9 @@ int cs_mix_read(const char *path, cs_mix_row *rows, int max, cs_mix_row *total, 
                     return cs_fail(e, "%s: no column %s", path, names[c]);
                 }
             }
+            for (int j = 0; j < k; j++)
+                if (!strcmp(fld[j], "recorded_us"))
+                    crec = j;
             have = 1;
             continue;
         }
@@ -67,6 +70,7 @@ int cs_mix_read(const char *path, cs_mix_row *rows, int max, cs_mix_row *total, 
         r.tuned = atof(fld[col[C_TUNED]]);
         snprintf(r.method, sizeof r.method, "%.95s", fld[col[C_METHOD]]);
         r.lo = atof(fld[col[C_LO]]), r.hi = atof(fld[col[C_HI]]), r.ratio = atof(fld[col[C_RATIO]]);
+        r.recorded = crec >= 0 && crec < k ? atof(fld[crec]) : 0;
         if (!strcmp(r.coll, "total"))
             *total = r;
         else if (!strcmp(r.coll, "completion") || !strcmp(r.coll, "application")) {

@@ -12,7 +12,23 @@ typedef struct cs_mix_row {
     unsigned long long bytes;     /* msg_bytes */
     double ops, native, tuned;    /* ops, native_us, tuned_us */
     double lo, hi, ratio;         /* ratio_lo, ratio_hi, ratio */
+    double recorded;              /* recorded_us (optional column; 0: absent or unknown): the
+                                     application's own native completion per rank call */
 } cs_mix_row;
+
+/* recorded_us / native_us beyond CS_MIX_UNLIKE or below its inverse, at a
+ * point with at least CS_MIX_UNLIKE_SHARE of the replayed points' recorded
+ * completion (share): the replay does not reproduce the application's
+ * native calls there (collsel-replay --mix and autotune's report say so;
+ * a point of a few calls is left out: its calls are first calls, set-up) */
+#define CS_MIX_UNLIKE 1.5
+#define CS_MIX_UNLIKE_SHARE 0.02
+static inline int cs_mix_unlike(double recorded_us, double replay_us, double share)
+{
+    double f = replay_us > 0 ? recorded_us / replay_us : 0;
+    return recorded_us > 0 && share >= CS_MIX_UNLIKE_SHARE &&
+           (f > CS_MIX_UNLIKE || f < 1 / CS_MIX_UNLIKE);
+}
 
 /* Up to max point rows into rows (the number read), the `total` row into
  * *total, and (pred not NULL) the prediction rows under arrivals into

@@ -13,7 +13,9 @@
 # to the medians measured over the pairs (completion: the cells with
 # arrival data in both runs), the wait measured in those cells, and the
 # part of the wait that uneven exits caused (show's exits column), which
-# the prediction moves with the methods (the rest of the wait it keeps).
+# the prediction moves with the methods (the rest of the wait it keeps),
+# then the points where the replay's native calls took far less or more
+# than the application's own (recorded) ones: where the prediction is weak.
 #   tools/apptime.sh [-n NP] [-r RUNS] [--tree TREE] [--dir DIR] [--launcher LINE] [--aa] -- APP [ARGS]
 # --aa: both runs of every pair native (an A/A test: no tree, no tuning);
 # the spread of its ratios around 1 is what the measured column can tell
@@ -130,3 +132,10 @@ echo "$pred $meas $mcompl $mwait $pexits $mexits" | awk '{ printf "predicted aga
     "  completion time:             predicted %.3f, measured median %s\n" \
     "  wait:                        measured median %s\n" \
     "  wait caused by uneven exits: predicted %s, measured median %s\n", $1, $3, $3 - $1, $2, $4, $5, $6, $7 }'
+# the points where the replay did not reproduce the application's own
+# native calls (the mix's unlike column): the prediction's known weak spots
+[ -n "$aa" ] || awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k; next }
+    c["unlike"] && $c["unlike"] == 1 {
+        if (!n++) print "  where the replay does not reproduce the application'"'"'s native calls (the prediction is uncertain there):"
+        printf "    %s, %s ranks, %s B: the application'"'"'s native completion %.2f us per call, the replay'"'"'s %.2f us (%.2fx)\n",
+            $1, $2, $3, $c["recorded_us"], $c["native_us"], $c["recorded_us"] / $c["native_us"] }' "$mix"

@@ -2,7 +2,8 @@
  * "allreduce.shm.dynamic".
  *
  * Algorithm (../shm/dynamic.c): as reduce.shm.dynamic, every rank wanting
- * the result.  Below 4 KiB every rank posts its vector (up to 56 B in one
+ * the result.  Below 4 KiB (2 ranks: up to 8 KiB, but for floating
+ * point that may be reordered) every rank posts its vector (up to 56 B in one
  * line with its step) and folds the posted contributions into its own
  * buffer as it finds them, in the order found where the op is exact (any
  * order, the same bits) or in the fixed order of allreduce.shm.direct (the
@@ -16,11 +17,15 @@
  * accumulators of a node).
  * Restrictions: one node, dense datatype elements, at most 64 ranks.
  * Cost per chunk of n bytes (alpha: a cache-line transfer; gamma:
- * combining a byte): n < 4 KiB: a copy-in, p n gamma per rank; after the
+ * combining a byte): n < 4 KiB (2 ranks: n <= 8 KiB, where one fold is
+ * cheaper than the pieces' locks and copy-out): a copy-in, p n gamma per
+ * rank; after the
  * last arrival 2 alpha (the last rank loads the others' lines, the loads
  * overlapped with its own store; the others load its line) and the folds
  * left: p n gamma on the last rank, at most n gamma on the others in
- * arrival order (fixed order: those from the last rank's place on); no
+ * arrival order (fixed order: those from the last rank's place on; a few
+ * elements folded inline, cs_combine, and up to a line nothing computed
+ * before the store); no
  * closing round (the step in the line; once every 64 calls a check of the
  * others' `done` lines); reordered floating point from 57 B: p lock
  * hand-offs in turn, then alpha + n copy-out.  From 4 KiB: n copy-in,

@@ -1,7 +1,8 @@
 /* The engine of the dynamic reductions (reduce.shm.dynamic,
  * allreduce.shm.dynamic: their files carry the description and the cost).
  *
- * A chunk below 4 KiB (run_local): every rank posts it (up to 56 B in a
+ * A chunk below 4 KiB (an allreduce of 2 ranks not through the shared
+ * accumulator: up to 8 KiB) (run_local): every rank posts it (up to 56 B in a
  * line of its ring, payload and step together; above, in its slot, with
  * its flag line) and leaves if it does not want the result; a rank that
  * wants it folds the contributions into its buffer itself: in the order it
@@ -16,7 +17,13 @@
  * steps, until all are done with the step 64 back: cs_shm_data_free).
  * After the last arrival: its store goes out while it loads the others'
  * lines (one line transfer, the loads overlapped; no fence between), the
- * others load its line (one), then the folds that are left.
+ * others load its line (one), then the folds that are left.  A call of one
+ * line (line_run) posts before it computes anything else (the order, the
+ * element size), prefetches the others' lines, and folds a few elements
+ * without the MPI library's call (cs_combine, ../combine.c): measured at 2
+ * ranks (README), 0.21-0.24 us after the last arrival against 0.26-0.27
+ * before and a barrier's 0.16-0.17 (barrier.shm.pairwise: the same two
+ * line transfers, no data).
  * An allreduce of reordered floating point above 56 B takes the shared
  * accumulator below (one order for all).
  *
@@ -78,6 +85,8 @@
  * before the release that shows the step and the count, so a reader that
  * sees the step in the word sees that step's mask.
  */
+
+#include <string.h>
 
 #include "coll/shm/shm.h"
 
@@ -231,21 +240,54 @@ static void post(const dyn_step *d)
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
+/* A copy of a small chunk: the common element sizes without a call (a
+ * copy of 8 bytes through memcpy costs as much as the fold after it). */
+static inline void copy_small(void *to, const void *from, size_t n)
+{
+    if (n == 8) {
+        uint64_t v;
+        memcpy(&v, from, 8);
+        memcpy(to, &v, 8);
+    } else if (n == 4) {
+        uint32_t v;
+        memcpy(&v, from, 4);
+        memcpy(to, &v, 4);
+    } else {
+        cs_copy(to, from, n);
+    }
+}
+
+/* The post of a small chunk: its ring line (or slot) once free, the data
+ * and the step (in one line up to CS_SHM_INLINE bytes); then, where this
+ * rank wants the result, the others' lines are asked for, so that the late
+ * rank's loads of them are under way while it decides how to fold (a rank
+ * that only posts leaves them alone: one sharer less to invalidate).  No
+ * fence: nobody here decides anything from a flag it missed, it only
+ * waits for it (the late rank's own store and its loads of the others'
+ * lines overlap). */
+static void post_local(const dyn_step *d, int wants)
+{
+    cs_shm *s = d->s;
+    cs_shm_data_free(s, d->step, d->bytes);
+    copy_small(cs_shm_data(s, d->me, d->step, d->bytes), d->own, d->bytes);
+    cs_shm_set(cs_shm_posted(s, d->me, d->step, d->bytes), d->step);
+    for (int i = 0; wants && i < d->p; i++)
+        if (i != d->me)
+            __builtin_prefetch(cs_shm_posted(s, i, d->step, d->bytes));
+}
+
 /* One step of a small chunk (d->local; the header's first paragraph):
- * post, then, if this rank wants the result, fold every contribution into
- * out in its order as they come. */
-static int run_local(dyn_step *d, int wants, char *out)
+ * post (unless the caller did: posted), then, if this rank wants the
+ * result, fold every contribution into out in its order as they come
+ * (cs_combine: a fold of a few elements costs no library call). */
+static int run_local(dyn_step *d, int wants, char *out, int posted)
 {
     cs_shm *s = d->s;
     int count = 0, rc = MPI_SUCCESS;
     uint64_t in = 0, have = bit(d->me), all = d->p == 64 ? ~0ull : bit(d->p) - 1;
     cs_shm_idler w = {0};
-    cs_shm_data_free(s, d->step, d->bytes);
-    /* no fence after it: nobody here decides anything from a flag it
-     * missed, it only waits for it (the late rank's own store and its loads
-     * of the others' lines overlap) */
-    cs_copy(cs_shm_data(s, d->me, d->step, d->bytes), d->own, d->bytes);
-    cs_shm_set(cs_shm_posted(s, d->me, d->step, d->bytes), d->step);
+    if (!posted)
+        post_local(d, wants);
     while (wants && count < d->p) {
         int who = next_fold(d, in, count, have);
         if (who < 0 && !d->reorder) { /* the fixed order: its next one, nothing else */
@@ -269,9 +311,9 @@ static int run_local(dyn_step *d, int wants, char *out)
         const unsigned char *x = cs_shm_data(s, who, d->step, d->bytes); /* its own too: out
                                                         may be its send buffer (in place) */
         if (count == 0)
-            cs_copy(out, x, d->bytes);
+            copy_small(out, x, d->bytes);
         else
-            CS_TRY(PMPI_Reduce_local(x, out, d->n, d->c->dt, d->c->op));
+            CS_TRY(cs_combine(x, out, d->n, d->c->dt, d->c->op));
         in |= bit(who);
         count++;
     }
@@ -324,7 +366,7 @@ static int root_combine(dyn_step *d, char *out)
 static int run_step(dyn_step *d, int wants, char *out)
 {
     if (d->local)
-        return run_local(d, wants, out);
+        return run_local(d, wants, out, 0);
     if (d->rootlast && d->me == d->c->root)
         return root_combine(d, out);
     if (d->rootlast && d->target == 1) { /* the one folder (2 ranks): no lock, no count */
@@ -414,6 +456,45 @@ int cs_shm_arrive(const cs_shm *s, int at, uint64_t step, int *first)
     return (int)(n & 0xff);
 }
 
+/* How call c's chunks are combined (set in d: reorder, rootorder; fp_shared:
+ * an allreduce's reordered floating point, which goes through one shared
+ * accumulator above a line).  Small chunks are folded by each rank that
+ * wants them; an allreduce whose floating point may be reordered folds
+ * them in the fixed order up to a line (a fold costs less than a line
+ * transfer), then in one shared accumulator (the same bits on every rank
+ * both ways). */
+static void set_order(dyn_step *d, int everyone, int to_last, int *reorder, int *fp_shared)
+{
+    const cs_call *c = d->c;
+    const int exact = c->commute && (everyone || !c->reorder_fp) &&
+                      cs_shm_op_exact(c->op, c->dt); /* asked once: where it counts */
+    *reorder = c->commute && (c->reorder_fp || exact); /* cs_shm_dynamic_reorders */
+    *fp_shared = everyone && *reorder && !exact;
+    /* a reduce from 4 KiB, commutative op: the root combines its own with
+     * each complete accumulator of the others' (acc op x_root), so it
+     * neither posts nor copies a shared result out: balanced, its passes
+     * over the data are those of reduce.shm.tree's root */
+    d->rootorder = !to_last && !everyone && d->p > 1 && c->commute;
+}
+
+/* A call of one line (c->bytes <= CS_SHM_INLINE, one chunk): the ring line
+ * goes out before anything else is computed (not even the element size:
+ * the fold needs the count and the bytes only), so that after the last
+ * arrival nothing but its store and its loads stand before the folds. */
+static int line_run(cs_shm *s, const cs_call *c, int wants, int everyone, int to_last,
+                    char *out)
+{
+    dyn_step d = {.c = c, .s = s, .me = s->rank, .p = s->p, .n = c->count, .np = 1,
+                  .local = 1, .target = s->p, .bytes = c->bytes, .step = ++s->step,
+                  .own = c->sendbuf == MPI_IN_PLACE ? c->buf : c->sendbuf};
+    post_local(&d, wants);
+    int reorder, fp_shared;
+    set_order(&d, everyone, to_last, &reorder, &fp_shared);
+    d.esz = c->bytes / (size_t)c->count;
+    d.reorder = reorder && !fp_shared;
+    return run_local(&d, wants, out, 1);
+}
+
 /* The chunks of call c; the result into out where wants (-1: where this
  * rank arrives last, *last says so); everyone: an allreduce (its ranks
  * must hold the same bits). */
@@ -425,37 +506,44 @@ static int dynamic_run(const cs_call *c, int wants, int everyone, char *out, int
         return PMPI_Reduce(c->sendbuf, *last ? out : NULL, c->count, c->dt, c->op, c->root,
                            c->comm);
     }
+    const int to_last = wants < 0;
+    if (c->count > 0 && c->bytes > 0 && c->bytes <= CS_SHM_INLINE) { /* c->bytes: count x size */
+        cs_shm *s = cs_shm_get(c);
+        if (!s)
+            return cs_shm_native(c);
+        if (to_last)
+            wants = *last = cs_shm_arrive(s, c->root, s->step + 1, NULL) == s->p;
+        return line_run(s, c, wants, everyone, to_last, out);
+    }
     cs_shm *s = cs_shm_reduction_start(c, &esz, &rc);
     if (!s)
         return rc;
-    const int chunk = cs_shm_chunk((size_t)esz), to_last = wants < 0;
-    if (wants < 0)
+    const int chunk = cs_shm_chunk((size_t)esz);
+    if (to_last)
         wants = *last = cs_shm_arrive(s, c->root, s->step + 1, NULL) == s->p;
     const char *own = c->sendbuf == MPI_IN_PLACE ? c->buf : c->sendbuf;
     dyn_step d = {.c = c, .s = s, .me = s->rank, .p = s->p, .esz = (size_t)esz};
-    /* small chunks are folded by each rank that wants them; an allreduce
-     * whose floating point may be reordered folds them in the fixed order
-     * up to a line (a fold costs less than a line transfer), then in one
-     * shared accumulator (the same bits on every rank both ways) */
-    const int exact = c->commute && (everyone || !c->reorder_fp) &&
-                      cs_shm_op_exact(c->op, c->dt); /* asked once: where it counts */
-    const int reorder = c->commute && (c->reorder_fp || exact); /* cs_shm_dynamic_reorders */
-    const int fp_shared = everyone && reorder && !exact;
-    /* a reduce from 4 KiB, commutative op: the root combines its own with
-     * each complete accumulator of the others' (acc op x_root), so it
-     * neither posts nor copies a shared result out: balanced, its passes
-     * over the data are those of reduce.shm.tree's root */
-    const int rootlast = !to_last && !everyone && s->p > 1 && c->commute;
+    int reorder, fp_shared;
+    set_order(&d, everyone, to_last, &reorder, &fp_shared);
+    const int rootlast = d.rootorder;
     for (int off = 0; off < c->count; off += chunk) {
         d.n = c->count - off < chunk ? c->count - off : chunk;
         d.bytes = (size_t)d.n * d.esz;
         d.np = 1;
-        if (d.bytes >= DYN_SPLIT) {
+        /* a 2-rank allreduce that folds every chunk in each rank (not
+         * through the shared accumulator) keeps doing so up to 2 DYN_SPLIT
+         * bytes: there the pieces' locks, accumulators and copy-out cost
+         * more than the fold they share (double sum in the fixed order,
+         * balanced: 0.96 us at 4 KiB against shm.direct's 0.68, 1.42
+         * against 1.15 at 8 KiB, even at 16 KiB; folded in each rank 1.07
+         * and 1.35 against 0.98 and 1.26).  At 3 ranks on 2 cores the
+         * pieces were as fast as shm.direct at 4 KiB (0.87-0.94x) */
+        const int fold_all = everyone && !fp_shared && d.p == 2 && d.bytes <= 2 * DYN_SPLIT;
+        if (d.bytes >= DYN_SPLIT && !fold_all) {
             size_t k = d.bytes / DYN_PIECE;
             d.np = k < (size_t)d.p ? (int)k : d.p;
         }
         d.local = d.np == 1 && (!fp_shared || d.bytes <= CS_SHM_INLINE);
-        d.rootorder = rootlast;
         d.rootlast = rootlast && !d.local;
         d.target = d.p - d.rootlast;
         if (d.rootlast && d.np > d.target) /* one piece per folder at most */

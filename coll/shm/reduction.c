@@ -52,6 +52,11 @@ cs_shm *cs_shm_reduction_start(const cs_call *c, int *esz, int *rc)
         *rc = cs_shm_native(c);
         return NULL;
     }
+    if (c->bytes > 0 && c->bytes % (size_t)c->count == 0 &&
+        c->bytes / (size_t)c->count <= (size_t)INT32_MAX) { /* count x the type's size */
+        *esz = (int)(c->bytes / (size_t)c->count);
+        return s;
+    }
     return (*rc = PMPI_Type_size(c->dt, esz)) == MPI_SUCCESS ? s : NULL;
 }
 

@@ -1,5 +1,5 @@
 /* Test helper: write a small profile through record/profile.h.
- *   mkprof [--late RANK:US | --skew US] OUT CELL...
+ *   mkprof [--us T] [--late RANK:US | --skew US] OUT CELL...
  *                        CELL = COLL:COMM_SIZE:BYTES:CALLS[:ROOTMODE[:ROOT]]
  * --late: arrivals recorded (record/arrivals.h) for every cell's first 64
  * operations: communicator rank RANK enters US microseconds after the
@@ -10,6 +10,7 @@
  * the last arrival) and, working as long as they do between calls, enters
  * the next US early: all its wait (US per operation) is the previous
  * call's uneven exit.
+ * --us: every rank call's recorded time, microseconds (default 1).
  * COLL: Bcast, Reduce, Barrier, Allreduce, ... (record names); CALLS =
  * operations (rank_calls = CALLS x COMM_SIZE); ROOTMODE: zero (default),
  * fixed, varying.  Cells with the same (coll, comm size, bin) merge, so
@@ -44,6 +45,14 @@ int main(int argc, char **argv)
     unsigned late = 0;
     double late_us = -1;
     int skew = 0;
+    double us = 1; /* each rank call's recorded time */
+    if (argc > 2 && !strcmp(argv[1], "--us")) {
+        if (sscanf(argv[2], "%lf", &us) != 1 || !(us > 0)) {
+            fprintf(stderr, "mkprof: --us US (> 0)\n");
+            return 2;
+        }
+        argc -= 2, argv += 2;
+    }
     if (argc > 2 && !strcmp(argv[1], "--late")) {
         if (sscanf(argv[2], "%u:%lf", &late, &late_us) != 2 || late_us < 0) {
             fprintf(stderr, "mkprof: --late RANK:US\n");
@@ -59,7 +68,7 @@ int main(int argc, char **argv)
         argc -= 2, argv += 2;
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: mkprof [--late RANK:US | --skew US] OUT COLL:CS:BYTES:CALLS"
+        fprintf(stderr, "usage: mkprof [--us T] [--late RANK:US | --skew US] OUT COLL:CS:BYTES:CALLS"
                         "[:zero|fixed|varying[:ROOT]]...\n");
         return 2;
     }
@@ -85,8 +94,8 @@ int main(int argc, char **argv)
         c.comm_size = cs;
         c.bin = (uint32_t)cs_bin_of(bytes);
         c.rank_calls = calls * cs;
-        c.t_total = 1e-6 * (double)c.rank_calls;
-        c.t_min = c.t_max = 1e-6;
+        c.t_total = us * 1e-6 * (double)c.rank_calls;
+        c.t_min = c.t_max = us * 1e-6;
         if (cs_rcoll_rooted(rc)) {
             c.root_mode = !strcmp(mode, "fixed") ? CS_ROOT_FIXED
                           : !strcmp(mode, "varying") ? CS_ROOT_VARYING : CS_ROOT_ZERO;

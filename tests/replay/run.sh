@@ -134,6 +134,27 @@ arrivals)
             d = ch - (r - 1) * ex; if (d < 0) d = -d
             if (d > 2e-6) { print "exits change " ch " != (" r " - 1) x " ex; exit 1 } }' ||
         { cat "$T/skew.json"; fail "--mix: the uneven exits' wait not moved with the method"; }
+    # the application's own native calls against the replay's: recorded 20
+    # us per rank call, 3/4 of it completion (rank 0 leaves 5 us after the
+    # last arrival, rank 1 10 us; each waits 5 us at the next), so 15 us per
+    # rank call, some 20x an 8 B reduce replayed here: the point is flagged,
+    # in the JSON, the CSV's unlike column and the text; in the 1 us
+    # profile above (0.75 us) it is not
+    sed -n 's/.*"recorded_us": \([0-9.]*\), "unlike": \([a-z]*\).*/\1 \2/p' "$T/skew.json" |
+        awk '{ if ($1 < 0.74 || $1 > 0.76) { print "recorded_us " $1 " (0.75)"; exit 1 } }' ||
+        { cat "$T/skew.json"; fail "--mix: the application's native completion per call (0.75 us) not given"; }
+    "$mkprof" --us 20 --skew 5 "$T/skew20.prof" Reduce:2:8:200 || fail "mkprof --us 20 --skew"
+    run 2 "$replay" --mix "$T/skew20.prof" --tree "$T/a.tree" --budget 0.5 --rounds 2 --csv \
+        >"$T/skew20.csv" || fail "--mix --csv (skew20)"
+    awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k; next } $1 == "reduce" { n++
+            if ($c["recorded_us"] < 14.9 || $c["recorded_us"] > 15.1 || $c["unlike"] != 1) exit 1 }
+        END { if (n != 1) exit 1 }' "$T/skew20.csv" ||
+        { cat "$T/skew20.csv"; fail "--mix: the application's native completion (15 us per call) not given or not flagged"; }
+    run 2 "$replay" --mix "$T/skew20.prof" --tree "$T/a.tree" --budget 0.5 --rounds 2 >"$T/skew.txt" ||
+        fail "--mix text (skew20)"
+    grep -A1 "where the replay does not reproduce the application's native calls" "$T/skew.txt" |
+        grep -q "reduce .* 2 ranks .*8 B: application 15.00 us" ||
+        { cat "$T/skew.txt"; fail "--mix text: the unlike point not listed"; }
     ;;
 checkpoint)
     # an interrupted run keeps the points it measured: stop the run once the
