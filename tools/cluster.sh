@@ -10,6 +10,8 @@
 #   tools/cluster.sh launcher openmpi|mpich [--nodes N] [--ranks-per-node R]
 #   tools/cluster.sh ping FROM TO [COUNT]   (the link's RTT: min/median/p95/max us)
 #   tools/cluster.sh status | check
+#   tools/cluster.sh lockfile     (the machine-wide file a user of the
+#                                  cluster flocks on fd 9: the tests do)
 # A node (collsel-node1 ... collsel-nodeN) is a network, UTS, IPC and mount
 # namespace: its own hostname (Open MPI names its session directory and
 # shared-memory segments after it), its own /dev/shm (a tmpfs), its own
@@ -43,6 +45,7 @@
 # line and exits 77 (the test harness's "skipped").
 set -u
 RUN=${COLLSEL_CLUSTER_RUN:-/run/collsel-cluster}
+LOCK=$RUN.lock # next to RUN, not in it: down removes RUN; one per machine, as the cluster
 SELF=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")
 PFX=collsel-node SW=collsel-sw BR=collsel-br IF=collsel0 NET=198.18.25
 usage() { sed -n '2,/^set -u/{/^set -u/d;s/^# \{0,1\}//p}' "$SELF"; }
@@ -398,6 +401,8 @@ status)
     p=$(holder link) && echo "  the user-space link: PID $p, $(tr '\0' ' ' < "/proc/$p/cmdline")"
     launch_lines ;;
 check) check; echo "cluster.sh: namespaces can be made here" ;;
+lockfile) # the file whose flock one cluster user at a time holds (on fd 9)
+    mkdir -p "$(dirname "$LOCK")" && echo "$LOCK" ;;
 -h|--help|help) usage ;;
 '') usage >&2; exit 2 ;;
 *) die "unknown command '$cmd' (see --help)" ;;

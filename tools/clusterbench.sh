@@ -40,7 +40,8 @@ n=${layout%x*} r=${layout#*x}
 case "$n$r" in *[!0-9]*|'') echo "clusterbench.sh: --layout takes NxR (got '$layout')" >&2; exit 2 ;; esac
 cl=$top/tools/cluster.sh
 "$cl" check > /dev/null || exit $?
-exec 9< "$cl" # one cluster user at a time (tests/cluster/mpiexec.sh takes it too)
+lock=$("$cl" lockfile) || exit 1
+exec 9>> "$lock" # one cluster user at a time, machine-wide (every clone's tests and benches)
 flock 9
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 out=$(mktemp "${TMPDIR:-/tmp}/clusterbench.XXXXXX")

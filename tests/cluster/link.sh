@@ -26,7 +26,8 @@ running_link() {
 }
 "$cl" check > /dev/null || exit $?
 case "$flavour" in openmpi|mpich) ;; *) echo "link.sh: the MPI job is Open MPI's or MPICH's (got '$flavour')" >&2; exit 77 ;; esac
-exec 9< "$cl" # the lock tests/cluster/mpiexec.sh takes: one cluster user at a time
+lock=$("$cl" lockfile) || exit 1
+exec 9>> "$lock" # one cluster user at a time, machine-wide (every clone's tests and benches)
 flock 9
 mkdir -p "$tmp"
 prev=$(cat "$RUN/state" 2> /dev/null)

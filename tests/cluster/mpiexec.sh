@@ -16,7 +16,8 @@ flavour=$1 np=$2; shift 2
 nodes=${CS_TEST_CLUSTER_NODES:-2}
 [ $((np % nodes)) = 0 ] || { echo "cluster mpiexec.sh: $np ranks do not fill $nodes nodes evenly" >&2; exit 2; }
 "$cl" check > /dev/null || exit $?
-exec 9< "$cl" # the lock: on the script itself (no file left behind)
+lock=$("$cl" lockfile) || exit 1
+exec 9>> "$lock" # one cluster user at a time, machine-wide (every clone's tests and benches)
 flock 9
 # a node of the cluster's and its nodes' processes are seen from node 1 only
 have=$(cat /run/collsel-cluster/state 2> /dev/null | cut -d' ' -f1)
