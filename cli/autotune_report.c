@@ -53,9 +53,9 @@ void at_report(at_opts *o, const cs_profile *prof)
     printf("\n== what the tree changes (per recorded point: native time per call, the "
            "tree's method, tuned/native with its 95 %% CI)\n");
     int unmeasured = 0, unlike = 0;
-    double rec_all = 0; /* the recorded completion of the points, us per rank */
+    double rec_all = 0; /* the points' recorded completion, us summed over ranks */
     for (int i = 0; i < n; i++)
-        rec_all += rows[i].ops * rows[i].recorded;
+        rec_all += rows[i].ops * rows[i].cs * rows[i].recorded;
     for (int i = 0; i < n; i++) {
         char b[32];
         int same = strstr(rows[i].method, ".native") != NULL, measured = 0;
@@ -69,7 +69,8 @@ void at_report(at_opts *o, const cs_profile *prof)
                rows[i].hi, !same && rows[i].lo > 1.05 ? "  SLOWER" : "",
                measured ? "" : "  (not measured: the budget did not reach it)");
         if (cs_mix_unlike(rows[i].recorded, rows[i].native,
-                          rec_all > 0 ? rows[i].ops * rows[i].recorded / rec_all : 0)) {
+                          rec_all > 0 ? rows[i].ops * rows[i].cs * rows[i].recorded / rec_all
+                                      : 0)) {
             printf("  %31s  (the application's native calls: %.2f us, %.2fx the replay's)\n", "",
                    rows[i].recorded, rows[i].recorded / rows[i].native);
             unlike++;

@@ -18,15 +18,17 @@ typedef struct cs_mix_row {
 
 /* recorded_us / native_us beyond CS_MIX_UNLIKE or below its inverse, at a
  * point with at least CS_MIX_UNLIKE_SHARE of the replayed points' recorded
- * completion (share): the replay does not reproduce the application's
+ * completion (share, summed over ranks): the replay does not reproduce the application's
  * native calls there (collsel-replay --mix and autotune's report say so;
  * a point of a few calls is left out: its calls are first calls, set-up) */
 #define CS_MIX_UNLIKE 1.5
 #define CS_MIX_UNLIKE_SHARE 0.02
 static inline int cs_mix_unlike(double recorded_us, double replay_us, double share)
 {
-    double f = replay_us > 0 ? recorded_us / replay_us : 0;
-    return recorded_us > 0 && share >= CS_MIX_UNLIKE_SHARE &&
+    if (!(recorded_us > 0 && replay_us > 0)) /* not known, or not measured */
+        return 0;
+    double f = recorded_us / replay_us;
+    return share >= CS_MIX_UNLIKE_SHARE &&
            (f > CS_MIX_UNLIKE || f < 1 / CS_MIX_UNLIKE);
 }
 
