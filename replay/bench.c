@@ -62,7 +62,8 @@ static void usage(FILE *f)
             "                                 [--time-per-method S] [--top N]\n"
             "                                 [--arrivals PATTERN] [--root R] [--csv]\n"
             "                                 [--methods PART[,PART...]] [--reorder-fp]\n"
-            "                                 [--interleave N] [--node-size N]\n\n"
+            "                                 [--interleave N] [--node-size N]\n"
+            "                                 [--work DURATION:KIB]\n\n"
             "Times every method of the chosen collectives (default: all of them)\n"
             "against native on MPI_COMM_WORLD at each size of LIST (default\n"
             "8,65536,4194304; suffixes k, M accepted; barrier has no size) and prints,\n"
@@ -91,6 +92,10 @@ static void usage(FILE *f)
             "                       text (skew: last exit - first exit, under --arrivals)\n"
             "  --methods PART,...   only the methods whose name contains one of the PARTs\n"
             "                       (native is always measured)\n"
+            "  --work DURATION:KIB  with --arrivals: before each call every rank computes\n"
+            "                       for DURATION over KIB KiB of its own memory (stencil\n"
+            "                       sweeps, untimed), as an application between its calls:\n"
+            "                       e.g. 10ms:2048 (single-copy paths slow down after it)\n"
             "  --reorder-fp         the dynamic reductions may sum the doubles in arrival\n"
             "                       order (COLLSEL_REORDER_FP=1 of the preload library);\n"
             "                       without it they keep rank order\n"
@@ -373,6 +378,8 @@ int main(int argc, char **argv)
     bench_cfg b = {.pattern = "none"};
     cs_pattern pat;
     const char *pattern = NULL;
+    double work_s = 0; /* --work */
+    size_t work_kib = 0;
     long root = 0;
     for (int c = 0; c < CS_NCOLL; c++)
         colls[c] = 1;
@@ -444,6 +451,12 @@ int main(int argc, char **argv)
                 bad = 1;
             }
             i++;
+        } else if (!strcmp(a, "--work") && v) {
+            if (cs_pat_parse_work(v, &work_s, &work_kib, &e) < 0) {
+                fprintf(stderr, "collsel-bench: --work: %s\n", e.msg);
+                bad = 1;
+            }
+            i++;
         } else if (!strcmp(a, "--reorder-fp")) {
             b.reorder_fp = 1;
         } else if (!strcmp(a, "--node-size") && v) {
@@ -462,6 +475,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "collsel-bench: unknown or incomplete option '%s' (see --help)\n", a);
             bad = 1;
         }
+    }
+    if (!bad && work_s > 0 && !pattern) {
+        fprintf(stderr, "collsel-bench: --work needs --arrivals (use 'none' for no delay)\n");
+        bad = 1;
     }
     if (!bad && b.interleave && !pattern) {
         fprintf(stderr, "collsel-bench: --interleave needs --arrivals (use 'none' for no delay)\n");
@@ -502,10 +519,15 @@ int main(int argc, char **argv)
     if (pattern) {
         b.pattern = cs_pattern_name(&pat, pname, sizeof pname);
         rc = cs_pat_run_init(&run, &pat, MPI_COMM_WORLD, rank, size);
+        if (rc == MPI_SUCCESS && cs_pat_set_work(&run, work_s, work_kib) < 0)
+            rc = MPI_ERR_NO_MEM;
         o->arrivals = &run;
         if (rank == 0 && !b.csv)
             printf("arrivals %s: times are completion (last exit - last arrival), span = last "
                    "exit - first arrival, per call\n", b.pattern);
+        if (rank == 0 && !b.csv && work_s > 0)
+            printf("work: before each call every rank computes %.3g ms over %zu KiB of its own "
+                   "(untimed)\n", work_s * 1e3, work_kib);
     }
     for (int c = 0; c < CS_NCOLL && rc == MPI_SUCCESS; c++)
         for (int s = 0; colls[c] && s < (cs_coll_sized(c) ? nsizes : 1) && rc == MPI_SUCCESS; s++)
@@ -514,6 +536,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "collsel-bench: %ld of %ld calls had a rank later than its pattern "
                         "(the slack after a call grew to %.0f us)\n", run.misses, run.calls,
                 run.slack * 1e6);
+    if (pattern)
+        cs_pat_run_free(&run);
     if (rc != MPI_SUCCESS && rank == 0) {
         char msg[MPI_MAX_ERROR_STRING];
         int len;

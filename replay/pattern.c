@@ -229,6 +229,61 @@ static double median(double *x, int n)
     return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
 }
 
+int cs_pat_parse_work(const char *s, double *seconds, size_t *kib, cs_err *e)
+{
+    char dur[64];
+    const char *colon = strchr(s, ':');
+    size_t len = colon ? (size_t)(colon - s) : 0;
+    char *end = NULL;
+    unsigned long long k = colon ? strtoull(colon + 1, &end, 10) : 0;
+    if (!colon || len == 0 || len >= sizeof dur || !end || *end || k == 0 || k > (1ULL << 22))
+        return cs_fail(e, "work '%s': need DURATION:KIB (e.g. 10ms:2048: 10 ms of sweeps over "
+                          "2 MiB), KIB in 1..4194304", s);
+    memcpy(dur, s, len);
+    dur[len] = 0;
+    cs_err e2;
+    if (parse_delay(dur, seconds, &e2, s) < 0)
+        return cs_fail(e, "work '%s': '%s' is not a duration in (0, 1 s] (e.g. 10ms, 500us)", s,
+                       dur);
+    *kib = (size_t)k;
+    return 0;
+}
+
+int cs_pat_set_work(cs_pat_run *r, double seconds, size_t kib)
+{
+    cs_pat_run_free(r);
+    if (!(seconds > 0) || kib == 0)
+        return 0;
+    size_t n = kib * 1024 / sizeof(double);
+    double *w = malloc((n + 2) * sizeof *w);
+    if (!w)
+        return -1;
+    for (size_t j = 0; j < n + 2; j++)
+        w[j] = (double)(j * j % 97) / 97.0; /* uneven: every sweep changes it */
+    r->work = w, r->work_n = n, r->work_s = seconds;
+    return 0;
+}
+
+void cs_pat_run_free(cs_pat_run *r)
+{
+    free(r->work);
+    r->work = NULL, r->work_n = 0, r->work_s = 0;
+}
+
+/* The run's computation: sweeps (each element from its neighbours, the
+ * values kept bounded) until work_s has passed, the clock read every 4096
+ * elements. */
+static void compute(cs_pat_run *r)
+{
+    double end = cs_pat_now(r) + r->work_s, *w = r->work;
+    for (;;)
+        for (size_t j = 1; j <= r->work_n; j++) {
+            w[j] = 0.25 * (w[j - 1] + 2 * w[j] + w[j + 1]);
+            if (((j & 4095) == 0 || j == r->work_n) && cs_pat_now(r) >= end)
+                return;
+        }
+}
+
 int cs_pat_round(MPI_Comm sync, cs_pat_run *r, int (*fn)(void *, long), void *arg, long *i,
                  int n, double t_start, double out[5])
 {
@@ -242,8 +297,11 @@ int cs_pat_round(MPI_Comm sync, cs_pat_run *r, int (*fn)(void *, long), void *ar
     if (rc == MPI_SUCCESS) /* the first start: everybody's clock has passed it */
         rc = PMPI_Allreduce(&now, &start, 1, MPI_DOUBLE, MPI_MAX, sync);
     for (int k = 0; k < n && rc == MPI_SUCCESS && all[4] == 0; k++) {
-        double target = start + r->slack + cs_pattern_lateness(r->pat, *i, r->grank, r->gsize);
+        double target = start + r->work_s + r->slack +
+                        cs_pattern_lateness(r->pat, *i, r->grank, r->gsize);
         double mine[7];
+        if (r->work)
+            compute(r);
         mine[5] = cs_pat_now(r) > target; /* the slack was too short for this rank */
         double a = spin_until(r, target);
         mine[3] = a > target + PAT_LATE_OK; /* not on time: started late, or preempted */

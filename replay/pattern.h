@@ -8,7 +8,8 @@
  *
  *   start  = an instant every rank agrees on (the previous call's last exit
  *            plus a slack, on a clock all ranks compare)
- *   rank r spins until start + lateness(call, r), stamps its arrival a_r,
+ *   rank r computes for the run's work time, if any (cs_pat_set_work),
+ *          spins until start + work + lateness(call, r), stamps its arrival a_r,
  *          runs the call, stamps its exit x_r
  *   completion = max_r x_r - max_r a_r     (the injected delay never counts)
  *   exit span  = max_r x_r - min_r a_r     (what the earliest rank sees)
@@ -92,6 +93,11 @@ typedef struct cs_pat_run {
     int yield;         /* spin yielding the processor (oversubscribed node) */
     long calls, misses; /* timed calls; calls where a rank arrived late (see above) */
     int streak;         /* calls on time since the slack last changed */
+    /* an application's computation before each call (cs_pat_set_work; 0:
+     * none): work_s seconds of stencil sweeps over work_n doubles (work) */
+    double work_s;
+    size_t work_n;
+    double *work;
 } cs_pat_run;
 
 /* Set up r for pattern pat on the timing communicator sync (every group
@@ -99,6 +105,16 @@ typedef struct cs_pat_run {
  * sync (it checks whether sync lies within one node, and estimates clock
  * offsets when not).  Returns an MPI error code. */
 int cs_pat_run_init(cs_pat_run *r, const cs_pattern *pat, MPI_Comm sync, int grank, int gsize);
+
+/* Before each call every rank computes for SECONDS: stencil sweeps over
+ * its own KIB KiB (reads and writes: the caches and the TLB as an
+ * application's computation between its calls leaves them), untimed; the
+ * pattern's instants move by SECONDS.  0 seconds: none.  Returns 0, or -1
+ * out of memory.  cs_pat_run_free releases it. */
+int cs_pat_set_work(cs_pat_run *r, double seconds, size_t kib);
+/* "DURATION:KIB" (10ms:2048) into its parts.  Returns 0, or -1 with e. */
+int cs_pat_parse_work(const char *s, double *seconds, size_t *kib, cs_err *e);
+void cs_pat_run_free(cs_pat_run *r);
 
 /* The clock all ranks of the run compare, in seconds. */
 double cs_pat_now(const cs_pat_run *r);

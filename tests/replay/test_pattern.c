@@ -8,7 +8,9 @@
  *    counted in the completion, it is in the span); a call in which the
  *    last rank to arrive works W after its arrival: completion >= W (the
  *    completion starts at the LAST arrival); the results are the same on
- *    every rank; cs_time_collective under a pattern reports them. */
+ *    every rank; cs_time_collective under a pattern reports them; work
+ *    before each call (cs_pat_set_work, "DURATION:KIB" parsed) runs on
+ *    every rank, writes its memory and never counts in the completion. */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -49,6 +51,17 @@ static void test_parse(void)
           l[0].kind == CS_PAT_RECORDED && l[1].kind == CS_PAT_NONE);
     CHECK(cs_pattern_parse_list("none,bogus", l, 4, &n, &e) < 0 && strstr(e.msg, "bogus"));
     CHECK(cs_pattern_parse_list(",", l, 4, &n, &e) < 0);
+    double ws;
+    size_t wk;
+    CHECK(cs_pat_parse_work("10ms:2048", &ws, &wk, &e) == 0 && fabs(ws - 10e-3) < 1e-12 &&
+          wk == 2048);
+    CHECK(cs_pat_parse_work("500us:1", &ws, &wk, &e) == 0 && fabs(ws - 5e-4) < 1e-12 && wk == 1);
+    const char *badwork[] = {"10ms", "10ms:", ":2048", "10xs:2048", "2s:2048", "10ms:0",
+                             "10ms:12k", "0us:4", "10ms:99999999"};
+    for (size_t i = 0; i < sizeof badwork / sizeof badwork[0]; i++) {
+        e.msg[0] = 0;
+        CHECK(cs_pat_parse_work(badwork[i], &ws, &wk, &e) < 0 && strstr(e.msg, "work '"));
+    }
 }
 
 static void test_draws(void)
@@ -171,6 +184,20 @@ static void test_timing(void)
     CHECK(out[4] <= out[0] + 1e-9); /* within the completion */
     same_everywhere(out[4]);
     c.after = 0;
+
+    /* an application's computation before each call (cs_pat_set_work): 10
+     * ms per call on every rank, over its own 64 KiB, never in the
+     * completion; the pattern's instants move by it */
+    cs_pattern_parse("none", &a, &e);
+    CHECK(cs_pat_set_work(&run, 10e-3, 64) == 0 && run.work && run.work_n == 64 * 128);
+    double w0 = run.work[100], t0 = MPI_Wtime();
+    CHECK(cs_pat_round(MPI_COMM_WORLD, &run, late_call, &c, &i, 3, t0, out) == MPI_SUCCESS);
+    CHECK(out[1] >= 30e-3);  /* 3 calls, each after 10 ms of work */
+    CHECK(out[0] < 5e-3);    /* a barrier's completion: not the work */
+    CHECK(run.work[100] != w0); /* the sweeps wrote the memory */
+    same_everywhere(out[0]);
+    cs_pat_run_free(&run);
+    CHECK(!run.work && run.work_s == 0);
 
     cs_timing_opts o;
     memset(&o, 0, sizeof o);
