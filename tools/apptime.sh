@@ -15,7 +15,10 @@
 # part of the wait that uneven exits caused (show's exits column), which
 # the prediction moves with the methods (the rest of the wait it keeps),
 # then the points where the replay's native calls took far less or more
-# than the application's own (recorded) ones: where the prediction is weak.
+# than the application's own (recorded) ones, and per hot cell (>= 2 % of
+# the completion) the replay's tuned / native completion ratio against the
+# application's (median of the pairs; off by more than 0.2: marked): where
+# the prediction is weak, on the native side and on the tuned one.
 #   tools/apptime.sh [-n NP] [-r RUNS] [--tree TREE] [--dir DIR] [--launcher LINE] [--aa] -- APP [ARGS]
 # --aa: both runs of every pair native (an A/A test: no tree, no tuning);
 # the spread of its ratios around 1 is what the measured column can tell
@@ -139,3 +142,37 @@ echo "$pred $meas $mcompl $mwait $pexits $mexits" | awk '{ printf "predicted aga
         if (!n++) print "  where the replay does not reproduce the application'"'"'s native calls (the prediction is uncertain there):"
         printf "    %s, %s ranks, %s B: the application'"'"'s native completion %.2f us per call, the replay'"'"'s %.2f us (%.2fx)\n",
             $1, $2, $3, $c["recorded_us"], $c["native_us"], $c["recorded_us"] / $c["native_us"] }' "$mix"
+# per hot cell (>= 2 % of the native runs' completion): the replay's
+# completion ratio (the mix's points in the cell, weighted by their native
+# time) against the application's (median over the pairs): where the
+# prediction goes wrong, on either side
+if [ -z "$aa" ]; then
+    for i in $(seq 1 "$runs"); do
+        "$c" show --compare --csv "$dir/nat-$i.prof" "$dir/tun-$i.prof" 2> /dev/null |
+            awk -F, '$1 == "cell" && $14 != "" { print tolower($2) "," $3 "," $4 "," $5 "," $12 "," $14 }'
+    done > "$dir/cells"
+    awk -F, 'NR == FNR { if (FNR == 1) { for (k = 1; k <= NF; k++) c[$k] = k; next }
+                         if ($2 == "") next
+                         n++; pc[n] = $1; ps[n] = $2; pb[n] = $3; pw[n] = $5 * $7; pr[n] = $13; pm[n] = $9; next }
+        { key = $1 " " $2 " " $3 " " $4; if (!(key in seen)) { seen[key] = 1; keys[++nk] = key }
+          nv[key]++; v[key, nv[key]] = $6; ca[key] += $5; tot += $5 }
+        END {
+            for (j = 1; j <= nk; j++) {
+                key = keys[j]; split(key, f, " ")
+                if (tot <= 0 || ca[key] / tot < 0.02) continue
+                w = 0; r = 0; m = ""
+                for (i = 1; i <= n; i++)
+                    if (pc[i] == f[1] && ps[i] == f[2] && pb[i] >= f[3] && pb[i] <= f[4]) {
+                        w += pw[i]; r += pw[i] * pr[i]; m = pm[i] }
+                if (w <= 0) continue
+                k = nv[key]
+                for (a = 1; a <= k; a++) x[a] = v[key, a]
+                for (a = 2; a <= k; a++) { y = x[a]; for (b = a - 1; b >= 1 && x[b] > y; b--) x[b + 1] = x[b]; x[b + 1] = y }
+                med = x[int((k + 1) / 2)]
+                if (!hdr++) print "  per hot cell, completion tuned / native: the replay'"'"'s against the application'"'"'s (median of the pairs):"
+                d = med - r / w
+                printf "    %-9s %3s ranks [%s, %s] B, %.0f %% of the completion, %s: predicted %.3f, measured %.3f%s\n",
+                    f[1], f[2], f[3], f[4], 100 * ca[key] / tot, m, r / w, med,
+                    (d > 0.2 || d < -0.2) ? "  <-- off by " sprintf("%+.2f", d) : ""
+            } }' "$mix" "$dir/cells"
+fi
