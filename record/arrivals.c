@@ -60,7 +60,7 @@ int cs_arr_add_rec(cs_arr *a, const cs_arr_rec *r, const char *site)
     *d = *r;
     d->site = site_index(a, site);
     if (!a->recorded)
-        a->pairs = 1; /* matched here: the pair sums are kept */
+        a->pairs = a->gaps = 1; /* matched here: the pair and gap sums are kept */
     a->recorded = 1;
     return 0;
 }
@@ -341,6 +341,9 @@ static int pair_op(cs_arr *a, const prev_op *p, const cs_arr_rec *g, uint32_t n)
             return -1;
         c->pwait = cs_time_add(c->pwait, w * wt);
         c->swait = cs_time_add(c->swait, w * wt2);
+        if (g[i].entry > p->exit[i]) /* clocks of one node: never earlier */
+            c->gap = cs_time_add(c->gap, w * 1e-9 * (double)(g[i].entry - p->exit[i]));
+        c->ngap = cs_time_add(c->ngap, w);
         caused += w * (wt - wt2);
         lag += w * 1e-9 * (double)shift;
     }
@@ -469,6 +472,8 @@ static int cell_merge(cs_arr_cell *d, const cs_arr_cell *s)
     d->nprev = cs_time_add(d->nprev, s->nprev);
     d->induced += s->induced;
     d->lag = cs_time_add(d->lag, s->lag);
+    d->gap = cs_time_add(d->gap, s->gap);
+    d->ngap = cs_time_add(d->ngap, s->ngap);
     if (d->comm_size != s->comm_size)
         return 0;
     for (uint32_t i = 0; i < s->nvec; i++)
@@ -485,10 +490,12 @@ int cs_arr_merge(cs_arr *dst, const cs_arr *src)
         dst->recorded = 1;
         dst->clock = src->clock;
         dst->pairs = src->pairs;
+        dst->gaps = src->gaps;
     } else {
         if (src->clock == CS_ARR_CLOCK_NODE)
             dst->clock = CS_ARR_CLOCK_NODE;
         dst->pairs &= src->pairs;
+        dst->gaps &= src->gaps;
     }
     if (src->clock_err > dst->clock_err)
         dst->clock_err = src->clock_err;
@@ -662,6 +669,11 @@ int cs_arr_induced(const cs_profile *p, const cs_cell *c, double *caused_s, doub
     return 0;
 }
 
+double cs_arr_gap(const cs_profile *p, const cs_arr_cell *a)
+{
+    return p->arr.gaps && a && a->ngap > 0 ? a->gap / a->ngap : -1;
+}
+
 double cs_arr_spread_q(const cs_arr_cell *a, double q)
 {
     double total = 0, at = 0;
@@ -757,6 +769,8 @@ void cs_arr_serialize(const cs_arr *a, cs_buf *out)
         cs_buf_f64(out, c->nprev);
         cs_buf_f64(out, c->induced);
         cs_buf_f64(out, c->lag);
+        cs_buf_f64(out, c->gap);
+        cs_buf_f64(out, c->ngap);
     }
 }
 
@@ -851,6 +865,12 @@ static int rd_cell(cs_rd *r, cs_arr_cell *c, uint32_t version, cs_err *e)
                         !OKT(c->swait) || !OKT(c->lag) || !(fabs(c->induced) <= CS_TIME_MAX)))
             return cs_fail(e, "arrival cell has a bad pair sum");
     }
+    if (version >= 5) {
+        cs_rd_f64(r, &c->gap);
+        cs_rd_f64(r, &c->ngap);
+        if (!r->bad && (!OKT(c->gap) || !OKT(c->ngap)))
+            return cs_fail(e, "arrival cell has a bad gap sum");
+    }
     return r->bad ? cs_fail(e, "arrival cell cut short") : 0;
 }
 
@@ -865,6 +885,7 @@ int cs_arr_deserialize(cs_arr *a, cs_rd *r, uint32_t version, cs_err *e)
     if (!a->recorded)
         return 0;
     a->pairs = version >= 4;
+    a->gaps = version >= 5;
     cs_rd_u32(r, &a->clock);
     cs_rd_f64(r, &a->clock_err);
     cs_rd_u32(r, &a->level);

@@ -131,12 +131,19 @@ typedef struct cs_arr_cell {
     double induced;       /* the wait they added at their successors (pwait
                              - swait there; negative: their skew saved wait) */
     double lag;           /* their ranks' last exit - own exit, summed */
+    /* the time between calls (format version 5): of the same pairs, each
+     * rank's entry here minus its exit from the predecessor, weighted like
+     * the pairs and summed over ranks (seconds), and the weighted rank
+     * entries it sums: what the application did between the two calls
+     * (computation, point-to-point, calls on other communicators) */
+    double gap, ngap;
 } cs_arr_cell;
 
 /* The arrival part of a profile (cs_profile.arr). */
 typedef struct cs_arr {
     uint32_t recorded;    /* 0: not recorded (format <= 2, or recording off) */
     uint32_t pairs;       /* 1: the cells' pair sums were recorded (format >= 4) */
+    uint32_t gaps;        /* 1: and the time between calls (format >= 5) */
     uint32_t clock;       /* CS_ARR_CLOCK_GLOBAL or CS_ARR_CLOCK_NODE */
     double clock_err;     /* seconds: bound of the cross-node clock error */
     uint32_t level;       /* highest ring level reached (0: no ring filled) */
@@ -168,6 +175,11 @@ const cs_arr_cell *cs_arr_find(const struct cs_profile *p, uint32_t coll, uint32
  * set to 0). */
 int cs_arr_split(const struct cs_profile *p, const struct cs_cell *c, double *wait_s,
                  double *compl_s);
+/* The mean time (seconds) a rank spent between leaving its previous call
+ * on the communicator and entering a call of this cell (a rank's
+ * computation before the call, plus its calls on other communicators), or
+ * -1 when not recorded (format <= 4, no pair matched). */
+double cs_arr_gap(const struct cs_profile *p, const cs_arr_cell *a);
 /* Spread of arrivals (last - first, seconds): q-quantile (0..1) from the
  * histogram (within a quarter octave), or -1 without operations. */
 double cs_arr_spread_q(const cs_arr_cell *a, double q);
@@ -234,7 +246,7 @@ int cs_arr_fold(cs_arr *a, uint32_t level);
 int cs_arr_shrink(cs_arr *a);
 
 /* Serialisation (format version 3, after the version 2 fields; version 4
- * adds the pair sums at the end of every cell). */
+ * adds the pair sums at the end of every cell, version 5 the gap sums). */
 void cs_arr_serialize(const cs_arr *a, cs_buf *out);
 int cs_arr_deserialize(cs_arr *a, cs_rd *r, uint32_t version, cs_err *e);
 

@@ -23,9 +23,10 @@
  *          nsites + (str, f64 wait) each, f64 site_other_wait, u32 nvec,
  *          nvec x f64 priority, nvec x comm_size x u32 lateness (ns),
  *          and (version 4) f64 npair, pwait, swait, nprev,
- *          induced, lag
+ *          induced, lag, and (version 5) f64 gap, ngap
  * (A version 1 payload ends after the sites, a version 2 one after
- * folded_cells; a version 3 one has no pair sums.)
+ * folded_cells; a version 3 one has no pair sums, a version 4 one no gap
+ * sums.)
  * Nothing may follow.  Every count is checked against the bytes left, so a
  * corrupted count cannot make the reader allocate or loop absurdly.
  */

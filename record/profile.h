@@ -266,9 +266,10 @@ int cs_profile_deserialize_v(cs_profile *p, const void *data, size_t n, uint32_t
  * Reading rejects empty, truncated, corrupted, foreign and newer-version
  * files with a message naming the file. */
 #define CS_PROFILE_MAGIC "COLLSELP"
-#define CS_PROFILE_VERSION 4u /* 2: meta.selection, folding level and count; 3: arrivals
+#define CS_PROFILE_VERSION 5u /* 2: meta.selection, folding level and count; 3: arrivals
                                  (versions 1 and 2 still read: arrivals "not recorded");
-                                 4: the arrival cells' pair sums (3: "not recorded") */
+                                 4: the arrival cells' pair sums (3: "not recorded");
+                                 5: their gap sums, the time between calls */
 #define CS_PROFILE_HEADER 24
 int cs_profile_write(const cs_profile *p, const char *path, cs_err *e);
 int cs_profile_read(cs_profile *p, const char *path, cs_err *e);

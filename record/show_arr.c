@@ -173,10 +173,11 @@ void cs_show_arr_cells(FILE *f, const cs_profile *p, const size_t *idx, size_t k
     fprintf(f, "\nwait and completion of the hottest cells (exits: the part of the wait that "
                "the previous call on the communicator caused by letting its ranks go at "
                "different times; spread: last - first arrival; late: world ranks last to "
-               "arrive, share of operations)\n"
-               "%-22s %6s %-20s %12s %7s %7s %7s %-28s %-22s %s\n", "collective", "comm",
+               "arrive, share of operations; before: a rank's mean time between leaving its "
+               "previous call on the communicator and entering this one)\n"
+               "%-22s %6s %-20s %12s %7s %7s %7s %-28s %9s %-22s %s\n", "collective", "comm",
             "message size", "time", "wait", "compl", "exits", "spread mean / p50 / p95",
-            "late ranks", "call site (most wait)");
+            "before", "late ranks", "call site (most wait)");
     for (size_t i = 0; i < k; i++) {
         const cs_cell *c = &p->cells[idx[i]];
         const cs_arr_cell *a = cs_arr_find(p, c->coll, c->comm_size, c->bin);
@@ -202,7 +203,9 @@ void cs_show_arr_cells(FILE *f, const cs_profile *p, const size_t *idx, size_t k
         else
             snprintf(spread, sizeof spread, "-");
         late_text(late, sizeof late, a);
-        fprintf(f, " %-28s %-22s %s\n", spread, late, a->nsites ? a->sites[0].where : "-");
+        double gap = cs_arr_gap(p, a);
+        fprintf(f, " %-28s %9s %-22s %s\n", spread, gap >= 0 ? fmt_t(s1, sizeof s1, gap) : "-",
+                late, a->nsites ? a->sites[0].where : "-");
     }
 }
 
@@ -230,7 +233,7 @@ void cs_show_arr_csv_meta(FILE *f, const cs_profile *p)
 
 const char cs_show_arr_csv_header[] =
     ",wait_s,completion_s,wait_share,spread_mean_us,spread_p50_us,spread_p95_us,late_ranks,"
-    "arrival_site,arrival_entries,exits_caused_wait_s,exits_cause_wait_s";
+    "arrival_site,arrival_entries,exits_caused_wait_s,exits_cause_wait_s,before_us";
 
 static void csv_text(FILE *f, const char *s)
 {
@@ -248,7 +251,7 @@ void cs_show_arr_csv_cell(FILE *f, const cs_profile *p, const cs_cell *c)
     const cs_arr_cell *a = cs_arr_find(p, c->coll, c->comm_size, c->bin);
     double w, k;
     if (!a || cs_arr_split(p, c, &w, &k) < 0) {
-        fputs(",,,,,,,,,,,", f);
+        fputs(",,,,,,,,,,,,", f);
         return;
     }
     fprintf(f, ",%.9g,%.9g,%.4f,", w, k, c->t_total > 0 ? w / c->t_total : 0);
@@ -268,6 +271,11 @@ void cs_show_arr_csv_cell(FILE *f, const cs_profile *p, const cs_cell *c)
         fprintf(f, ",%.9g,%.9g", caused, causes);
     else
         fputs(",,", f);
+    double gap = cs_arr_gap(p, a);
+    if (gap >= 0)
+        fprintf(f, ",%.3f", 1e6 * gap);
+    else
+        fputc(',', f);
 }
 
 /* ---- JSON ----------------------------------------------------------------- */
@@ -330,6 +338,11 @@ void cs_show_arr_json_cell(FILE *f, const cs_profile *p, const cs_cell *c)
         fprintf(f, ", \"wait_s\": %.9g}", a->sites[i].wait);
     }
     fprintf(f, "], \"patterns\": %u", a->nvec);
+    double gap = cs_arr_gap(p, a);
+    if (gap >= 0)
+        fprintf(f, ", \"before_s\": %.9g", gap);
+    else
+        fputs(", \"before_s\": null", f);
     double caused, causes;
     if (cs_arr_induced(p, c, &caused, &causes, NULL) == 0)
         fprintf(f, ", \"exits_caused_wait_s\": %.9g, \"exits_cause_wait_s\": %.9g, "

@@ -380,6 +380,12 @@ static int setup_item(item *it, cs_rop *op, cs_replay_group g, const cs_tree *tr
         if (it->pat.kind == CS_PAT_RECORDED)
             cs_pattern_set_samples(&it->pat, p->late, p->nvec, (int)p->vranks);
         rc = cs_pat_run_init(&it->run, &it->pat, g.sync, grank, (int)p->comm_size);
+        if (rc == MPI_SUCCESS && o->work_kib && p->gap_s > 0) {
+            double w = p->gap_s < CS_REPLAY_WORK_MAX ? p->gap_s : CS_REPLAY_WORK_MAX;
+            if (cs_pat_set_work(&it->run, w, o->work_kib) < 0)
+                rc = MPI_ERR_NO_MEM;
+            it->est += w;
+        }
         /* a call costs its completion, a bookkeeping allreduce, the slack
          * and the pattern's delays; rounds are at most CS_PAT_ROUND_CALLS */
         it->est += MIX_CALL_OVERHEAD + cs_pattern_max(&it->pat);

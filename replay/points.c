@@ -29,6 +29,7 @@ static int add_cell_point(cs_points *pts, cs_point *p, const cs_profile *prof, c
     p->wait_s = p->arr ? share * w : 0;
     p->compl_s = p->arr ? share * cpl : p->t_s;
     const cs_arr_cell *a = cs_arr_find(prof, c->coll, c->comm_size, c->bin);
+    p->gap_s = cs_arr_gap(prof, a);
     double caused, causes, lag;
     if (p->arr && cs_arr_induced(prof, c, &caused, &causes, &lag) == 0) {
         p->causes_s = share * causes; /* the point's share of the cell's */
@@ -84,7 +85,8 @@ int cs_points_add_grid(cs_points *pts, const cs_replay_grid *g, const int colls[
         for (int i = 0; colls[c] && i < g->ncs; i++)
             for (int j = 0; j < (cs_coll_sized(c) ? g->nms : 1); j++) {
                 cs_point p = {.coll = c, .comm_size = g->cs[i],
-                              .bytes = cs_coll_sized(c) ? g->ms[j] : 0, .root_mode = CS_ROOT_ZERO};
+                              .bytes = cs_coll_sized(c) ? g->ms[j] : 0, .root_mode = CS_ROOT_ZERO,
+                              .gap_s = -1};
                 if (add(pts, &p, e) < 0)
                     return -1;
             }
@@ -119,6 +121,10 @@ void cs_points_merge(cs_points *pts)
         } else if (s->ops != 0 && (s->root_mode != d->root_mode || s->root != d->root)) {
             d->root_mode = CS_ROOT_VARYING;
         }
+        if (d->gap_s < 0 || s->gap_s < 0) /* the one known, or unknown */
+            d->gap_s = d->gap_s > s->gap_s ? d->gap_s : s->gap_s;
+        else if (d->ops + s->ops > 0) /* weighted by the calls */
+            d->gap_s = (d->gap_s * d->ops + s->gap_s * s->ops) / (d->ops + s->ops);
         d->ops += s->ops;
         d->t_s += s->t_s, d->wait_s += s->wait_s, d->compl_s += s->compl_s;
         d->causes_s += s->causes_s, d->lag_s += s->lag_s;

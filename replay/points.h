@@ -29,6 +29,10 @@ typedef struct cs_point {
      * add at the next calls on the communicator and the ranks' lags behind
      * the last exit, both seconds summed over ranks (record/arrivals.h) */
     double causes_s, lag_s;
+    /* the application's time between calls before this point's calls
+     * (cs_arr_gap: a rank's mean since it left its previous call on the
+     * communicator, seconds; -1: not recorded) */
+    double gap_s;
     double *late;       /* the cell's recorded lateness vectors, nvec x vranks seconds
                            (owned; NULL: none): what --arrivals recorded draws from */
     uint32_t nvec, vranks;

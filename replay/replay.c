@@ -104,6 +104,12 @@ static void usage(FILE *f)
         "  --rounds N          at least N rounds per side and point (default 20); the\n"
         "                      budget gives more, half in equal shares, half in\n"
         "                      proportion to the points' share of the profile's time\n"
+        "  --work recorded[:KIB]  before each replayed call every rank computes (stencil\n"
+        "                      sweeps over KIB KiB of its own, default 1024; untimed)\n"
+        "                      for the application's recorded time between calls at\n"
+        "                      that point (show's 'before', at most 5 ms), as the\n"
+        "                      application did: calls after computation are slower\n"
+        "                      than in a loop; needs arrivals (profile format 5)\n"
         "  --csv, --json       print the table as CSV or JSON instead of text (CSV: a\n"
         "                      last row 'total' with the profile-weighted times in us)\n"
         "  -h, --help          this text\n"
@@ -225,7 +231,7 @@ static int takes_value(const char *a)
     static const char *opts[] = {"--profile", "--mix",    "--tree",           "--grid",
                                  "--methods", "-o",       "--output",         "--colls",
                                  "--budget",  "--rounds", "--time-per-point", "--finalists",
-                                 "--arrivals"};
+                                 "--arrivals", "--work"};
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
         if (!strcmp(a, opts[i]))
             return 1;
@@ -300,6 +306,15 @@ static int parse_args(int argc, char **argv, cs_replay_opts *o, const char **mix
 #ifdef COLLSEL_SMPI
             rc = rc ? rc : bad("--arrivals: not in the SimGrid build (its clock is simulated)");
 #endif
+        } else if (!strcmp(a, "--work")) {
+            char *end = NULL;
+            long kib = CS_REPLAY_WORK_KIB;
+            if (!strncmp(v, "recorded", 8) && v[8] == ':')
+                kib = strtol(v + 9, &end, 10);
+            if (strncmp(v, "recorded", 8) || (v[8] && (v[8] != ':' || *end || kib < 1 ||
+                                                       kib > 1048576)))
+                rc = bad("--work '%s': need recorded or recorded:KIB (KIB in 1..1048576)", v);
+            o->work_kib = (size_t)kib;
         } else if (!strcmp(a, "--finalists")) {
             char *end;
             long k = strtol(v, &end, 10);
@@ -328,6 +343,8 @@ static int parse_args(int argc, char **argv, cs_replay_opts *o, const char **mix
     } else {
         if (o->tree)
             return bad("--tree is used with --mix PROFILE");
+        if (o->work_kib)
+            return bad("--work recorded is used with --mix PROFILE");
         if (!o->out)
             return bad("missing -o PERF.csv (the perf table to write)");
     }
@@ -471,6 +488,22 @@ static int choose_patterns(cs_replay_opts *o, const cs_points *pts, int mix)
                                    : "needs --profile (the cells' recorded arrivals)");
             return 2;
         }
+    if (o->work_kib) {
+        size_t known = 0;
+        for (size_t i = 0; i < pts->n; i++)
+            known += pts->p[i].gap_s >= 0;
+        if (o->npats == 0) {
+            if (o->rank == 0)
+                fprintf(stderr, PROG ": --work recorded: needs arrivals (the profile has no "
+                                "arrival data; give --arrivals to replay under a pattern)\n");
+            return 2;
+        }
+        if (o->rank == 0)
+            fprintf(stderr, PROG ": --work recorded: before each call the application's time "
+                            "between calls (at most %.0f ms, over %zu KiB) at %zu of %zu "
+                            "points%s\n", CS_REPLAY_WORK_MAX * 1e3, o->work_kib, known, pts->n,
+                    known ? "" : " (not recorded: profile format 4 or older)");
+    }
     return 0;
 }
 

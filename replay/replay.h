@@ -33,7 +33,17 @@ typedef struct cs_replay_opts {
     const char *arrivals;         /* --arrivals LIST as given (NULL: the default) */
     cs_pattern pats[CS_REPLAY_PATS]; /* the arrival patterns (npats 0: back-to-back calls) */
     int npats;
+    size_t work_kib;              /* mix, --work recorded[:KIB]: before each call every rank
+                                     computes for the point's recorded time between calls
+                                     (at most CS_REPLAY_WORK_MAX) over this many KiB; 0: no */
 } cs_replay_opts;
+
+/* --work recorded: the longest computation put before one replayed call
+ * (seconds): a recorded gap beyond it slows calls no further (measured:
+ * collsel-bench --work, the slowdown flat from 5 ms on) and would only
+ * make the replay long. */
+#define CS_REPLAY_WORK_MAX 5e-3
+#define CS_REPLAY_WORK_KIB 1024 /* default footprint: a core's L2 here */
 
 /* Both modes are collective over MPI_COMM_WORLD and return an exit code
  * (0 ok, 1 failure); messages come from rank 0. */

@@ -394,7 +394,7 @@ int cs_arr_build(cs_profile *p, int snapshot)
                                    : 1.0;
     cs_arr *arr = &p->arr;
     arr->recorded = 1;
-    arr->pairs = 1;
+    arr->pairs = arr->gaps = 1;
     arr->clock = mode;
     arr->clock_err = mode == CS_ARR_CLOCK_GLOBAL ? 0.5e-9 * (double)rtt_max : 0;
     arr->untracked += __atomic_load_n(&off_state.seq, __ATOMIC_RELAXED);

@@ -78,7 +78,7 @@ else
         echo "$f: $(cat err)"
     done
     [ $n -ge 16 ] || bad "only $n damaged files"
-    grep -q "written by a newer collsel (format v7, this reads up to v4)" \
+    grep -q "written by a newer collsel (format v7, this reads up to v5)" \
         <<EOF || bad "newer-version message"
 $("$collsel" show bad/newer.prof 2>&1)
 EOF

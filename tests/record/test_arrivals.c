@@ -110,6 +110,9 @@ static void test_pairs(void)
         T_CHECK(a->npair == 1 && near(a->pwait, 60e-6) && near(a->swait, 0) && a->nprev == 0,
                 "successor: %g pairs, wait %g, had the bcast released together %g", a->npair,
                 a->pwait, a->swait);
+        T_CHECK(near(cs_arr_gap(&p, a), 30e-6) && cs_arr_gap(&p, b) < 0,
+                "between the calls: each rank 30 us after it left the bcast (%g); the bcast "
+                "has no predecessor (%g)", cs_arr_gap(&p, a), cs_arr_gap(&p, b));
         T_CHECK(b->nprev == 1 && near(b->induced, 60e-6) && near(b->lag, 60e-6) && b->npair == 0,
                 "predecessor: %g, induced %g, lag %g", b->nprev,
                 b->induced, b->lag);
@@ -136,6 +139,10 @@ static void test_pairs(void)
     T_CHECK(cs_profile_deserialize(&q, buf.p, buf.n, &e) == 0, "deserialize: %s", e.msg);
     const cs_arr_cell *qb = cs_arr_find(&q, CS_R_BCAST, 2, (uint32_t)cs_bin_of(65536));
     T_CHECK(q.arr.pairs && qb && qb->nprev == 1 && near(qb->induced, 60e-6), "pairs kept");
+    const cs_arr_cell *qa = allreduce_cell(&q, 2);
+    T_CHECK(q.arr.gaps && near(cs_arr_gap(&q, qa), 30e-6), "gap kept: %g", cs_arr_gap(&q, qa));
+    q.arr.gaps = 0; /* what a version 4 file reads as */
+    T_CHECK(cs_arr_gap(&q, qa) < 0, "no gap in a version 4 profile");
     cs_cell cb = {.coll = CS_R_BCAST, .comm_size = 2, .bin = (uint32_t)cs_bin_of(65536),
                   .rank_calls = 2, .t_total = 2.6};
     double caused, causes;

@@ -120,6 +120,26 @@ arrivals)
     run 2 "$replay" --mix "$T/late.prof" --tree "$T/a.tree" --budget 0.5 --rounds 2 >"$T/mix.txt" ||
         fail "--mix text"
     grep -q "expected gain on the application's collective time" "$T/mix.txt" || fail "--mix text: no prediction"
+    # --work recorded: the time between calls mkprof recorded (0.8 and 1 ms
+    # per rank: calls 1 ms apart, rank 1 200 us late) computed before each
+    # replayed call; the prediction still comes
+    run 2 "$replay" --mix "$T/late.prof" --tree "$T/a.tree" --budget 0.5 --rounds 2 \
+        --work recorded:64 >"$T/work.txt" 2>"$T/work.err" || { cat "$T/work.err"; fail "--mix --work recorded"; }
+    grep -q -- "--work recorded: before each call .* (at most 5 ms, over 64 KiB) at 2 of 2 points$" \
+        "$T/work.err" || { cat "$T/work.err"; fail "--work recorded: not at every point"; }
+    grep -q "expected gain on the application's collective time" "$T/work.txt" ||
+        fail "--mix --work recorded: no prediction"
+    "$collsel" show --csv "$T/late.prof" | awk -F, '$1 == "Reduce" && $2 == 2 {
+        n = split($0, f, ","); b = f[n]; if (!(b > 850 && b < 950)) { print "before_us " b; exit 1 }
+        ok = 1 } END { if (!ok) exit 1 }' ||
+        fail "show: the time before the calls is not the recorded 900 us"
+    for w in bogus recorded: recorded:0 recorded:x; do
+        run 1 "$replay" --mix "$T/late.prof" --tree "$T/a.tree" --work "$w" >/dev/null 2>"$T/werr" &&
+            fail "--work $w accepted"
+        grep -q -- "--work '$w': need recorded or recorded:KIB" "$T/werr" || { cat "$T/werr"; fail "--work $w: message"; }
+    done
+    run 1 "$replay" --profile "$T/late.prof" --work recorded -o "$T/w.csv" 2>"$T/werr" && fail "--work without --mix"
+    grep -q -- "--work recorded is used with --mix" "$T/werr" || { cat "$T/werr"; fail "--work without --mix: message"; }
     # uneven exits: rank 0 leaves each reduce 5 us early and so waits 5 us
     # at the next; the prediction moves that wait with the tuned method:
     # by (ratio - 1) x that wait when, as here, the work between is even
