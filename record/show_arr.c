@@ -133,6 +133,9 @@ void cs_show_arr_quality(FILE *f, const cs_profile *p)
         fprintf(f, "            %llu records without all ranks' records (not counted), %llu "
                    "calls on communicators not tracked (intercommunicators)\n",
                 (unsigned long long)a->unmatched, (unsigned long long)a->untracked);
+    if (!a->gaps)
+        fprintf(f, "            the time before the calls not recorded (profile format %d)\n",
+                a->pairs ? 4 : 3);
     if (a->clock == CS_ARR_CLOCK_NODE)
         fprintf(f, "            clocks of the nodes not comparable: wait and completion within "
                    "nodes only\n");
