@@ -51,7 +51,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: collsel autotune [--launcher CMD | -n N] [--mpi FLAVOUR] [--budget TIME]\n"
-            "                        [-o TREE] [--dir DIR] [--resume] -- APP [ARGS...]\n\n"
+            "                        [-o TREE] [--dir DIR] [--explore K] [--resume]\n"
+            "                        -- APP [ARGS...]\n\n"
             "Tune the collectives of APP in one command: record it once under the launcher,\n"
             "measure every method where it calls (collsel-replay, same launcher and ranks),\n"
             "build the decision tree (collsel tune), check it on the recorded mix\n"
@@ -74,6 +75,12 @@ static void usage(FILE *f)
             "  --grid SPEC     also measure these points (collsel-replay --grid: e.g.\n"
             "                  cs=2:4:x2,ms=1:4M:x16), for decision maps beyond the\n"
             "                  application's own points\n"
+            "  --explore K     then run APP once more with the tree, each call of a\n"
+            "                  collective it drives running one of its leaf's first K\n"
+            "                  candidates or native (drawn per call, COLLSEL_EXPLORE),\n"
+            "                  and build the tree again on those times measured inside\n"
+            "                  the application (the replay's tree kept in\n"
+            "                  DIR/replay.tree; the times in DIR/explored.txt, .csv)\n"
             "  --resume        go on from what DIR holds (after an interruption, or with\n"
             "                  a larger budget): a complete profile is kept, only the\n"
             "                  points not measured yet are measured\n"
@@ -90,7 +97,7 @@ static void on_sigint(int sig) { (void)sig, interrupted = 1; }
 
 static void step(const at_opts *o, int k, const char *what, double left)
 {
-    printf("[%d/4 %5.1fs] %s", k, cs_now() - o->t0, what);
+    printf("[%d/%d %5.1fs] %s", k, o->nsteps, cs_now() - o->t0, what);
     if (left > 0)
         printf(" (about %.0f s left)", left);
     printf("\n");
@@ -237,6 +244,71 @@ static int step_check(at_opts *o, double budget)
     return 0;
 }
 
+/* --explore: 5. the application run with the tree, each call one of its
+ * leaf's first K candidates or native (COLLSEL_EXPLORE), recorded; 6. the
+ * tree built again on those in-application times (show --explored --csv),
+ * the replay's tree kept as DIR/replay.tree. */
+static int step_explore(at_opts *o)
+{
+    char k[16], out[PATH_MAX + 32], err[PATH_MAX + 32];
+    snprintf(k, sizeof k, "%d", o->explore);
+    snprintf(out, sizeof out, "%s/explore.out", o->dir);
+    snprintf(err, sizeof err, "%s/explore.err", o->dir);
+    char *words[] = {o->self, "exec", "--mpi", (char *)cs_flavours[o->flavour].name, "--tree",
+                     (char *)o->tree, "--explore", k, "--record", o->xprof, "--", NULL};
+    char *argv[2 * MAX_ARGS];
+    at_build_argv(o, argv, words, 1);
+    step(o, 5, "measuring the tree's first candidates and native inside the application "
+               "(COLLSEL_EXPLORE), one run", 0);
+    remove(o->xprof);
+    int rc = at_run(argv, out, err);
+    if (stopped(o, "the exploring run"))
+        return 130;
+    if (rc != 0) {
+        fprintf(stderr, CMD "the exploring run exited with status %d (its output: %s, %s)\n", rc,
+                out, err);
+        at_tail(err, 6);
+        return 1;
+    }
+    char *show[] = {o->self, "show", "--explored", o->xprof, "--csv", NULL};
+    char *text[] = {o->self, "show", "--explored", o->xprof, NULL};
+    if (at_run(show, o->xperf, o->log) != 0 || at_run(text, o->xtext, o->log) != 0) {
+        fprintf(stderr, CMD "the exploring run measured nothing (see %s)\n", o->log);
+        return 1;
+    }
+    step(o, 6, "building the tree on the in-application times (the replay's tree kept in "
+               "DIR/replay.tree)", 0);
+    if (rename(o->tree, o->rtree) < 0) {
+        fprintf(stderr, CMD "cannot keep the replay's tree as %s: %s\n", o->rtree,
+                strerror(errno));
+        return 1;
+    }
+    char *tune[] = {o->self, "tune", "--perf", o->xperf, "--profile", o->prof, "-o",
+                    (char *)o->tree, NULL};
+    if (at_run(tune, o->log, o->log) != 0) {
+        fprintf(stderr, CMD "collsel tune on %s failed: see %s; the replay's tree stays\n",
+                o->xperf, o->log);
+        rename(o->rtree, o->tree);
+        return 1;
+    }
+    return 0;
+}
+
+/* After the report: what the exploring run measured, in one line. */
+static void explore_report(const at_opts *o)
+{
+    FILE *f = fopen(o->xtext, "r");
+    char line[1024];
+    printf("\n== measured inside the application (%s; every point and method in %s):\n",
+           o->xprof, o->xtext);
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "the collective time", 19))
+            printf("  %s", line);
+    if (f)
+        fclose(f);
+    printf("  %s is built on these times; the replay's tree is %s\n", o->tree, o->rtree);
+}
+
 /* -1 to go on, or an exit status. */
 static int parse_args(int argc, char **argv, at_opts *o, const char **launcher)
 {
@@ -258,6 +330,7 @@ static int parse_args(int argc, char **argv, at_opts *o, const char **launcher)
             continue;
         }
         if (strcmp(a, "--launcher") && strcmp(a, "-n") && strcmp(a, "--budget") &&
+            strcmp(a, "--explore") &&
             strcmp(a, "-o") && strcmp(a, "--dir") && strcmp(a, "--grid") && strcmp(a, "--mpi")) {
             fprintf(stderr, CMD "unknown option '%s' (collsel autotune --help)\n", a);
             return 2;
@@ -289,6 +362,14 @@ static int parse_args(int argc, char **argv, at_opts *o, const char **launcher)
             o->grid = v;
         } else if (!strcmp(a, "--mpi")) {
             o->mpi = v;
+        } else if (!strcmp(a, "--explore")) {
+            char *end;
+            long k = strtol(v, &end, 10);
+            if (*end || k < 1 || k > 8) {
+                fprintf(stderr, CMD "--explore '%s': need K in 1..8 (candidates per leaf)\n", v);
+                return 2;
+            }
+            o->explore = (int)k;
         } else {
             o->dir = v;
         }
@@ -333,6 +414,10 @@ static int set_paths(at_opts *o)
     snprintf(o->perf, sizeof o->perf, "%s/perf.csv", o->dir);
     snprintf(o->mix, sizeof o->mix, "%s/mix.csv", o->dir);
     snprintf(o->log, sizeof o->log, "%s/tune.txt", o->dir);
+    snprintf(o->xprof, sizeof o->xprof, "%s/explore.prof", o->dir);
+    snprintf(o->xperf, sizeof o->xperf, "%s/explored.csv", o->dir);
+    snprintf(o->xtext, sizeof o->xtext, "%s/explored.txt", o->dir);
+    snprintf(o->rtree, sizeof o->rtree, "%s/replay.tree", o->dir);
     ssize_t n = readlink("/proc/self/exe", o->self, sizeof o->self - 1);
     if (n <= 0) {
         fprintf(stderr, CMD "cannot read /proc/self/exe: %s\n", strerror(errno));
@@ -391,6 +476,7 @@ int cs_cmd_autotune(int argc, char **argv)
     at_opts o;
     memset(&o, 0, sizeof o);
     o.budget = 60;
+    o.nsteps = 4;
     const char *launcher = NULL;
     int rc = parse_args(argc, argv, &o, &launcher);
     if (rc >= 0)
@@ -405,6 +491,8 @@ int cs_cmd_autotune(int argc, char **argv)
     }
     if ((rc = set_paths(&o)) != 0)
         return rc;
+    if (o.explore)
+        o.nsteps = 6;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;
@@ -422,8 +510,12 @@ int cs_cmd_autotune(int argc, char **argv)
         rc = step_tune(&o);
     if (rc == 0)
         rc = step_check(&o, o.check_budget);
+    if (rc == 0 && o.explore)
+        rc = step_explore(&o);
     if (rc == 0) {
         at_report(&o, &prof);
+        if (o.explore)
+            explore_report(&o);
         printf("(tree %s; profile, measurements, mix and logs in %s/; %.1f s in all)\n", o.tree,
                o.dir, cs_now() - o.t0);
     }

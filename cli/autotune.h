@@ -27,6 +27,10 @@ typedef struct at_opts {
     char prof[PATH_MAX + 16], perf[PATH_MAX + 16], mix[PATH_MAX + 16], log[PATH_MAX + 16];
     double t0;
     double check_budget; /* seconds of step 4 */
+    int explore;         /* --explore K: steps 5 and 6 (0: none) */
+    int nsteps;          /* 4, or 6 with --explore */
+    char xprof[PATH_MAX + 16], xperf[PATH_MAX + 16], xtext[PATH_MAX + 16],
+        rtree[PATH_MAX + 16];
 } at_opts;
 
 /* autotune_run.c: programs under the launcher.  at_in_path: prog can be

@@ -24,6 +24,9 @@
  *          nvec x f64 priority, nvec x comm_size x u32 lateness (ns),
  *          and (version 4) f64 npair, pwait, swait, nprev,
  *          induced, lag, and (version 5) f64 gap, ngap
+ *   explored methods (version 5, explore.c): u32 k, u64 dropped, u64 n,
+ *          per entry u32 coll, comm_size, u64 bytes, str method, u64 calls,
+ *          f64 t, t2
  * (A version 1 payload ends after the sites, a version 2 one after
  * folded_cells; a version 3 one has no pair sums, a version 4 one no gap
  * sums.)
@@ -85,6 +88,7 @@ int cs_profile_serialize(const cs_profile *p, cs_buf *out)
     cs_buf_u32(out, p->fold);
     cs_buf_u64(out, p->folded_cells);
     cs_arr_serialize(&p->arr, out);
+    cs_xtab_serialize(&p->xtab, out);
     return out->oom ? -1 : 0;
 }
 
@@ -225,6 +229,8 @@ int cs_profile_deserialize_v(cs_profile *p, const void *data, size_t n, uint32_t
     if (version >= 3 && cs_arr_deserialize(&p->arr, &r, version, e) < 0)
         goto out; /* version 1 and 2: arrivals not recorded (arr zeroed) */
     p->arr.fold = p->fold;
+    if (version >= 5 && cs_xtab_deserialize(&p->xtab, &r, e) < 0)
+        goto out;
     if (r.off != r.n) {
         cs_fail(e, "%zu unexpected bytes after the data", r.n - r.off);
         goto out;

@@ -140,6 +140,7 @@ void cs_profile_free(cs_profile *p)
     free(p->cells);
     free(p->partials);
     cs_arr_free(&p->arr);
+    cs_xtab_free(&p->xtab);
     cs_profile_init(p);
 }
 
@@ -288,6 +289,8 @@ int cs_profile_merge(cs_profile *dst, const cs_profile *src)
         if (cs_profile_add_site(dst, t->coll, t->where, t->rank_calls, t->t_total) < 0)
             return -1;
     }
+    if (cs_xtab_merge(&dst->xtab, &src->xtab) < 0)
+        return -1;
     return cs_arr_merge(&dst->arr, &src->arr);
 }
 

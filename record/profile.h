@@ -26,6 +26,7 @@
 #include "common/colls.h"
 #include "common/util.h"
 #include "record/arrivals.h"
+#include "record/explore.h"
 
 /* Every collective we record.  Order is part of the file format: append
  * only (the neighborhood collectives came later: profiles without them
@@ -180,6 +181,8 @@ typedef struct cs_profile {
     uint32_t fold;         /* folding level (cs_profile_bound), 0: none */
     uint64_t folded_cells; /* cells merged into coarser ones by folding */
     cs_arr arr;            /* arrivals (arrivals.h); arr.recorded 0: none */
+    cs_xtab xtab;          /* methods measured in the application (explore.h);
+                              xtab.k 0: none explored */
 } cs_profile;
 
 /* A partial file merged by cs_profile_load: whose, and how recent. */

@@ -12,6 +12,7 @@
 #include "compare.h"
 #include "profile.h"
 #include "show_arr.h"
+#include "show_explore.h"
 
 int cs_cmd_show(int argc, char **argv);
 
@@ -21,7 +22,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: collsel show PROFILE... [--csv|--json] [--top N]\n"
-            "       collsel show --compare A B [--csv] [--top N]\n\n"
+            "       collsel show --compare A B [--csv] [--top N]\n"
+            "       collsel show --explored PROFILE... [--csv]\n\n"
             "Print the collective distribution recorded in PROFILE (COLLSEL_RECORD=PROFILE).\n"
             "PROFILE.partial.RANK files next to it (a run that did not reach MPI_Finalize:\n"
             "each rank's newest snapshot, see COLLSEL_RECORD_INTERVAL, or what it wrote when\n"
@@ -58,6 +60,12 @@ static void usage(FILE *f)
             "             rank_calls_b,time_a_s,time_b_s,ratio,per_call_ratio,\n"
             "             completion_a_s,completion_b_s,completion_ratio: the completion\n"
             "             (what the methods change) of both runs, empty where not recorded\n"
+            "  --explored the methods measured inside the application (a run recorded with\n"
+            "             COLLSEL_EXPLORE=K and a tree: collsel exec --explore K --tree T\n"
+            "             --record P): per point and method the rank calls, the mean time\n"
+            "             per call with its 95 %% interval, the difference to native and\n"
+            "             the ratio; --csv: the same as a perf table (arrivals column\n"
+            "             'application') for collsel tune --perf\n"
             "  --help     this text\n\n"
             "Times are summed over ranks (time_s, total time); ops = rank_calls / comm_size.\n"
             "A profile folded to stay within its size bound (COLLSEL_RECORD_MAX_KIB) says so\n"
@@ -525,7 +533,7 @@ static void show_json(FILE *f, const char *path, const cs_profile *p)
 int cs_cmd_show(int argc, char **argv)
 {
     const char *paths[64];
-    int npaths = 0, compare = 0;
+    int npaths = 0, compare = 0, explored = 0;
     int fmt = FMT_TEXT;
     size_t top = 10;
     for (int i = 1; i < argc; i++) {
@@ -551,6 +559,8 @@ int cs_cmd_show(int argc, char **argv)
             i++;
         } else if (!strcmp(argv[i], "--compare")) {
             compare = 1;
+        } else if (!strcmp(argv[i], "--explored")) {
+            explored = 1;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "collsel show: unknown option '%s' (collsel show --help)\n", argv[i]);
             return 2;
@@ -604,6 +614,16 @@ int cs_cmd_show(int argc, char **argv)
         for (int k = 1; k < npaths && o < sizeof label; k++)
             o += (size_t)snprintf(label + o, sizeof label - o, " + %s", paths[k]);
         path = label;
+    }
+    if (explored && (compare || fmt == FMT_JSON)) {
+        fprintf(stderr, "collsel show: --explored is text or --csv, of one run\n");
+        cs_profile_free(&p);
+        return 2;
+    }
+    if (explored) {
+        int rc = cs_show_explored(stdout, path, &p, fmt == FMT_CSV);
+        cs_profile_free(&p);
+        return rc < 0 ? 2 : fflush(stdout) != 0 || ferror(stdout) ? 1 : 0;
     }
     if (fmt == FMT_CSV)
         show_csv(stdout, path, &p);

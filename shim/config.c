@@ -49,6 +49,12 @@ static const struct cs_var {
      "a communicator gets shared-memory and node-aware methods from its N-th selected call "
      "on, or once its calls moved N x 16 KiB (a segment costs 0.3-3 ms to make: a "
      "communicator used a few times would lose); 0: at once"},
+    {"COLLSEL_EXPLORE", CS_V_INT, "0", 0, 8, offsetof(cs_config, explore), "K",
+     "with COLLSEL_TREE: measure methods inside the application: each call of a collective "
+     "the tree drives runs one of its leaf's first K applicable candidates or native, drawn "
+     "per call (the same on every rank), and with COLLSEL_RECORD the profile keeps each "
+     "method's time per call (collsel show --explored; its CSV is a perf table for collsel "
+     "tune); 0: off"},
     {"COLLSEL_SHM_STUCK", CS_V_SECONDS, "10", 0, 1 << 24, offsetof(cs_config, shm_stuck), "SECONDS",
      "seconds one wait of a shared-memory method may take before it is reported (at "
      "COLLSEL_VERBOSE >= 1, one line: the method, the communicator, the call's number on it, "

@@ -21,6 +21,8 @@ typedef struct cs_config {
                            arrival order (the dynamic reductions) */
     int shm_limit_mib;  /* COLLSEL_SHM_LIMIT: MiB of segments per process */
     int shm_warmup;     /* COLLSEL_SHM_WARMUP: calls before shared memory */
+    int explore;        /* COLLSEL_EXPLORE: candidates per tree leaf tried in the
+                           application (shim/explore.c), 0: none */
     double shm_stuck;   /* COLLSEL_SHM_STUCK: seconds of one shared-memory wait
                            before it is reported (0: never) */
     double record_interval; /* COLLSEL_RECORD_INTERVAL: seconds between

@@ -86,7 +86,7 @@ static void map_tree(int coll)
         cs_log(0, 1, "COLLSEL_TREE=%s: none of the %s methods of the tree exists in this "
                      "build (%.300s); %s stays native", cs_cfg.tree, cn, list, cn);
         free(map);
-    } else if (all_native(coll, map)) {
+    } else if (all_native(coll, map) && cs_cfg.explore == 0) {
         /* the MPI library's own choice everywhere: leave the collective
          * alone (no per-call cost at all) */
         cs_log(1, 1, "COLLSEL_TREE=%s: the tree keeps native %s everywhere; %s is not "
@@ -122,7 +122,7 @@ static void agree(void)
         if (sel[c].force >= 0)
             v = 0x80000000u | (uint32_t)sel[c].force;
         else if (cs_sel_active[c])
-            v = tree_crc ^ (uint32_t)c;
+            v = tree_crc ^ (uint32_t)c ^ ((uint32_t)cs_cfg.explore << 20);
         sig[c] = v;                 /* max of v */
         sig[CS_NCOLL + c] = ~v;     /* max of ~v = ~(min of v) */
     }
@@ -170,6 +170,11 @@ int cs_dispatch_init(void)
                                                                  sizeof b));
         cs_tree_free(tree);
         tree = NULL;
+    }
+    if (cs_cfg.explore > 0 && !tree) {
+        cs_log(0, 1, "COLLSEL_EXPLORE=%d: needs a tree (COLLSEL_TREE: its leaves' candidates "
+                     "are what is tried); not exploring", cs_cfg.explore);
+        cs_cfg.explore = 0;
     }
     for (int c = 0; tree && c < CS_NCOLL; c++)
         map_tree(c);
@@ -272,8 +277,24 @@ static void warm_up(cs_call *c)
         }
 }
 
-/* Choose and run for a call that passed the checks; -1: run native. */
-static int run(cs_call *c)
+/* A call explored (COLLSEL_EXPLORE): the method drawn (registry index;
+ * -1: not explored) and when it started. */
+typedef struct xcall {
+    int idx;
+    double t0;
+} xcall;
+
+/* The end of a dispatched call: an explored one's time is noted. */
+static int explored(const cs_call *c, const xcall *x, int rc)
+{
+    if (x->idx >= 0)
+        cs_explore_note(c->coll, (uint32_t)c->size, c->bytes, x->idx, cs_explore_clock() - x->t0);
+    return rc;
+}
+
+/* Choose and run for a call that passed the checks; -1: run native (then
+ * timed by the caller when x->idx >= 0: native was drawn). */
+static int run(cs_call *c, xcall *x)
 {
     int n;
     const cs_method *t = cs_methods(c->coll, &n);
@@ -291,7 +312,16 @@ static int run(cs_call *c)
             return -1;
     }
     warm_up(c);
-    if (d->valid && d->bytes == c->bytes && d->root == root && d->count == c->count &&
+    if (cs_cfg.explore > 0 && sel[c->coll].force < 0 && sel[c->coll].nmap > 0) {
+        /* exploring: one of the leaf's first candidates or native, drawn
+         * by the communicator's call count (the same on every rank) */
+        int cand[CS_EXPLORE_MAX + 1];
+        int n = cs_pick_ranked(tree, sel[c->coll].map, sel[c->coll].nmap, c, c->bytes, cand,
+                               cs_cfg.explore);
+        idx = cs_explore_draw(c->st->calls, cand, n);
+        x->idx = idx;
+        x->t0 = cs_explore_clock();
+    } else if (d->valid && d->bytes == c->bytes && d->root == root && d->count == c->count &&
         d->commute == commute) {
         idx = d->idx; /* same inputs, same decision (and already logged) */
     } else {
@@ -324,68 +354,73 @@ static int recv_matches(const cs_call *c)
 int cs_dispatch_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
     cs_call c;
+    xcall x = {-1, 0};
     if (comm != MPI_COMM_NULL && dt != MPI_DATATYPE_NULL &&
         cs_call_bcast_local(&c, buf, count, dt, root, comm) == 0 &&
         !c.st->is_inter && root >= 0 && root < c.size) {
-        int rc = run(&c);
+        int rc = run(&c, &x);
         if (rc >= 0)
-            return rc;
+            return explored(&c, &x, rc);
     }
-    return PMPI_Bcast(buf, count, dt, root, comm);
+    return explored(&c, &x, PMPI_Bcast(buf, count, dt, root, comm));
 }
 
 int cs_dispatch_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
                        MPI_Op op, int root, MPI_Comm comm)
 {
     cs_call c;
+    xcall x = {-1, 0};
     if (comm != MPI_COMM_NULL && op != MPI_OP_NULL && dt != MPI_DATATYPE_NULL &&
         cs_call_reduce_local(&c, sendbuf, recvbuf, count, dt, op, root, comm) == 0 &&
         !c.st->is_inter && root >= 0 && root < c.size) {
         c.reorder_fp = cs_cfg.reorder_fp;
-        int rc = run(&c);
+        int rc = run(&c, &x);
         if (rc >= 0)
-            return rc;
+            return explored(&c, &x, rc);
     }
-    return PMPI_Reduce(sendbuf, recvbuf, count, dt, op, root, comm);
+    return explored(&c, &x, PMPI_Reduce(sendbuf, recvbuf, count, dt, op, root, comm));
 }
 
 int cs_dispatch_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
                           MPI_Op op, MPI_Comm comm)
 {
     cs_call c;
+    xcall x = {-1, 0};
     if (comm != MPI_COMM_NULL && op != MPI_OP_NULL && dt != MPI_DATATYPE_NULL &&
         cs_call_allreduce_local(&c, sendbuf, recvbuf, count, dt, op, comm) == 0 &&
         !c.st->is_inter) {
         c.reorder_fp = cs_cfg.reorder_fp;
-        int rc = run(&c);
+        int rc = run(&c, &x);
         if (rc >= 0)
-            return rc;
+            return explored(&c, &x, rc);
     }
-    return PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm);
+    return explored(&c, &x, PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm));
 }
 
 int cs_dispatch_alltoall(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf,
                          int rcount, MPI_Datatype rdt, MPI_Comm comm)
 {
     cs_call c;
+    xcall x = {-1, 0};
     if (comm != MPI_COMM_NULL && rdt != MPI_DATATYPE_NULL &&
         (sendbuf == MPI_IN_PLACE || sdt != MPI_DATATYPE_NULL) &&
         cs_call_alltoall_local(&c, sendbuf, scount, sdt, recvbuf, rcount, rdt, comm) == 0 &&
         !c.st->is_inter && rcount >= 0 && recv_matches(&c)) {
-        int rc = run(&c);
+        int rc = run(&c, &x);
         if (rc >= 0)
-            return rc;
+            return explored(&c, &x, rc);
     }
-    return PMPI_Alltoall(sendbuf, scount, sdt, recvbuf, rcount, rdt, comm);
+    return explored(&c, &x, PMPI_Alltoall(sendbuf, scount, sdt, recvbuf, rcount, rdt, comm));
 }
 
 int cs_dispatch_barrier(MPI_Comm comm)
 {
     cs_call c;
+    xcall x = {-1, 0};
     if (comm != MPI_COMM_NULL && cs_call_barrier_local(&c, comm) == 0 && !c.st->is_inter) {
-        int rc = run(&c);
+        int rc = run(&c, &x);
         if (rc >= 0)
-            return rc;
+            return explored(&c, &x, rc);
     }
-    return PMPI_Barrier(comm);
+    return explored(&c, &x, PMPI_Barrier(comm));
 }

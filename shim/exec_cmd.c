@@ -1,8 +1,10 @@
 /* `collsel exec`: run an application under the preload library.
  *
- *   collsel exec [--record F] [--tree F] [--force SPEC] [--verbose N] [--mpi FLAVOUR] -- APP ARGS
+ *   collsel exec [--record F] [--tree F] [--force SPEC] [--verbose N] [--explore K]
+ *                [--mpi FLAVOUR] -- APP ARGS
  *
- * Sets COLLSEL_RECORD / COLLSEL_TREE / COLLSEL_FORCE / COLLSEL_VERBOSE,
+ * Sets COLLSEL_RECORD / COLLSEL_TREE / COLLSEL_FORCE / COLLSEL_VERBOSE /
+ * COLLSEL_EXPLORE,
  * prepends the preload library of the flavour matching APP's MPI library
  * (flavours.h) to LD_PRELOAD and execs APP, so that it works under any
  * launcher (mpirun -n 8 collsel exec --record app.prof -- ./app).  $COLLSEL_LIB
@@ -33,6 +35,7 @@ static const struct {
     {"--tree", "COLLSEL_TREE", "FILE"},
     {"--force", "COLLSEL_FORCE", "SPEC"},
     {"--verbose", "COLLSEL_VERBOSE", "N"},
+    {"--explore", "COLLSEL_EXPLORE", "K"},
 };
 #define NOPTS (sizeof opts / sizeof opts[0])
 

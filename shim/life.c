@@ -83,7 +83,7 @@ static int build_local(cs_profile *p, int complete)
 {
     cs_profile_init(p);
     int rc = cs_rec_build(p, sec_per_tick());
-    if (cs_arr_build(p, 0) < 0)
+    if (cs_arr_build(p, 0) < 0 || cs_explore_build(p) < 0)
         rc = -1;
     meta_copy(&p->meta);
     p->nranks = 1;
@@ -250,7 +250,7 @@ static void snapshot(void)
     double t0 = cs_now();
     cs_profile_init(&p);
     int rc = cs_snap_collect(&p, sec_per_tick());
-    if (cs_arr_build(&p, 1) < 0)
+    if (cs_arr_build(&p, 1) < 0 || cs_explore_build(&p) < 0)
         rc = -1;
     meta_copy(&p.meta);
     p.nranks = 1;

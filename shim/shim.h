@@ -46,4 +46,15 @@ int cs_dispatch_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Dat
 int cs_dispatch_alltoall(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf,
                          int rcount, MPI_Datatype rdt, MPI_Comm comm) CS_HIDDEN;
 
+/* Exploring (explore.c; record/explore.h): the candidate for the call
+ * numbered `call` on its communicator among cand[0..n) (a hash: the same
+ * on every rank); the time of a call of method idx (a registry index);
+ * this process's table into p->xtab (nothing unless COLLSEL_EXPLORE). */
+struct cs_profile;
+#define CS_EXPLORE_MAX 8 /* COLLSEL_EXPLORE's largest K */
+int cs_explore_draw(uint64_t call, const int *cand, int n) CS_HIDDEN;
+double cs_explore_clock(void) CS_HIDDEN; /* seconds, CLOCK_MONOTONIC */
+void cs_explore_note(int coll, uint32_t size, uint64_t bytes, int idx, double seconds) CS_HIDDEN;
+int cs_explore_build(struct cs_profile *p) CS_HIDDEN;
+
 #endif

@@ -19,7 +19,11 @@
 # the completion) the replay's tuned / native completion ratio against the
 # application's (median of the pairs; off by more than 0.2: marked): where
 # the prediction is weak, on the native side and on the tuned one.
-#   tools/apptime.sh [-n NP] [-r RUNS] [--tree TREE] [--dir DIR] [--launcher LINE] [--aa] -- APP [ARGS]
+#   tools/apptime.sh [-n NP] [-r RUNS] [--tree TREE] [--dir DIR] [--launcher LINE] [--aa]
+#                    [--explore K] -- APP [ARGS]
+# --explore K: autotune --explore K (the tree built on the times of an
+# exploring run inside the application); that run's own expectation is
+# printed too, against the measured median.
 # --aa: both runs of every pair native (an A/A test: no tree, no tuning);
 # the spread of its ratios around 1 is what the measured column can tell
 # apart at all on this machine (the prediction is then 1).
@@ -30,8 +34,8 @@
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${COLLSEL_BUILD:-$top/build}
-np=4 runs=5 tree= dir= launcher= aa=
-usage() { sed -n '2,24s/^# \{0,1\}//p' "$0"; }
+np=4 runs=5 tree= dir= launcher= aa= explore=
+usage() { sed -n '2,29s/^# \{0,1\}//p' "$0"; }
 while [ $# -gt 0 ]; do
     case "$1" in
     -n) np=$2; shift 2 ;;
@@ -40,13 +44,16 @@ while [ $# -gt 0 ]; do
     --dir) dir=$2; shift 2 ;;
     --launcher) launcher=$2; shift 2 ;;
     --aa) aa=1; shift ;;
+    --explore) explore=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     --) shift; break ;;
     *) echo "apptime.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
 [ $# -gt 0 ] || { echo "apptime.sh: no application given (see --help)" >&2; exit 2; }
-case "$np$runs" in *[!0-9]*) echo "apptime.sh: -n and -r take positive integers" >&2; exit 2 ;; esac
+case "$np$runs$explore" in *[!0-9]*) echo "apptime.sh: -n, -r and --explore take positive integers" >&2; exit 2 ;; esac
+[ -z "$explore" ] || [ -z "$tree$aa" ] ||
+    { echo "apptime.sh: --explore goes with the tuning (not with --tree or --aa)" >&2; exit 2; }
 c=$B/cli/collsel
 [ -x "$c" ] || { echo "apptime.sh: no $c (build first, or set COLLSEL_BUILD)" >&2; exit 2; }
 dir=${dir:-$(mktemp -d "${TMPDIR:-/tmp}/apptime.XXXXXX")}
@@ -65,7 +72,7 @@ if [ -n "$aa" ]; then
 elif [ -z "$tree" ]; then
     echo "== collsel autotune ($np ranks; files in $dir)"
     "$c" autotune --launcher "$top/tests/mpiexec.sh openmpi $np" --mpi openmpi \
-        --budget "${BUDGET:-60s}" \
+        --budget "${BUDGET:-60s}" ${explore:+--explore "$explore"} \
         --dir "$dir/autotune" -o "$dir/app.tree" -- "$@" > "$dir/autotune.txt" 2>&1 ||
         { cat "$dir/autotune.txt" >&2; echo "apptime.sh: collsel autotune failed" >&2; exit 1; }
     tree=$dir/app.tree
@@ -135,6 +142,12 @@ echo "$pred $meas $mcompl $mwait $pexits $mexits" | awk '{ printf "predicted aga
     "  completion time:             predicted %.3f, measured median %s\n" \
     "  wait:                        measured median %s\n" \
     "  wait caused by uneven exits: predicted %s, measured median %s\n", $1, $3, $3 - $1, $2, $4, $5, $6, $7 }'
+# --explore: the tree was built on the exploring run's in-application
+# times, whose own expectation is a second prediction
+if [ -n "$explore" ] && [ -f "$dir/autotune/explored.txt" ]; then
+    sed -n 's/.*tuned \/ native \([0-9.]*\)$/\1/p' "$dir/autotune/explored.txt" | tail -1 |
+        awk -v m="$meas" '{ printf "  in the application (one exploring run; the tree measured is built on it, the replay's line above is of the replay's tree): predicted %.3f, measured median %.3f (difference %+.3f)\n", $1, m, m - $1 }'
+fi
 # the points where the replay did not reproduce the application's own
 # native calls (the mix's unlike column): the prediction's known weak spots
 [ -n "$aa" ] || awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k; next }

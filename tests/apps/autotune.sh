@@ -54,8 +54,23 @@ if [ "$extra" = interrupt ]; then
     grep -q -- "--resume: [1-9][0-9]* of [0-9]* point(s) already measured" report.err ||
         { bad "--resume measured everything again"; cat report.err; }
 else
-    at --budget 3s -o app.tree -- "$app" --quick > report.txt 2> report.err; rc=$?
-    [ $rc = 0 ] || { bad "autotune: exit $rc"; cat report.txt report.err; exit 1; }
+    # with --explore 2: the tree's first 2 candidates and native drawn per
+    # call in one more run, the tree rebuilt on those times
+    at --budget 3s --explore 2 -o app.tree -- "$app" --quick > report.txt 2> report.err; rc=$?
+    [ $rc = 0 ] || { bad "autotune --explore: exit $rc"; cat report.txt report.err; exit 1; }
+    grep -q "== measured inside the application" report.txt || bad "the report lacks the explored times"
+    grep -q "^  the collective time of this run natively at the explored points: .*tuned / native [0-9.]*$" \
+        report.txt || { bad "no in-application expectation"; cat report.txt; }
+    [ -s app.autotune/replay.tree ] || bad "the replay's tree was not kept"
+    # the table: at some point native and another method, each with calls
+    awk '$1 ~ /^(bcast|reduce|allreduce|barrier)$/ && $5 > 0 { n[$1 " " $3]++ }
+         END { for (k in n) if (n[k] >= 2) ok = 1; exit !ok }' app.autotune/explored.txt ||
+        { bad "no point with two methods explored"; cat app.autotune/explored.txt; }
+    grep -q '^collective,comm_size,msg_bytes,method,median_us,min_us,max_us,reps,arrivals$' \
+        app.autotune/explored.csv || bad "explored.csv is not a perf table"
+    # exploring changes no result: the exploring run printed what native does
+    timeout 120 $L "$app" --quick > native0.out 2> /dev/null
+    cmp -s native0.out app.autotune/explore.out || bad "the exploring run's output differs from native"
 fi
 for s in "where .* spends its collective time ($np ranks: 1 node x $np ranks per node" "== what the tree changes" \
          "== expected gain per collective" "allreduce *[0-9.]* \[[0-9.]*, [0-9.]*\]" \

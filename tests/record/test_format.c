@@ -2,6 +2,7 @@
  * cs_profile_load, and rejection of empty, truncated, corrupted, foreign and
  * newer-version files (every truncation length, every flipped byte). */
 #include <dirent.h>
+#include <math.h>
 #include <unistd.h>
 
 #include "testprof.h"
@@ -34,6 +35,51 @@ static void sample(cs_profile *p)
     p->meta.start_time = 1700000000;
     p->meta.duration = 12.25;
     p->complete = 1;
+    /* methods explored in the application (explore.h) */
+    cs_xcell x[3] = {{1, 4, 8, "reduce.native", 100, 1e-4, 1.1e-10, 5e-7, 2},
+                     {1, 4, 8, "reduce.shm.direct", 90, 4.5e-5, 2.4e-11, 3e-7, 0},
+                     {0, 4, 2097152, "bcast.shm.tree.k2", 8, 8e-4, 8.2e-8, 9e-5, 1}};
+    p->xtab.k = 3;
+    for (int i = 0; i < 3; i++)
+        T_CHECK(cs_xtab_add(&p->xtab, &x[i]) == 0, "xtab add");
+}
+
+/* Bytes of p's explored table at the end of its payload (version 5). */
+static size_t xtab_bytes(const cs_profile *p)
+{
+    cs_buf b = {0};
+    cs_xtab_serialize(&p->xtab, &b);
+    size_t n = b.n;
+    cs_buf_free(&b);
+    return n;
+}
+
+/* The explored table: sums add by key, sorted, bounded; the mean and its
+ * interval. */
+static void test_explore(void)
+{
+    cs_xtab t = {0}, u = {0};
+    cs_xcell a = {2, 2, 8, "allreduce.native", 4, 4e-6, 4.2e-12, 8e-7, 0};
+    cs_xcell b = {2, 2, 8, "allreduce.shm.direct", 2, 1e-6, 5e-13, 4e-7, 1};
+    T_CHECK(cs_xtab_add(&t, &b) == 0 && cs_xtab_add(&t, &a) == 0 && t.n == 2, "add");
+    T_CHECK(!strcmp(t.x[0].method, "allreduce.native"), "sorted by method: %s", t.x[0].method);
+    T_CHECK(cs_xtab_add(&u, &a) == 0 && cs_xtab_merge(&t, &u) == 0, "merge");
+    const cs_xcell *n = cs_xtab_find(&t, 2, 2, 8, "allreduce.native");
+    double h, m = n ? cs_xcell_mean(n, &h) : -1;
+    /* 8 calls: sum 8e-6 (mean 1 us), sum of squares 8.4e-12: variance
+     * (8.4e-12 - 8e-12) / 7 */
+    T_CHECK(n && n->calls == 8 && fabs(m - 1e-6) < 1e-15 &&
+                fabs(h - 1.96 * sqrt(0.4e-12 / 7 / 8)) < 1e-12 && n->tmin == 8e-7,
+            "native: %llu calls, mean %g +- %g", n ? (unsigned long long)n->calls : 0ull, m, h);
+    T_CHECK(!cs_xtab_find(&t, 2, 2, 16, "allreduce.native"), "no such point");
+    for (uint64_t k = 0; k < CS_XTAB_MAX + 10; k++) {
+        cs_xcell c = {0, 2, 1000 + k, "bcast.native", 3, 1e-6, 1e-12, 1e-7, 0};
+        T_CHECK(cs_xtab_add(&u, &c) == 0, "add %llu", (unsigned long long)k);
+    }
+    T_CHECK(u.n == CS_XTAB_MAX && u.dropped == 3 * 11, "bounded: %zu entries, %llu dropped",
+            u.n, (unsigned long long)u.dropped);
+    cs_xtab_free(&t);
+    cs_xtab_free(&u);
 }
 
 static void test_roundtrip(void)
@@ -169,7 +215,7 @@ static void test_rejects(void)
         size_t zn = 0;
         cs_profile_serialize(&p, &raw1);
         /* version 3's arrival flag (4 bytes: not recorded), version 2's fields */
-        raw1.n -= 4 + 4 + strlen(p.meta.selection ? p.meta.selection : "") + 12;
+        raw1.n -= xtab_bytes(&p) + 4 + 4 + strlen(p.meta.selection ? p.meta.selection : "") + 12;
         T_CHECK(cs_zstd_compress(raw1.p, raw1.n, &z, &zn, &e) == 0, "compress");
         unsigned char h[CS_PROFILE_HEADER] = "COLLSELP";
         uint32_t crc = cs_crc32(0, z, zn);
@@ -179,8 +225,11 @@ static void test_rejects(void)
             h[12 + i] = (unsigned char)((uint64_t)zn >> (8 * i));
         cs_buf_put(&v1, h, sizeof h);
         cs_buf_put(&v1, z, zn);
+        cs_xtab keep = p.xtab; /* a version 1 file has none */
+        memset(&p.xtab, 0, sizeof p.xtab);
         T_CHECK(cs_profile_decode(&q, v1.p, v1.n, "v1", &e) == 0 && q.fold == 0 &&
                     t_profile_eq(&p, &q, "v1 file"), "v1 file: %s", e.msg);
+        p.xtab = keep;
         cs_profile_free(&q);
         free(z);
         cs_buf_free(&raw1);
@@ -198,7 +247,7 @@ static void test_rejects(void)
     cs_buf raw = {0};
     cs_profile_init(&q);
     cs_profile_serialize(&q, &raw); /* empty: ... u64 ncells, u64 nsites, u32 fold, u64 */
-    raw.n -= 28;
+    raw.n -= 28 + xtab_bytes(&q);
     cs_buf_u64(&raw, (uint64_t)1 << 40);
     cs_buf_u64(&raw, 0);
     cs_buf_u32(&raw, 0);
@@ -339,7 +388,7 @@ static void test_selection_versions(void)
             "selection round trip: %s", e.msg);
     cs_profile_free(&q);
     /* the payload before the fields (version 3 adds 4 bytes: arrivals not recorded) */
-    size_t v1 = b.n - 4 - 4 - strlen("tree /x/app.tree") - 12;
+    size_t xt = xtab_bytes(&p), v1 = b.n - xt - 4 - 4 - strlen("tree /x/app.tree") - 12;
     T_CHECK(cs_profile_deserialize_v(&q, b.p, v1, 1, &e) == 0 && !q.meta.selection &&
                 q.ncells == p.ncells,
             "version 1 payload: %s", e.msg);
@@ -347,11 +396,14 @@ static void test_selection_versions(void)
     T_CHECK(cs_profile_deserialize_v(&q, b.p, v1, 2, &e) < 0, "version 2 without the field read");
     T_CHECK(cs_profile_deserialize_v(&q, b.p, b.n, 1, &e) < 0, "version 1 with trailing bytes read");
     /* a version 2 payload: the same without the arrival flag, not recorded */
-    T_CHECK(cs_profile_deserialize_v(&q, b.p, b.n - 4, 2, &e) == 0 && !cs_arr_recorded(&q) &&
+    T_CHECK(cs_profile_deserialize_v(&q, b.p, b.n - xt - 4, 2, &e) == 0 && !cs_arr_recorded(&q) &&
                 q.ncells == p.ncells,
             "version 2 payload: %s", e.msg);
     cs_profile_free(&q);
-    T_CHECK(cs_profile_deserialize_v(&q, b.p, b.n - 4, 3, &e) < 0, "version 3 without arrivals read");
+    T_CHECK(cs_profile_deserialize_v(&q, b.p, b.n - xt - 4, 3, &e) < 0, "version 3 without arrivals read");
+    T_CHECK(cs_profile_deserialize_v(&q, b.p, b.n - xt, 4, &e) == 0 && q.xtab.n == 0,
+            "version 4 payload: no explored methods: %s", e.msg);
+    cs_profile_free(&q);
     cs_buf_free(&b);
     cs_profile_free(&p);
 }
@@ -365,6 +417,7 @@ int main(void)
         return 1;
     }
     test_roundtrip();
+    test_explore();
     test_rejects();
     test_partials();
     test_selection_versions();

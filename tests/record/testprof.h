@@ -134,6 +134,15 @@ static inline int t_profile_eq(const cs_profile *a, const cs_profile *b, const c
                  x->rank_calls == y->rank_calls && x->t_total == y->t_total,
              "site %zu (%s vs %s)", i, x->where, y->where);
     }
+    T_EQ(a->xtab.k == b->xtab.k && a->xtab.n == b->xtab.n && a->xtab.dropped == b->xtab.dropped,
+         "explored: k %u/%u, %zu/%zu entries", a->xtab.k, b->xtab.k, a->xtab.n, b->xtab.n);
+    for (size_t i = 0; ok && i < a->xtab.n; i++) {
+        const cs_xcell *x = &a->xtab.x[i], *y = &b->xtab.x[i];
+        T_EQ(x->coll == y->coll && x->comm_size == y->comm_size && x->bytes == y->bytes &&
+                 t_str_eq(x->method, y->method) && x->calls == y->calls && x->t == y->t &&
+                 x->t2 == y->t2 && x->tmin == y->tmin && x->clipped == y->clipped,
+             "explored entry %zu (%s vs %s)", i, x->method, y->method);
+    }
 #undef T_EQ
     return ok;
 }

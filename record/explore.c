@@ -1,0 +1,165 @@
+/* The profile's table of methods measured in the application (explore.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/colls.h"
+#include "record/explore.h"
+#include "record/profile.h"
+
+static int key_cmp(const cs_xcell *a, uint32_t coll, uint32_t cs, uint64_t bytes, const char *m)
+{
+    if (a->coll != coll)
+        return a->coll < coll ? -1 : 1;
+    if (a->comm_size != cs)
+        return a->comm_size < cs ? -1 : 1;
+    if (a->bytes != bytes)
+        return a->bytes < bytes ? -1 : 1;
+    return strcmp(a->method, m);
+}
+
+/* The index of the key, or where it would go (*found 0). */
+static size_t locate(const cs_xtab *t, uint32_t coll, uint32_t cs, uint64_t bytes, const char *m,
+                     int *found)
+{
+    size_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (key_cmp(&t->x[mid], coll, cs, bytes, m) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *found = lo < t->n && key_cmp(&t->x[lo], coll, cs, bytes, m) == 0;
+    return lo;
+}
+
+const cs_xcell *cs_xtab_find(const cs_xtab *t, uint32_t coll, uint32_t comm_size,
+                             uint64_t bytes, const char *method)
+{
+    int found;
+    size_t i = locate(t, coll, comm_size, bytes, method, &found);
+    return found ? &t->x[i] : NULL;
+}
+
+int cs_xtab_add(cs_xtab *t, const cs_xcell *c)
+{
+    int found;
+    size_t i = locate(t, c->coll, c->comm_size, c->bytes, c->method, &found);
+    if (!found) {
+        if (t->n >= CS_XTAB_MAX) {
+            t->dropped = cs_count_add(t->dropped, c->calls);
+            return 0;
+        }
+        if (cs_grow(&t->x, t->n, &t->cap, sizeof *t->x, 16) < 0)
+            return -1;
+        char *name = strdup(c->method);
+        if (!name)
+            return -1;
+        memmove(&t->x[i + 1], &t->x[i], (t->n - i) * sizeof *t->x);
+        t->x[i] = (cs_xcell){c->coll, c->comm_size, c->bytes, name, 0, 0, 0, c->tmin, 0};
+        t->n++;
+    }
+    cs_xcell *d = &t->x[i];
+    if (c->tmin < d->tmin)
+        d->tmin = c->tmin;
+    d->clipped = cs_count_add(d->clipped, c->clipped);
+    d->calls = cs_count_add(d->calls, c->calls);
+    d->t = cs_time_add(d->t, c->t);
+    d->t2 = cs_time_add(d->t2, c->t2);
+    return 0;
+}
+
+int cs_xtab_merge(cs_xtab *dst, const cs_xtab *src)
+{
+    if (src->k > dst->k)
+        dst->k = src->k;
+    dst->dropped = cs_count_add(dst->dropped, src->dropped);
+    for (size_t i = 0; i < src->n; i++)
+        if (cs_xtab_add(dst, &src->x[i]) < 0)
+            return -1;
+    return 0;
+}
+
+void cs_xtab_free(cs_xtab *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->x[i].method);
+    free(t->x);
+    memset(t, 0, sizeof *t);
+}
+
+double cs_xcell_mean(const cs_xcell *c, double *half)
+{
+    double n = (double)c->calls, m = n > 0 ? c->t / n : 0;
+    double var = n > 1 ? (c->t2 - n * m * m) / (n - 1) : 0;
+    if (half)
+        *half = n > 1 && var > 0 ? 1.96 * sqrt(var / n) : 0;
+    return m;
+}
+
+void cs_xtab_serialize(const cs_xtab *t, cs_buf *out)
+{
+    cs_buf_u32(out, t->k);
+    cs_buf_u64(out, t->dropped);
+    cs_buf_u64(out, t->n);
+    for (size_t i = 0; i < t->n; i++) {
+        const cs_xcell *c = &t->x[i];
+        cs_buf_u32(out, c->coll);
+        cs_buf_u32(out, c->comm_size);
+        cs_buf_u64(out, c->bytes);
+        cs_buf_str(out, c->method);
+        cs_buf_u64(out, c->calls);
+        cs_buf_f64(out, c->t);
+        cs_buf_f64(out, c->t2);
+        cs_buf_f64(out, c->tmin);
+        cs_buf_u64(out, c->clipped);
+    }
+}
+
+#define XCELL_MIN_BYTES (4 + 4 + 8 + 4 + 8 + 8 + 8 + 8 + 8)
+
+int cs_xtab_deserialize(cs_xtab *t, cs_rd *r, cs_err *e)
+{
+    uint64_t n;
+    memset(t, 0, sizeof *t);
+    cs_rd_u32(r, &t->k);
+    cs_rd_u64(r, &t->dropped);
+    if (cs_rd_u64(r, &n) < 0 || n > CS_XTAB_MAX || n > (r->n - r->off) / XCELL_MIN_BYTES)
+        return cs_fail(e, "explored methods cut short, or %llu of them (at most %d)",
+                       (unsigned long long)n, CS_XTAB_MAX);
+    if (t->k > 64 || t->dropped > CS_COUNT_MAX)
+        return cs_fail(e, "explored methods: %u candidates or %llu dropped calls out of range",
+                       t->k, (unsigned long long)t->dropped);
+    for (uint64_t i = 0; i < n; i++) {
+        cs_xcell c = {0};
+        cs_rd_u32(r, &c.coll);
+        cs_rd_u32(r, &c.comm_size);
+        cs_rd_u64(r, &c.bytes);
+        if (cs_rd_str(r, &c.method) < 0)
+            return cs_fail(e, "explored method %llu cut short", (unsigned long long)i);
+        cs_rd_u64(r, &c.calls);
+        cs_rd_f64(r, &c.t);
+        cs_rd_f64(r, &c.t2);
+        cs_rd_f64(r, &c.tmin);
+        cs_rd_u64(r, &c.clipped);
+        const char *cn = c.coll < CS_NCOLL ? cs_coll_name((int)c.coll) : NULL;
+        size_t cl = cn ? strlen(cn) : 0;
+        int bad = r->bad || !cn || c.comm_size == 0 || c.calls > CS_COUNT_MAX ||
+                  !(c.t >= 0 && c.t <= CS_TIME_MAX) || !(c.t2 >= 0 && c.t2 <= CS_TIME_MAX) ||
+                  !(c.tmin >= 0 && c.tmin <= CS_TIME_MAX) || c.clipped > c.calls ||
+                  strncmp(c.method, cn, cl) || c.method[cl] != '.' ||
+                  (t->n && key_cmp(&t->x[t->n - 1], c.coll, c.comm_size, c.bytes, c.method) >= 0);
+        if (bad) {
+            free(c.method);
+            return cs_fail(e, "explored method %llu is out of range, cut short or out of order",
+                           (unsigned long long)i);
+        }
+        if (cs_grow(&t->x, t->n, &t->cap, sizeof *t->x, 16) < 0) {
+            free(c.method);
+            return cs_fail(e, "out of memory reading explored methods");
+        }
+        t->x[t->n++] = c;
+    }
+    return 0;
+}

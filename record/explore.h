@@ -1,0 +1,83 @@
+/* Methods measured inside the application (COLLSEL_EXPLORE): a profile's
+ * table of per-rank call times of each method tried at each (collective,
+ * communicator size, exact message size).
+ *
+ * Why: the replay times a method in a loop of calls; an application calls
+ * between its computation, its point-to-point traffic and its other
+ * collectives, and there a method may take far longer (the example's 2 MiB
+ * bcast: 1.8x the replay's natively, README).  Exploring, the preload
+ * library runs at every call of a collective the tree drives one of the
+ * leaf's first K candidates or native, drawn by a hash of the
+ * communicator's call number (the same on every rank, no message; not in
+ * step with the application's periodic call patterns), and times each
+ * rank's call.  The arrivals do not depend on the method drawn, so the
+ * difference of two methods' mean times is the difference of their
+ * completions, measured where the application calls.  (The wait a
+ * method's uneven exits cause at the next call is spread over all methods:
+ * not in this table.)
+ *
+ * Each (point, method) sums its rank calls' times and their squares, for
+ * the mean and its confidence interval; a method's first call at a point
+ * on each rank is not counted (its shared segment is made then).  A call
+ * longer than CS_XCLIP times the fastest call of its (point, method) so
+ * far, and than CS_XCLIP_FLOOR, counts as that much (and is counted in clipped): one call descheduled
+ * for milliseconds would otherwise move a mean of thousands of
+ * microsecond calls by more than the methods differ (measured: a native
+ * barrier's mean 4.6 +- 7.2 us against 1.2 in a run without), and it
+ * would have hit whichever method ran.  The
+ * table is bounded (CS_XTAB_MAX entries, the rest counted as dropped), and
+ * merged by adding.  Pure C, no MPI. */
+#ifndef COLLSEL_EXPLORE_H
+#define COLLSEL_EXPLORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/util.h"
+
+#define CS_XTAB_MAX 256
+
+typedef struct cs_xcell {
+    uint32_t coll;      /* enum cs_coll (common/colls.h): a collective collsel replaces */
+    uint32_t comm_size;
+    uint64_t bytes;     /* exact message size (the bytes one rank contributes) */
+    char *method;       /* registry name, "bcast.shm.tree.k2" */
+    uint64_t calls;     /* rank calls counted */
+    double t, t2;       /* seconds: sum over those calls, and of squares (clipped) */
+    double tmin;        /* seconds: the fastest call */
+    uint64_t clipped;   /* calls longer than CS_XCLIP x the fastest before them */
+} cs_xcell;
+
+#define CS_XCLIP 16.0
+#define CS_XCLIP_FLOOR 200e-6 /* seconds: never clipped below (the same bound for
+                                 every method of a point of short calls, so the
+                                 differences stay fair; waits of tens of
+                                 microseconds are no deschedule) */
+
+typedef struct cs_xtab {
+    uint32_t k;         /* the candidates per leaf explored (COLLSEL_EXPLORE), 0: none */
+    uint64_t dropped;   /* rank calls of points beyond CS_XTAB_MAX */
+    cs_xcell *x;        /* sorted by (coll, comm_size, bytes, method) */
+    size_t n, cap;
+} cs_xtab;
+
+/* Add c's sums to the entry of its key (made, with a copy of the name, if
+ * new; beyond CS_XTAB_MAX: counted in dropped).  -1: out of memory. */
+int cs_xtab_add(cs_xtab *t, const cs_xcell *c);
+/* dst += src (k: the larger).  -1: out of memory. */
+int cs_xtab_merge(cs_xtab *dst, const cs_xtab *src);
+void cs_xtab_free(cs_xtab *t);
+/* Mean seconds per rank call and the half width of its 95 % confidence
+ * interval (normal approximation; 0 with fewer than 2 calls). */
+double cs_xcell_mean(const cs_xcell *c, double *half);
+/* The entry of (coll, comm_size, bytes, method), or NULL. */
+const cs_xcell *cs_xtab_find(const cs_xtab *t, uint32_t coll, uint32_t comm_size,
+                             uint64_t bytes, const char *method);
+
+/* Serialisation (profile format 5, after the arrivals): u32 k, u64
+ * dropped, u64 n, per entry u32 coll, comm_size, u64 bytes, str method,
+ * u64 calls, f64 t, t2, tmin, u64 clipped. */
+void cs_xtab_serialize(const cs_xtab *t, cs_buf *out);
+int cs_xtab_deserialize(cs_xtab *t, cs_rd *r, cs_err *e);
+
+#endif

@@ -1,0 +1,123 @@
+/* `collsel show --explored PROFILE [--csv]`: the methods measured inside
+ * the application (COLLSEL_EXPLORE; record/explore.h).
+ *
+ * Text: per point (collective, communicator size, exact bytes) each method
+ * tried, its rank calls, mean time per rank call with the 95 % interval,
+ * and against native at the same point the difference per call (with
+ * the intervals of both added) and the ratio of the means.  The times hold
+ * the wait for the last rank as well, which is the same whatever the
+ * method (drawn per call): the differences are the completions'.
+ * CSV: a perf table (select/perf.h's plain form, arrivals column
+ * "application"), which `collsel tune --perf` builds a tree from: the
+ * methods ranked where the application calls, as it calls. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/colls.h"
+#include "show_explore.h"
+
+/* The native entry of x's point, or NULL. */
+static const cs_xcell *native_of(const cs_xtab *t, const cs_xcell *x)
+{
+    char name[80];
+    snprintf(name, sizeof name, "%s.native", cs_coll_name((int)x->coll));
+    return cs_xtab_find(t, x->coll, x->comm_size, x->bytes, name);
+}
+
+/* What the explored points say of the application's collective time: the
+ * run as if native everywhere it explored (each method's calls moved to
+ * native's mean) against the same with each point's fastest method (by
+ * its mean; with few calls a little optimistic: the best of noisy means).
+ * The rest of the collective time stays. */
+static void expect(FILE *f, const cs_profile *p)
+{
+    const cs_xtab *t = &p->xtab;
+    double total = 0, nat = 0, best = 0;
+    for (size_t i = 0; i < p->ncells; i++)
+        total += p->cells[i].t_total;
+    for (size_t i = 0; i < t->n;) {
+        size_t j = i;
+        const cs_xcell *n0 = native_of(t, &t->x[i]);
+        double mn = n0 && n0->calls ? cs_xcell_mean(n0, NULL) : -1, mb = mn, calls = 0, spent = 0;
+        for (; j < t->n && t->x[j].coll == t->x[i].coll && t->x[j].comm_size == t->x[i].comm_size &&
+               t->x[j].bytes == t->x[i].bytes; j++) {
+            double m = cs_xcell_mean(&t->x[j], NULL);
+            calls += (double)t->x[j].calls;
+            spent += t->x[j].t;
+            if (t->x[j].calls > 1 && m < mb)
+                mb = m;
+        }
+        if (mn >= 0) { /* this point's time natively, and with its fastest method */
+            nat += calls * mn - spent;
+            best += calls * mb - spent;
+        }
+        i = j;
+    }
+    double tn = total + nat, tb = total + best;
+    if (total > 0 && tn > 0)
+        fprintf(f, "the collective time of this run natively at the explored points: %.4f s "
+                   "(summed over ranks; measured %.4f s with the methods drawn); with each "
+                   "point's fastest method: %.4f s, tuned / native %.3f\n", tn, total, tb,
+                tb / tn);
+}
+
+int cs_show_explored(FILE *f, const char *path, const cs_profile *p, int csv)
+{
+    const cs_xtab *t = &p->xtab;
+    if (t->k == 0 || t->n == 0) {
+        fprintf(stderr, "collsel show: %s: no methods explored (record a run with "
+                        "COLLSEL_EXPLORE=K and COLLSEL_TREE, e.g. collsel exec --explore 3 "
+                        "--tree T --record P)\n", path);
+        return -1;
+    }
+    if (csv) {
+        fprintf(f, "# methods measured in the application: %s (COLLSEL_EXPLORE=%u; time: mean "
+                   "per rank call, min/max: its 95 %% interval, reps: rank calls)\n",
+                path, t->k);
+        fprintf(f, "collective,comm_size,msg_bytes,method,median_us,min_us,max_us,reps,"
+                   "arrivals\n");
+        for (size_t i = 0; i < t->n; i++) {
+            const cs_xcell *x = &t->x[i];
+            double h, m = cs_xcell_mean(x, &h);
+            fprintf(f, "%s,%u,%llu,%s,%.6g,%.6g,%.6g,%llu,application\n",
+                    cs_coll_name((int)x->coll), x->comm_size, (unsigned long long)x->bytes,
+                    x->method, 1e6 * m, 1e6 * (m > h ? m - h : 0), 1e6 * (m + h),
+                    (unsigned long long)x->calls);
+        }
+        return 0;
+    }
+    fprintf(f, "methods measured in the application: %s\n(COLLSEL_EXPLORE=%u: each call ran "
+               "one of its tree leaf's first %u candidates or native, drawn per call; time: "
+               "mean per rank call with its 95 %% interval, the wait for the last rank "
+               "included, which is the same for every method: the difference to native is "
+               "the completion's)\n", path, t->k, t->k);
+    fprintf(f, "(a call longer than %.0f x the fastest of its method at its point and than "
+               "%.0f us counts as that: a call descheduled for milliseconds would hit any "
+               "method; column clipped)\n", CS_XCLIP, CS_XCLIP_FLOOR * 1e6);
+    fprintf(f, "%-10s %5s %12s  %-32s %9s %20s %22s %7s %8s\n", "collective", "comm", "bytes",
+            "method", "calls", "us per call", "vs native, us", "ratio", "clipped");
+    for (size_t i = 0; i < t->n; i++) {
+        const cs_xcell *x = &t->x[i], *nat = native_of(t, x);
+        double h, m = cs_xcell_mean(x, &h), hn = 0, mn = nat ? cs_xcell_mean(nat, &hn) : 0;
+        char a[32], b[32];
+        snprintf(a, sizeof a, "%.3f +- %.3f", 1e6 * m, 1e6 * h);
+        if (nat && nat != x && nat->calls > 0)
+            snprintf(b, sizeof b, "%+.3f +- %.3f", 1e6 * (m - mn), 1e6 * (h + hn));
+        else
+            snprintf(b, sizeof b, "-");
+        fprintf(f, "%-10s %5u %12llu  %-32s %9llu %20s %22s", cs_coll_name((int)x->coll),
+                x->comm_size, (unsigned long long)x->bytes, x->method,
+                (unsigned long long)x->calls, a, b);
+        if (nat && nat != x && mn > 0)
+            fprintf(f, " %7.3f", m / mn);
+        else
+            fprintf(f, " %7s", "-");
+        fprintf(f, " %8llu\n", (unsigned long long)x->clipped);
+    }
+    if (t->dropped)
+        fprintf(f, "(%llu rank calls at points beyond the table's %d not kept)\n",
+                (unsigned long long)t->dropped, CS_XTAB_MAX);
+    expect(f, p);
+    return 0;
+}

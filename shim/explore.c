@@ -1,0 +1,113 @@
+/* Exploring methods inside the application (COLLSEL_EXPLORE=K, with a
+ * tree; record/explore.h says why and what the profile keeps).
+ *
+ * dispatch.c draws the method of each call among the tree leaf's first K
+ * applicable candidates and native (cs_explore_draw) and times the call
+ * (cs_explore_note).  This file keeps the times: one table per process, a
+ * slot per (collective, communicator size, exact bytes, method) in open
+ * addressing, under a spin lock (exploring is a tuning run: a lock per call,
+ * uncontended some 20 ns, is nothing next to the calls it times).  A
+ * slot's first call is not counted (a shared-memory method makes its
+ * segment then).  cs_explore_build copies the table into a profile, with
+ * the methods' names, at MPI_Finalize and at every snapshot. */
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include "coll/coll.h"
+#include "record/profile.h"
+#include "shim.h"
+
+#define XSLOTS 1024 /* power of two; the profile keeps CS_XTAB_MAX of them */
+
+typedef struct xslot {
+    uint32_t used, coll, size, idx;
+    uint64_t bytes, calls, clipped;
+    double t, t2, tmin;
+} xslot;
+
+static xslot slots[XSLOTS];
+static uint64_t dropped; /* calls that found no slot */
+static int lock;
+
+static void take(void)
+{
+    while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(&lock, __ATOMIC_RELAXED))
+            __builtin_ia32_pause();
+}
+
+static void give(void)
+{
+    __atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+}
+
+double cs_explore_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int cs_explore_draw(uint64_t call, const int *cand, int n)
+{
+    /* the high bits of a multiplicative hash: calls in step with an
+     * application's period (a sum then a max allreduce, every step) still
+     * meet every candidate */
+    uint64_t h = (call + 1) * 0x9E3779B97F4A7C15ull;
+    return cand[(int)((h >> 32) * (uint64_t)n >> 32)];
+}
+
+void cs_explore_note(int coll, uint32_t size, uint64_t bytes, int idx, double seconds)
+{
+    uint64_t h = ((uint64_t)coll * 31 + size) * 0x9E3779B97F4A7C15ull ^ bytes * 0xC2B2AE3D27D4EB4Full ^
+                 (uint64_t)idx * 0x165667B19E3779F9ull;
+    take();
+    for (uint32_t k = 0; k < XSLOTS; k++) {
+        xslot *s = &slots[(h + k) & (XSLOTS - 1)];
+        if (!s->used) {
+            *s = (xslot){1, (uint32_t)coll, size, (uint32_t)idx, bytes, 0, 0, 0, 0, 0};
+            give(); /* the first call of a slot is not counted */
+            return;
+        }
+        if (s->coll == (uint32_t)coll && s->size == size && s->bytes == bytes &&
+            s->idx == (uint32_t)idx) {
+            if (s->calls == 0 || seconds < s->tmin)
+                s->tmin = seconds;
+            double cap = CS_XCLIP * s->tmin > CS_XCLIP_FLOOR ? CS_XCLIP * s->tmin : CS_XCLIP_FLOOR;
+            if (seconds > cap) { /* descheduled (record/explore.h) */
+                seconds = cap;
+                s->clipped++;
+            }
+            s->calls++;
+            s->t += seconds;
+            s->t2 += seconds * seconds;
+            give();
+            return;
+        }
+    }
+    dropped++;
+    give();
+}
+
+int cs_explore_build(cs_profile *p)
+{
+    if (cs_cfg.explore <= 0)
+        return 0;
+    p->xtab.k = (uint32_t)cs_cfg.explore;
+    int rc = 0;
+    take();
+    p->xtab.dropped = cs_count_add(p->xtab.dropped, dropped);
+    for (uint32_t k = 0; k < XSLOTS && rc == 0; k++) {
+        const xslot *s = &slots[k];
+        int n;
+        const cs_method *t = s->used && s->calls ? cs_methods((enum cs_coll)s->coll, &n) : NULL;
+        if (!t || (int)s->idx >= n)
+            continue;
+        cs_xcell c = {s->coll,  s->size, s->bytes, (char *)t[s->idx].name, s->calls,
+                      s->t,     s->t2,   s->tmin,  s->clipped};
+        rc = cs_xtab_add(&p->xtab, &c);
+    }
+    give();
+    return rc;
+}
