@@ -579,6 +579,10 @@ int cs_cmd_show(int argc, char **argv)
         fprintf(stderr, "collsel show: --compare takes two profiles, A and B (text or --csv)\n");
         return 2;
     }
+    if (explored && (compare || fmt == FMT_JSON)) {
+        fprintf(stderr, "collsel show: --explored is text or --csv (not --json, not --compare)\n");
+        return 2;
+    }
     const char *path = paths[0];
     char label[4096];
     cs_profile p, q;
@@ -614,11 +618,6 @@ int cs_cmd_show(int argc, char **argv)
         for (int k = 1; k < npaths && o < sizeof label; k++)
             o += (size_t)snprintf(label + o, sizeof label - o, " + %s", paths[k]);
         path = label;
-    }
-    if (explored && (compare || fmt == FMT_JSON)) {
-        fprintf(stderr, "collsel show: --explored is text or --csv, of one run\n");
-        cs_profile_free(&p);
-        return 2;
     }
     if (explored) {
         int rc = cs_show_explored(stdout, path, &p, fmt == FMT_CSV);

@@ -89,6 +89,18 @@ EOF
         [ $rc -eq 2 ] || bad "show $args: exit $rc, want 2"
         grep -q "^collsel show: " err || bad "show $args: message $(cat err)"
     done
+    # --explored: a profile without explored methods says how to get them
+    "$mkprofile" golden g.prof || exit 1
+    "$collsel" show --explored g.prof > out 2> err; rc=$?
+    [ $rc -eq 2 ] && grep -q "^collsel show: g.prof: no methods explored (record a run with COLLSEL_EXPLORE" err ||
+        bad "show --explored without explored methods: exit $rc, $(cat err)"
+    [ -s out ] && bad "show --explored without explored methods wrote to stdout"
+    for args in "--explored --json g.prof" "--explored --compare g.prof g.prof"; do
+        # shellcheck disable=SC2086
+        "$collsel" show $args > /dev/null 2> err; rc=$?
+        [ $rc -eq 2 ] && grep -q "^collsel show: --explored is text or --csv (not --json, not --compare)" err ||
+            bad "show $args: exit $rc, $(cat err)"
+    done
     "$collsel" show --help > out 2>&1 || bad "--help exit $?"
     grep -q "usage: collsel show PROFILE" out || bad "--help text"
 fi
