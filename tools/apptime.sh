@@ -146,7 +146,7 @@ echo "$pred $meas $mcompl $mwait $pexits $mexits" | awk '{ printf "predicted aga
 # times, whose own expectation is a second prediction
 if [ -n "$explore" ] && [ -f "$dir/autotune/explored.txt" ]; then
     sed -n 's/.*tuned \/ native \([0-9.]*\)$/\1/p' "$dir/autotune/explored.txt" | tail -1 |
-        awk -v m="$meas" '{ printf "  in the application (one exploring run; the tree measured is built on it, the replay's line above is of the replay's tree): predicted %.3f, measured median %.3f (difference %+.3f)\n", $1, m, m - $1 }'
+        awk -v m="$meas" '{ printf "  in the application (one exploring run; the tree measured is built on it; the replay predicted above for its own tree): predicted %.3f, measured median %.3f (difference %+.3f)\n", $1, m, m - $1 }'
 fi
 # the points where the replay did not reproduce the application's own
 # native calls (the mix's unlike column): the prediction's known weak spots
