@@ -33,24 +33,26 @@ static const cs_xcell *native_of(const cs_xtab *t, const cs_xcell *x)
 static void expect(FILE *f, const cs_profile *p)
 {
     const cs_xtab *t = &p->xtab;
-    double total = 0, nat = 0, best = 0;
+    double total = 0, nat = 0, best = 0, unc = 0;
     for (size_t i = 0; i < p->ncells; i++)
         total += p->cells[i].t_total;
     for (size_t i = 0; i < t->n;) {
         size_t j = i;
         const cs_xcell *n0 = native_of(t, &t->x[i]);
-        double mn = n0 && n0->calls ? cs_xcell_mean(n0, NULL) : -1, mb = mn, calls = 0, spent = 0;
+        double hn = 0, hb = 0, h;
+        double mn = n0 && n0->calls ? cs_xcell_mean(n0, &hn) : -1, mb = mn, calls = 0, spent = 0;
         for (; j < t->n && t->x[j].coll == t->x[i].coll && t->x[j].comm_size == t->x[i].comm_size &&
                t->x[j].bytes == t->x[i].bytes; j++) {
-            double m = cs_xcell_mean(&t->x[j], NULL);
+            double m = cs_xcell_mean(&t->x[j], &h);
             calls += (double)t->x[j].calls;
             spent += t->x[j].t;
             if (t->x[j].calls > 1 && m < mb)
-                mb = m;
+                mb = m, hb = h;
         }
         if (mn >= 0) { /* this point's time natively, and with its fastest method */
             nat += calls * mn - spent;
             best += calls * mb - spent;
+            unc += calls * (hn + hb); /* the saving's 95 % intervals, added */
         }
         i = j;
     }
@@ -58,7 +60,8 @@ static void expect(FILE *f, const cs_profile *p)
     if (total > 0 && tn > 0)
         fprintf(f, "the collective time of this run natively at the explored points: %.4f s "
                    "(summed over ranks; measured %.4f s with the methods drawn); with each "
-                   "point's fastest method: %.4f s, tuned / native %.3f\n", tn, total, tb,
+                   "point's fastest method: %.4f s (+- %.4f: the points' intervals added; "
+                   "a short run measures little), tuned / native %.3f\n", tn, total, tb, unc,
                 tb / tn);
 }
 
