@@ -238,6 +238,7 @@ void cs_rec_end_slow(const cs_rslot *s, uint64_t t0, uint64_t t1)
     m->site = e;
     m->ac = s->ac;
     m->cslot = cs_arr_cslot(s->coll, s->bin);
+    m->late = 0;
     cs_tab_leave(tab);
 }
 

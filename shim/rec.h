@@ -252,6 +252,9 @@ typedef struct cs_memo {
     cs_hsite *site;   /* NULL: the site table was full ("other") */
     cs_acomm *ac;     /* the communicator's arrival state */
     uint32_t cslot;   /* cs_arr_cslot of the call */
+    uint32_t late;    /* 1: past every first call that is timed (of the cell,
+                         the communicator, cslot; all only grow): the level
+                         alone decides (cs_rec_hit) */
     /* identical calls since, not yet in cell and site */
     uint64_t pend, pend_timed;
     double pend_ticks;
@@ -325,6 +328,15 @@ static inline void cs_tab_leave(cs_rtab *t)
  * member, whose arrivals can then be matched). */
 _Static_assert(CS_TIME_EVERY == 1 << CS_ARR_LEVEL0, "timed calls are those of level >= 3");
 _Static_assert(CS_ARR_LEVEL0 >= 1, "pairs of sampled calls are disjoint from level 1 on");
+/* The level part: call q of the communicator of key ac_key, past its
+ * first calls (level >= 3, cs_arr_level: raw level >= 4 here or at the call
+ * before). */
+CS_HOT int cs_level_timed(uint64_t ac_key, uint64_t q)
+{
+    return cs_arr_hash(ac_key, q) < (1ull << (63 - CS_ARR_LEVEL0)) ||
+           cs_arr_hash(ac_key, q - 1) < (1ull << (63 - CS_ARR_LEVEL0));
+}
+
 CS_HOT int cs_timed_call(cs_rslot *s, cs_acomm *ac, uint64_t ntimed, uint32_t cslot)
 {
     uint64_t q = ac->seq;
@@ -335,10 +347,7 @@ CS_HOT int cs_timed_call(cs_rslot *s, cs_acomm *ac, uint64_t ntimed, uint32_t cs
     s->afirst = k < CS_ARR_CELL_FIRST;
     if (s->afirst)
         __atomic_store_n(&ac->cfirst[cslot], (uint8_t)(k + 1), __ATOMIC_RELAXED);
-    /* level >= 3 (cs_arr_level): raw level >= 4 here or at the call before */
-    return ntimed < CS_TIME_FIRST || q < CS_ARR_FIRST || s->afirst ||
-           cs_arr_hash(ac->key, q) < (1ull << (63 - CS_ARR_LEVEL0)) ||
-           cs_arr_hash(ac->key, q - 1) < (1ull << (63 - CS_ARR_LEVEL0));
+    return ntimed < CS_TIME_FIRST || q < CS_ARR_FIRST || s->afirst || cs_level_timed(ac->key, q);
 }
 
 /* The inline case: returns whether the call is to be timed, or -1 when the
@@ -353,8 +362,21 @@ CS_HOT int cs_rec_hit(cs_rslot *s, int coll, MPI_Comm comm, uint64_t ka, uintptr
         cs_memo *m = &tab->memo[coll];
         if (m->comm == (uintptr_t)comm && m->ka == ka && m->kb == kb && m->ra == ra &&
             m->root == root && m->gen == gen && m->cell) {
+            cs_acomm *ac = m->ac;
             s->memo = m; /* the rest of *s is for the slow path only */
-            return cs_timed_call(s, m->ac, *m->ntimed + m->pend_timed, m->cslot);
+            s->ac = ac;
+            if (__builtin_expect(m->late, 1)) { /* cs_timed_call() without its first calls */
+                uint64_t q = ac->seq;
+                __atomic_store_n(&ac->seq, q + 1, __ATOMIC_RELAXED);
+                s->seq = q;
+                s->afirst = 0;
+                return cs_level_timed(ac->key, q);
+            }
+            uint64_t ntimed = *m->ntimed + m->pend_timed;
+            int timed = cs_timed_call(s, ac, ntimed, m->cslot);
+            m->late = ntimed >= CS_TIME_FIRST && s->seq >= CS_ARR_FIRST &&
+                      ac->cfirst[m->cslot] >= CS_ARR_CELL_FIRST;
+            return timed;
         }
     }
     s->coll = (uint32_t)coll;
