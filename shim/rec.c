@@ -39,6 +39,7 @@ int cs_hook_on;
 unsigned cs_handle_gen = 1;
 __thread cs_hc cs_tl_comm[CS_HC_N] __attribute__((tls_model("initial-exec")));
 __thread cs_hc cs_tl_type[CS_HC_N] __attribute__((tls_model("initial-exec")));
+__thread cs_hc cs_tl_rank[CS_HC_N] __attribute__((tls_model("initial-exec")));
 
 __thread cs_rtab *cs_tl_tab __attribute__((tls_model("initial-exec")));
 static cs_rtab *all_tabs;        /* under tabs_mu */

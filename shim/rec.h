@@ -47,8 +47,8 @@ CS_HOT uint64_t cs_ticks(void)
 #endif
 }
 
-/* Per-thread caches of communicator sizes and datatype sizes: handle ->
- * value, valid while the global generation is unchanged.  The generation
+/* Per-thread caches of communicator sizes, own ranks and datatype sizes:
+ * handle -> value, valid while the global generation is unchanged.  The generation
  * moves on every MPI_Comm_free / MPI_Comm_disconnect / MPI_Type_free (C and
  * Fortran wrappers), after which a handle may name a new object: before
  * the free, and again after it, since attribute delete callbacks that run
@@ -64,6 +64,7 @@ typedef struct cs_hc {
 extern unsigned cs_handle_gen CS_HIDDEN;
 extern __thread cs_hc cs_tl_comm[CS_HC_N] CS_HIDDEN __attribute__((tls_model("initial-exec")));
 extern __thread cs_hc cs_tl_type[CS_HC_N] CS_HIDDEN __attribute__((tls_model("initial-exec")));
+extern __thread cs_hc cs_tl_rank[CS_HC_N] CS_HIDDEN __attribute__((tls_model("initial-exec")));
 
 static inline void cs_handle_freed(void)
 {
@@ -96,6 +97,27 @@ static inline uint32_t cs_comm_procs(MPI_Comm comm)
     e->gen = g;
     e->v = (uint32_t)(n + r);
     return e->v;
+}
+
+/* This process's rank in comm; -1 on an intercommunicator (and on
+ * MPI_COMM_NULL, not cached: the call will fail). */
+CS_HOT int cs_comm_rank(MPI_Comm comm)
+{
+    uintptr_t h = (uintptr_t)comm;
+    unsigned g = __atomic_load_n(&cs_handle_gen, __ATOMIC_RELAXED);
+    cs_hc *e = cs_hc_slot(cs_tl_rank, h);
+    if (e->h == h && e->gen == g)
+        return (int)e->v;
+    if (comm == MPI_COMM_NULL)
+        return -1;
+    int inter = 0, r = -1;
+    PMPI_Comm_test_inter(comm, &inter);
+    if (!inter)
+        PMPI_Comm_rank(comm, &r);
+    e->h = h;
+    e->gen = g;
+    e->v = (uint32_t)r;
+    return r;
 }
 
 /* Size of a datatype in bytes (0 for MPI_DATATYPE_NULL). */

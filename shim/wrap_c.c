@@ -66,10 +66,7 @@ static inline int rootness(MPI_Comm comm, int root)
         return -1;
     if (root == MPI_ROOT)
         return 1;
-    int r = -1;
-    if (!inter(comm))
-        PMPI_Comm_rank(comm, &r);
-    return r == root;
+    return cs_comm_rank(comm) == root; /* cached: no MPI call per call */
 }
 
 /* Only the significant arguments are read: a and b are evaluated lazily
