@@ -39,6 +39,7 @@ int cs_hook_on;
 unsigned cs_handle_gen = 1;
 __thread cs_hc cs_tl_comm[CS_HC_N] __attribute__((tls_model("initial-exec")));
 __thread cs_hc cs_tl_type[CS_HC_N] __attribute__((tls_model("initial-exec")));
+__thread cs_hc cs_tl_rank[CS_HC_N] __attribute__((tls_model("initial-exec")));
 
 __thread cs_rtab *cs_tl_tab __attribute__((tls_model("initial-exec")));
 static cs_rtab *all_tabs;        /* under tabs_mu */
@@ -103,9 +104,10 @@ static inline uint32_t hash3(uint32_t a, uint32_t b, uint32_t c)
     return h ^ (h >> 15);
 }
 
-int cs_rec_begin_slow(cs_rslot *s, MPI_Comm comm)
+int cs_rec_begin_slow(cs_rslot *s, MPI_Comm comm, uint64_t bytes)
 {
     int coll = (int)s->coll;
+    s->bytes = bytes;
     cs_rtab *tab = cs_tl_tab;
     s->comm_size = cs_comm_procs(comm);
     s->bin = (uint32_t)cs_bin_of(s->bytes);
@@ -226,6 +228,8 @@ void cs_rec_end_slow(const cs_rslot *s, uint64_t t0, uint64_t t1)
     cs_hsite *e = site_find(tab, s->coll, s->ra);
     site_add(tab, e, s->coll, 1, 1, t);
     m->comm = s->comm;
+    m->ka = s->ka;
+    m->kb = s->kb;
     m->bytes = s->bytes;
     m->ra = s->ra;
     m->gen = s->gen;
@@ -235,7 +239,23 @@ void cs_rec_end_slow(const cs_rslot *s, uint64_t t0, uint64_t t1)
     m->site = e;
     m->ac = s->ac;
     m->cslot = cs_arr_cslot(s->coll, s->bin);
+    m->late = 0;
     cs_tab_leave(tab);
+}
+
+void cs_rec_end_timed(const cs_rslot *s, uint64_t t0, uint64_t t1)
+{
+    cs_memo *m = s->memo;
+    cs_cell *c = m->cell; /* has a timed call already: min/max are set */
+    double t = (double)(t1 - t0);
+    __atomic_store_n(&m->pend_timed, m->pend_timed + 1, __ATOMIC_RELAXED);
+    double sum = m->pend_ticks + t;
+    __atomic_store(&m->pend_ticks, &sum, __ATOMIC_RELAXED);
+    if (t < c->t_min)
+        __atomic_store(&c->t_min, &t, __ATOMIC_RELAXED);
+    if (t > c->t_max)
+        __atomic_store(&c->t_max, &t, __ATOMIC_RELAXED);
+    cs_arr_note(s->ac, s->seq, t0, t1, c->coll, c->bin, m->ra, s->afirst);
 }
 
 /* Estimated total of `calls` calls from the `timed` ones that were timed. */

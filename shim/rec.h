@@ -30,9 +30,13 @@ extern int cs_hook_on CS_HIDDEN;
  * MPI_PROC_NULL callers leave the root mode to the other group). */
 #define CS_NOROOT INT_MIN
 
+/* The per-call helpers: inlined whatever the size of the wrapper (the
+ * compiler otherwise calls some of them out of line in the larger ones). */
+#define CS_HOT static inline __attribute__((always_inline))
+
 /* The clock of the hot path: raw ticks (the TSC on x86, nanoseconds
  * elsewhere), converted to seconds once, when the profile is built. */
-static inline uint64_t cs_ticks(void)
+CS_HOT uint64_t cs_ticks(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
     return __rdtsc();
@@ -43,8 +47,8 @@ static inline uint64_t cs_ticks(void)
 #endif
 }
 
-/* Per-thread caches of communicator sizes and datatype sizes: handle ->
- * value, valid while the global generation is unchanged.  The generation
+/* Per-thread caches of communicator sizes, own ranks and datatype sizes:
+ * handle -> value, valid while the global generation is unchanged.  The generation
  * moves on every MPI_Comm_free / MPI_Comm_disconnect / MPI_Type_free (C and
  * Fortran wrappers), after which a handle may name a new object: before
  * the free, and again after it, since attribute delete callbacks that run
@@ -60,13 +64,14 @@ typedef struct cs_hc {
 extern unsigned cs_handle_gen CS_HIDDEN;
 extern __thread cs_hc cs_tl_comm[CS_HC_N] CS_HIDDEN __attribute__((tls_model("initial-exec")));
 extern __thread cs_hc cs_tl_type[CS_HC_N] CS_HIDDEN __attribute__((tls_model("initial-exec")));
+extern __thread cs_hc cs_tl_rank[CS_HC_N] CS_HIDDEN __attribute__((tls_model("initial-exec")));
 
 static inline void cs_handle_freed(void)
 {
     __atomic_add_fetch(&cs_handle_gen, 1, __ATOMIC_RELAXED);
 }
 
-static inline cs_hc *cs_hc_slot(cs_hc *tab, uintptr_t h)
+CS_HOT cs_hc *cs_hc_slot(cs_hc *tab, uintptr_t h)
 {
     return &tab[((h >> 4) ^ (h >> 11)) & (CS_HC_N - 1)];
 }
@@ -94,16 +99,37 @@ static inline uint32_t cs_comm_procs(MPI_Comm comm)
     return e->v;
 }
 
-/* Size of a datatype in bytes (0 for MPI_DATATYPE_NULL). */
-static inline uint64_t cs_type_size(MPI_Datatype t)
+/* This process's rank in comm; -1 on an intercommunicator (and on
+ * MPI_COMM_NULL, not cached: the call will fail). */
+CS_HOT int cs_comm_rank(MPI_Comm comm)
 {
-    if (t == MPI_DATATYPE_NULL)
-        return 0;
+    uintptr_t h = (uintptr_t)comm;
+    unsigned g = __atomic_load_n(&cs_handle_gen, __ATOMIC_RELAXED);
+    cs_hc *e = cs_hc_slot(cs_tl_rank, h);
+    if (e->h == h && e->gen == g)
+        return (int)e->v;
+    if (comm == MPI_COMM_NULL)
+        return -1;
+    int inter = 0, r = -1;
+    PMPI_Comm_test_inter(comm, &inter);
+    if (!inter)
+        PMPI_Comm_rank(comm, &r);
+    e->h = h;
+    e->gen = g;
+    e->v = (uint32_t)r;
+    return r;
+}
+
+/* Size of a datatype in bytes (0 for MPI_DATATYPE_NULL). */
+CS_HOT uint64_t cs_type_size(MPI_Datatype t)
+{
     uintptr_t h = (uintptr_t)t;
     unsigned g = __atomic_load_n(&cs_handle_gen, __ATOMIC_RELAXED);
     cs_hc *e = cs_hc_slot(cs_tl_type, h);
-    if (e->h == h && e->gen == g)
+    if (e->h == h && e->gen == g) /* never MPI_DATATYPE_NULL: not cached */
         return e->v;
+    if (t == MPI_DATATYPE_NULL)
+        return 0;
     int s = 0;
     PMPI_Type_size(t, &s);
     e->h = h;
@@ -194,17 +220,25 @@ static inline void cs_arr_note(cs_acomm *a, uint64_t seq, uint64_t t0, uint64_t 
 }
 
 /* Recording one call: cs_rec_begin() before it (returns 1 if this call
- * is to be timed), cs_rec_end() after it succeeded with its entry and exit
- * ticks (if timed; the arrival ring keeps them for the calls it keeps).  Never allocates or locks in the common case; never loses a
+ * is to be timed; or cs_rec_hit(), then cs_rec_begin_slow() if the memo
+ * does not hold the call), cs_rec_end() after it succeeded with its entry
+ * and exit ticks (if timed; the arrival ring keeps them for the calls it
+ * keeps).  Never allocates or locks in the common case; never loses a
  * count.
  *
  * The common case is inline: the same call as the last one of this
- * collective on this thread (same communicator, bytes, root, call site),
- * found in the collective's memo.  Such calls are only counted in the memo
- * ("pending") and added to the cell and the call site in one go when the
- * memo moves to another call or the profile is built (cs_memo_flush);
- * adding k identical calls at once gives exactly what k single calls give.
- * Everything else goes through rec.c (cs_rec_begin_slow/cs_rec_end_slow). */
+ * collective on this thread (same communicator, key, root, call site),
+ * found in the collective's memo.  The key is the call's bytes, or for
+ * the collectives whose bytes are count x type size (wrap.h, CS_K_*) the
+ * count and the type handle: their bytes (a type size look-up) are then
+ * computed only when the memo does not hold the call.  Such calls are
+ * only counted in the memo ("pending") and added to the cell and the call
+ * site in one go when the memo moves to another call or the profile is
+ * built (cs_memo_flush); adding k identical calls at once gives exactly
+ * what k single calls give.  Everything else goes through rec.c
+ * (cs_rec_begin_slow/cs_rec_end_slow); so does a timed call's time
+ * (cs_rec_end_timed: 1 call in CS_TIME_EVERY, which reads the clock twice
+ * anyway). */
 #define CS_TIME_FIRST 16 /* calls of a cell always timed */
 #define CS_TIME_EVERY 8  /* then 1 call in CS_TIME_EVERY (power of two) */
 #define CS_TAB_CELLS 512 /* power of two */
@@ -218,18 +252,31 @@ typedef struct cs_hsite {
     double ticks;
 } cs_hsite;
 
+/* kb of a key that is the bytes themselves (ka); otherwise kb is a type
+ * handle (cs_hkey: never this value). */
+#define CS_KEY_BYTES UINTPTR_MAX
+/* A handle as a key word: pointer handles as they are, integer handles
+ * (MPICH) zero-extended. */
+#define cs_hkey(h) \
+    ((uintptr_t)(h) & (sizeof(h) < sizeof(uintptr_t) ? (uintptr_t)UINT32_MAX : UINTPTR_MAX))
+
 typedef struct cs_memo {
     /* key: the last call recorded through the slow path */
     uintptr_t comm;
-    uint64_t bytes;
+    uint64_t ka;      /* count, or the bytes (kb == CS_KEY_BYTES) */
+    uintptr_t kb;     /* type handle (cs_hkey), or CS_KEY_BYTES */
     void *ra;
     unsigned gen;
     int root;
+    uint64_t bytes;   /* of the call: what ka, kb stand for */
     cs_cell *cell;    /* NULL: memo empty */
     uint64_t *ntimed; /* timed calls of cell */
     cs_hsite *site;   /* NULL: the site table was full ("other") */
     cs_acomm *ac;     /* the communicator's arrival state */
     uint32_t cslot;   /* cs_arr_cslot of the call */
+    uint32_t late;    /* 1: past every first call that is timed (of the cell,
+                         the communicator, cslot; all only grow): the level
+                         alone decides (cs_rec_hit) */
     /* identical calls since, not yet in cell and site */
     uint64_t pend, pend_timed;
     double pend_ticks;
@@ -260,6 +307,8 @@ typedef struct cs_rslot {
     uint64_t seq;
     uint32_t afirst;  /* one of the first calls of its slot (cs_timed_call) */
     int root;
+    uint64_t ka;      /* the memo's key (cs_memo) */
+    uintptr_t kb;
     uint64_t bytes;
     uintptr_t comm;
     void *ra;
@@ -269,7 +318,7 @@ typedef struct cs_rslot {
     cs_cell *cell;    /* NULL: the spill path */
     uint64_t *ntimed;
 } cs_rslot;
-int cs_rec_begin_slow(cs_rslot *s, MPI_Comm comm) CS_HIDDEN;
+int cs_rec_begin_slow(cs_rslot *s, MPI_Comm comm, uint64_t bytes) CS_HIDDEN;
 void cs_rec_end_slow(const cs_rslot *s, uint64_t t0, uint64_t t1) CS_HIDDEN; /* always timed */
 
 /* The owning thread's changes to its table outside the memo's inline
@@ -301,7 +350,16 @@ static inline void cs_tab_leave(cs_rtab *t)
  * member, whose arrivals can then be matched). */
 _Static_assert(CS_TIME_EVERY == 1 << CS_ARR_LEVEL0, "timed calls are those of level >= 3");
 _Static_assert(CS_ARR_LEVEL0 >= 1, "pairs of sampled calls are disjoint from level 1 on");
-static inline int cs_timed_call(cs_rslot *s, cs_acomm *ac, uint64_t ntimed, uint32_t cslot)
+/* The level part: call q of the communicator of key ac_key, past its
+ * first calls (level >= 3, cs_arr_level: raw level >= 4 here or at the call
+ * before). */
+CS_HOT int cs_level_timed(uint64_t ac_key, uint64_t q)
+{
+    return cs_arr_hash(ac_key, q) < (1ull << (63 - CS_ARR_LEVEL0)) ||
+           cs_arr_hash(ac_key, q - 1) < (1ull << (63 - CS_ARR_LEVEL0));
+}
+
+CS_HOT int cs_timed_call(cs_rslot *s, cs_acomm *ac, uint64_t ntimed, uint32_t cslot)
 {
     uint64_t q = ac->seq;
     __atomic_store_n(&ac->seq, q + 1, __ATOMIC_RELAXED);
@@ -311,59 +369,75 @@ static inline int cs_timed_call(cs_rslot *s, cs_acomm *ac, uint64_t ntimed, uint
     s->afirst = k < CS_ARR_CELL_FIRST;
     if (s->afirst)
         __atomic_store_n(&ac->cfirst[cslot], (uint8_t)(k + 1), __ATOMIC_RELAXED);
-    /* level >= 3 (cs_arr_level): raw level >= 4 here or at the call before */
-    return ntimed < CS_TIME_FIRST || q < CS_ARR_FIRST || s->afirst ||
-           cs_arr_hash(ac->key, q) < (1ull << (63 - CS_ARR_LEVEL0)) ||
-           cs_arr_hash(ac->key, q - 1) < (1ull << (63 - CS_ARR_LEVEL0));
+    return ntimed < CS_TIME_FIRST || q < CS_ARR_FIRST || s->afirst || cs_level_timed(ac->key, q);
 }
 
-static inline int cs_rec_begin(cs_rslot *s, int coll, MPI_Comm comm, uint64_t bytes, int root,
-                               void *ra)
+/* The inline case: returns whether the call is to be timed, or -1 when the
+ * memo does not hold it; *s is then ready for cs_rec_begin_slow() with the
+ * call's bytes. */
+CS_HOT int cs_rec_hit(cs_rslot *s, int coll, MPI_Comm comm, uint64_t ka, uintptr_t kb, int root,
+                      void *ra)
 {
-    s->coll = (uint32_t)coll;
-    s->bytes = bytes;
-    s->root = root;
-    s->comm = (uintptr_t)comm;
-    s->ra = ra;
-    s->gen = __atomic_load_n(&cs_handle_gen, __ATOMIC_RELAXED);
+    unsigned gen = __atomic_load_n(&cs_handle_gen, __ATOMIC_RELAXED);
     cs_rtab *tab = cs_tl_tab;
     if (__builtin_expect(tab != NULL, 1)) {
         cs_memo *m = &tab->memo[coll];
-        if (m->comm == s->comm && m->bytes == bytes && m->ra == ra && m->root == root &&
-            m->gen == s->gen && m->cell) {
-            s->memo = m;
-            return cs_timed_call(s, m->ac, *m->ntimed + m->pend_timed, m->cslot);
+        if (m->comm == (uintptr_t)comm && m->ka == ka && m->kb == kb && m->ra == ra &&
+            m->root == root && m->gen == gen && m->cell) {
+            cs_acomm *ac = m->ac;
+            s->memo = m; /* the rest of *s is for the slow path only */
+            s->ac = ac;
+            if (__builtin_expect(m->late, 1)) { /* cs_timed_call() without its first calls */
+                uint64_t q = ac->seq;
+                __atomic_store_n(&ac->seq, q + 1, __ATOMIC_RELAXED);
+                s->seq = q;
+                s->afirst = 0;
+                return cs_level_timed(ac->key, q);
+            }
+            uint64_t ntimed = *m->ntimed + m->pend_timed;
+            int timed = cs_timed_call(s, ac, ntimed, m->cslot);
+            m->late = ntimed >= CS_TIME_FIRST && s->seq >= CS_ARR_FIRST &&
+                      ac->cfirst[m->cslot] >= CS_ARR_CELL_FIRST;
+            return timed;
         }
     }
+    s->coll = (uint32_t)coll;
+    s->ka = ka;
+    s->kb = kb;
+    s->root = root;
+    s->comm = (uintptr_t)comm;
+    s->ra = ra;
+    s->gen = gen;
     s->memo = NULL;
-    return cs_rec_begin_slow(s, comm);
+    return -1;
 }
 
-static inline void cs_rec_end(const cs_rslot *s, int timed, uint64_t t0, uint64_t t1)
+/* cs_rec_hit(), else the slow path, for a call keyed by its bytes. */
+CS_HOT int cs_rec_begin(cs_rslot *s, int coll, MPI_Comm comm, uint64_t bytes, int root,
+                        void *ra)
+{
+    int timed = cs_rec_hit(s, coll, comm, bytes, CS_KEY_BYTES, root, ra);
+    return timed >= 0 ? timed : cs_rec_begin_slow(s, comm, bytes);
+}
+
+/* A timed call of the inline case (rec.c): its time into the memo, the
+ * cell's min/max, the arrival ring. */
+void cs_rec_end_timed(const cs_rslot *s, uint64_t t0, uint64_t t1) CS_HIDDEN;
+
+CS_HOT void cs_rec_end(const cs_rslot *s, int timed, uint64_t t0, uint64_t t1)
 {
     cs_memo *m = s->memo;
     if (__builtin_expect(m == NULL, 0)) {
         cs_rec_end_slow(s, t0, t1);
         return;
     }
-    uint64_t ticks = t1 - t0;
     /* no seqlock here: each field is one aligned store (relaxed atomics,
      * plain moves), and a snapshot that reads pend a moment before or after
      * pend_timed or t_max only estimates this cell's time from one call more
      * or less (the counts it flushes all come from the one pend it read) */
     __atomic_store_n(&m->pend, m->pend + 1, __ATOMIC_RELAXED);
-    if (timed) {
-        double t = (double)ticks;
-        cs_cell *c = m->cell; /* has a timed call already: min/max are set */
-        __atomic_store_n(&m->pend_timed, m->pend_timed + 1, __ATOMIC_RELAXED);
-        double sum = m->pend_ticks + t;
-        __atomic_store(&m->pend_ticks, &sum, __ATOMIC_RELAXED);
-        if (t < c->t_min)
-            __atomic_store(&c->t_min, &t, __ATOMIC_RELAXED);
-        if (t > c->t_max)
-            __atomic_store(&c->t_max, &t, __ATOMIC_RELAXED);
-        cs_arr_note(s->ac, s->seq, t0, t1, s->coll, c->bin, s->ra, s->afirst);
-    }
+    if (timed)
+        cs_rec_end_timed(s, t0, t1);
 }
 
 /* Build this rank's profile from every thread's tables (and the spill),

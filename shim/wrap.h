@@ -123,6 +123,25 @@
 #define CS_P_BCAST void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm
 #define CS_A_BCAST buf, count, dt, root, comm
 
+/* The memo key of each shape (rec.h, cs_rec_hit): (1, count, type) where
+ * every row of the shape has bytes count x type size (given the root and
+ * the communicator, which the memo keys too), so that a repeated call
+ * needs no type size; (0, -, -) elsewhere: the key is the bytes. */
+#define CS_K_BARRIER (0, 0, 0)
+#define CS_K_BCAST (1, count, dt)
+#define CS_K_REDUCE (1, count, dt)
+#define CS_K_ALLREDUCE (1, count, dt)
+#define CS_K_RSCATB (1, rcount, dt)
+#define CS_K_GATHER (0, 0, 0)
+#define CS_K_GATHERV (0, 0, 0)
+#define CS_K_SCATTERV (0, 0, 0)
+#define CS_K_ALLGATHER (0, 0, 0)
+#define CS_K_ALLGATHERV (0, 0, 0)
+#define CS_K_ALLTOALLV (0, 0, 0)
+#define CS_K_ALLTOALLW (0, 0, 0)
+#define CS_K_NALLTOALLW (0, 0, 0)
+#define CS_K_RSCAT (0, 0, 0)
+
 #define CS_COLL_TABLE(C, X)                                                                \
     C(X, Barrier, barrier, BARRIER, BARRIER, CS_NOROOT, 0, 0, CS_BARRIER,                  \
       cs_dispatch_barrier, -, 0, 0)                                                        \
@@ -180,12 +199,13 @@
 #define CS_IF_1(...) __VA_ARGS__
 #define CS_IF_0(...)
 
-/* The rows as X(NAME, ID, PARAMS, ARGS, ROOT, BYTES, SEL, FN): blocking,
- * then non-blocking (never dispatched). */
+/* The rows as X(NAME, ID, PARAMS, ARGS, ROOT, BYTES, SEL, FN, KEY): blocking,
+ * then non-blocking (never dispatched); KEY: CS_K_SHAPE. */
 #define CS_ROW_BLOCKING(X, Camel, low, UP, SH, ROOT, BY, BYC, SEL, FN, FNC, BUF, FORT)      \
-    X(Camel, UP, (CS_P_##SH), (CS_A_##SH), ROOT, BY, SEL, FN)
+    X(Camel, UP, (CS_P_##SH), (CS_A_##SH), ROOT, BY, SEL, FN, CS_K_##SH)
 #define CS_ROW_NONBLOCKING(X, Camel, low, UP, SH, ROOT, BY, BYC, SEL, FN, FNC, BUF, FORT)   \
-    X(I##low, I##UP, (CS_P_##SH CS_RQ), (CS_A_##SH CS_RQA), ROOT, BY, -1, PMPI_I##low)
+    X(I##low, I##UP, (CS_P_##SH CS_RQ), (CS_A_##SH CS_RQA), ROOT, BY, -1, PMPI_I##low,     \
+      CS_K_##SH)
 #define CS_WRAP_LIST(X) CS_COLL_TABLE(CS_ROW_BLOCKING, X) CS_COLL_TABLE(CS_ROW_NONBLOCKING, X)
 
 /* Number of rows (each a blocking and a non-blocking collective). */
@@ -247,9 +267,10 @@ enum { CS_NWRAP_ROWS = 0 CS_COLL_TABLE(CS_ROW_COUNT, _) };
 #define CS_PC_BCAST void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm
 #define CS_PC_NALLTOALLW CS_PC_ALLTOALLW
 #define CS_ROW_LARGE(X, Camel, low, UP, SH, ROOT, BY, BYC, SEL, FN, FNC, BUF, FORT)         \
-    CS_IF_##BUF(X(Camel##_c, UP, (CS_PC_##SH), (CS_A_##SH), ROOT, BYC, SEL, FNC)           \
+    CS_IF_##BUF(X(Camel##_c, UP, (CS_PC_##SH), (CS_A_##SH), ROOT, BYC, SEL, FNC,           \
+                  CS_K_##SH)                                                               \
                 X(I##low##_c, I##UP, (CS_PC_##SH CS_RQ), (CS_A_##SH CS_RQA), ROOT, BYC, -1,\
-                  PMPI_I##low##_c))
+                  PMPI_I##low##_c, CS_K_##SH))
 #define CS_WRAP_LIST_C(X) CS_COLL_TABLE(CS_ROW_LARGE, X)
 #else
 #define CS_WRAP_LIST_C(X)
@@ -319,7 +340,7 @@ extern __thread void *cs_fortran_ra CS_HIDDEN;
 #endif
 
 /* The internal implementations (wrap_c.c). */
-#define CS_W_PROTO(NAME, ID, PARAMS, ARGS, ROOT, BYTES, SEL, FN)                           \
+#define CS_W_PROTO(NAME, ID, PARAMS, ARGS, ROOT, BYTES, SEL, FN, KEY)                      \
     int cs_w_##NAME(void *ra, CS_UNPAREN PARAMS) CS_HIDDEN;
 CS_WRAP_LIST(CS_W_PROTO)
 CS_WRAP_LIST_C(CS_W_PROTO)

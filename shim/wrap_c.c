@@ -7,8 +7,10 @@
  * MPI_Type_free: they reset the handle caches of rec.h).
  *
  * Per call, with nothing configured: one branch, then the PMPI call.
- * Recording: cs_rec_begin() with the communicator, the bytes this rank
- * contributes (wrap.h), the root and the application's return address;
+ * Recording: cs_rec_hit() with the communicator, the memo key (wrap.h,
+ * CS_K_*: the count and type, or the bytes this rank contributes), the
+ * root and the application's return address; cs_rec_begin_slow() with the
+ * bytes when the memo does not hold the call;
  * clock reads around the call when it is to be timed; cs_rec_end().
  * The MPI 4 large-count variants (MPI_Bcast_c, ...) where the library has
  * them (wrap.h, CS_WRAP_LIST_C) are recorded in the same cells.
@@ -64,10 +66,7 @@ static inline int rootness(MPI_Comm comm, int root)
         return -1;
     if (root == MPI_ROOT)
         return 1;
-    int r = -1;
-    if (!inter(comm))
-        PMPI_Comm_rank(comm, &r);
-    return r == root;
+    return cs_comm_rank(comm) == root; /* cached: no MPI call per call */
 }
 
 /* Only the significant arguments are read: a and b are evaluated lazily
@@ -154,7 +153,12 @@ static int cs_dispatch_alltoall_c(const void *sbuf, MPI_Count scount, MPI_Dataty
 }
 #endif
 
-#define CS_DEFINE(NAME, ID, PARAMS, ARGS, ROOT, BYTES, SEL, FN)                            \
+/* The parts of a key (wrap.h, CS_K_*). */
+#define CS_K_LAZY(lazy, a, t) (lazy)
+#define CS_K_A(lazy, a, t) (a)
+#define CS_K_T(lazy, a, t) (t)
+
+#define CS_DEFINE(NAME, ID, PARAMS, ARGS, ROOT, BYTES, SEL, FN, KEY)                       \
     int cs_w_##NAME(void *ra, CS_UNPAREN PARAMS)                                           \
     {                                                                                      \
         if (__builtin_expect(!cs_hook_on, 1))                                              \
@@ -163,7 +167,11 @@ static int cs_dispatch_alltoall_c(const void *sbuf, MPI_Count scount, MPI_Dataty
         if (!cs_rec_on)                                                                    \
             return sel ? FN ARGS : PMPI_##NAME ARGS;                                       \
         cs_rslot s_;                                                                       \
-        int timed = cs_rec_begin(&s_, CS_R_##ID, comm, (BYTES), (ROOT), CS_SITE_RA(ra));   \
+        uint64_t ka_ = CS_K_LAZY KEY ? (uint64_t)CS_K_A KEY : (BYTES);                     \
+        uintptr_t kb_ = CS_K_LAZY KEY ? cs_hkey(CS_K_T KEY) : CS_KEY_BYTES;                \
+        int timed = cs_rec_hit(&s_, CS_R_##ID, comm, ka_, kb_, (ROOT), CS_SITE_RA(ra));    \
+        if (timed < 0)                                                                     \
+            timed = cs_rec_begin_slow(&s_, comm, CS_K_LAZY KEY ? (BYTES) : ka_);           \
         uint64_t t0 = timed ? cs_ticks() : 0;                                              \
         int rc = sel ? FN ARGS : PMPI_##NAME ARGS;                                         \
         uint64_t t1 = timed ? cs_ticks() : 0;                                              \
