@@ -245,22 +245,25 @@ static int step_check(at_opts *o, double budget)
 }
 
 /* --explore: 5. the application run with the tree, each call one of its
- * leaf's first K candidates or native (COLLSEL_EXPLORE), recorded; 6. the
- * tree built again on those in-application times (show --explored --csv),
- * the replay's tree kept as DIR/replay.tree. */
-static int step_explore(at_opts *o)
+ * leaf's first K candidates or native (COLLSEL_EXPLORE), recorded, again
+ * until its hot points have calls enough to decide; 6. the tree built
+ * again on those in-application times (show --explored --csv: methods
+ * only where they beat native beyond the noise), the replay's tree kept
+ * as DIR/replay.tree. */
+/* One exploring run into DIR/explore-N.prof, merged into acc.  0, 1
+ * (failed), 130 (interrupted). */
+static int explore_run(at_opts *o, int n, cs_profile *acc)
 {
-    char k[16], out[PATH_MAX + 32], err[PATH_MAX + 32];
+    char k[16], out[PATH_MAX + 32], err[PATH_MAX + 32], prof[PATH_MAX + 32];
     snprintf(k, sizeof k, "%d", o->explore);
     snprintf(out, sizeof out, "%s/explore.out", o->dir);
     snprintf(err, sizeof err, "%s/explore.err", o->dir);
+    snprintf(prof, sizeof prof, "%s/explore-%d.prof", o->dir, n);
     char *words[] = {o->self, "exec", "--mpi", (char *)cs_flavours[o->flavour].name, "--tree",
-                     (char *)o->tree, "--explore", k, "--record", o->xprof, "--", NULL};
+                     (char *)o->tree, "--explore", k, "--record", prof, "--", NULL};
     char *argv[2 * MAX_ARGS];
     at_build_argv(o, argv, words, 1);
-    step(o, 5, "measuring the tree's first candidates and native inside the application "
-               "(COLLSEL_EXPLORE), one run", 0);
-    remove(o->xprof);
+    remove(prof);
     int rc = at_run(argv, out, err);
     if (stopped(o, "the exploring run"))
         return 130;
@@ -270,6 +273,48 @@ static int step_explore(at_opts *o)
         at_tail(err, 6);
         return 1;
     }
+    cs_profile p;
+    cs_err e;
+    if (cs_profile_load(&p, prof, &e) < 0) {
+        fprintf(stderr, CMD "the exploring run wrote no profile: %s\n", e.msg);
+        return 1;
+    }
+    rc = cs_profile_merge(acc, &p);
+    cs_profile_free(&p);
+    if (rc < 0) {
+        fprintf(stderr, CMD "out of memory merging %s\n", prof);
+        return 1;
+    }
+    return 0;
+}
+
+static int step_explore(at_opts *o)
+{
+    /* runs until every point holding 2 % of the explored time has
+     * CS_XMIN_CALLS calls of each method (record/explore.h), at most
+     * XRUNS, merged into DIR/explore.prof */
+    enum { XRUNS = 8 };
+    cs_profile acc;
+    cs_profile_init(&acc);
+    step(o, 5, "measuring the tree's first candidates and native inside the application "
+               "(COLLSEL_EXPLORE), until the hot points have enough calls", 0);
+    int n = 0, rc = 0;
+    size_t open_points = 1;
+    while (rc == 0 && open_points > 0 && n < XRUNS) {
+        rc = explore_run(o, ++n, &acc);
+        open_points = rc == 0 ? cs_xtab_undecided(&acc.xtab, 0.02) : 0;
+    }
+    cs_err e;
+    if (rc == 0 && cs_profile_write(&acc, o->xprof, &e) < 0) {
+        fprintf(stderr, CMD "%s\n", e.msg);
+        rc = 1;
+    }
+    cs_profile_free(&acc);
+    if (rc != 0)
+        return rc;
+    printf("        %d exploring run%s%s\n", n, n > 1 ? "s" : "",
+           open_points ? " (some hot points still have fewer calls than decide: native "
+                         "stays there)" : "");
     char *show[] = {o->self, "show", "--explored", o->xprof, "--csv", NULL};
     char *text[] = {o->self, "show", "--explored", o->xprof, NULL};
     if (at_run(show, o->xperf, o->log) != 0 || at_run(text, o->xtext, o->log) != 0) {

@@ -1,5 +1,6 @@
 /* The profile's table of methods measured in the application (explore.h). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,6 +97,41 @@ double cs_xcell_mean(const cs_xcell *c, double *half)
     if (half)
         *half = n > 1 && var > 0 ? 1.96 * sqrt(var / n) : 0;
     return m;
+}
+
+const cs_xcell *cs_xtab_native(const cs_xtab *t, const cs_xcell *x)
+{
+    char name[80];
+    snprintf(name, sizeof name, "%s.native", cs_coll_name((int)x->coll));
+    return cs_xtab_find(t, x->coll, x->comm_size, x->bytes, name);
+}
+
+int cs_xcell_beats(const cs_xcell *x, const cs_xcell *nat)
+{
+    if (!nat || x == nat || x->calls < CS_XMIN_CALLS || nat->calls < CS_XMIN_CALLS)
+        return 0;
+    double h, hn, m = cs_xcell_mean(x, &h), mn = cs_xcell_mean(nat, &hn);
+    return mn - m > h + hn;
+}
+
+size_t cs_xtab_undecided(const cs_xtab *t, double share)
+{
+    double all = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < t->n; i++)
+        all += t->x[i].t;
+    for (size_t i = 0, j; i < t->n; i = j) {
+        double tp = 0;
+        int few = 0;
+        for (j = i; j < t->n && t->x[j].coll == t->x[i].coll &&
+                    t->x[j].comm_size == t->x[i].comm_size && t->x[j].bytes == t->x[i].bytes;
+             j++) {
+            tp += t->x[j].t;
+            few |= t->x[j].calls < CS_XMIN_CALLS;
+        }
+        n += few && j - i > 1 && all > 0 && tp >= share * all;
+    }
+    return n;
 }
 
 void cs_xtab_serialize(const cs_xtab *t, cs_buf *out)

@@ -74,6 +74,19 @@ double cs_xcell_mean(const cs_xcell *c, double *half);
 const cs_xcell *cs_xtab_find(const cs_xtab *t, uint32_t coll, uint32_t comm_size,
                              uint64_t bytes, const char *method);
 
+/* The native entry of x's point, or NULL. */
+const cs_xcell *cs_xtab_native(const cs_xtab *t, const cs_xcell *x);
+/* Does x beat native (nat, its point's) beyond the noise: both measured on
+ * at least CS_XMIN_CALLS calls, x's mean lower by more than the two 95 %
+ * half widths added?  A short run (LAMMPS's in.melt: 2-8 calls of a
+ * method at a point) decides nothing, and native stays. */
+#define CS_XMIN_CALLS 10
+int cs_xcell_beats(const cs_xcell *x, const cs_xcell *nat);
+/* Points that need more calls to decide: those holding at least share
+ * (0..1) of the explored points' time where some method has fewer than
+ * CS_XMIN_CALLS calls.  Their number. */
+size_t cs_xtab_undecided(const cs_xtab *t, double share);
+
 /* Serialisation (profile format 5, after the arrivals): u32 k, u64
  * dropped, u64 n, per entry u32 coll, comm_size, u64 bytes, str method,
  * u64 calls, f64 t, t2, tmin, u64 clipped. */

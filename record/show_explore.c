@@ -17,18 +17,14 @@
 #include "common/colls.h"
 #include "show_explore.h"
 
-/* The native entry of x's point, or NULL. */
-static const cs_xcell *native_of(const cs_xtab *t, const cs_xcell *x)
-{
-    char name[80];
-    snprintf(name, sizeof name, "%s.native", cs_coll_name((int)x->coll));
-    return cs_xtab_find(t, x->coll, x->comm_size, x->bytes, name);
-}
+#define native_of cs_xtab_native
+#define beats cs_xcell_beats
+
 
 /* What the explored points say of the application's collective time: the
  * run as if native everywhere it explored (each method's calls moved to
- * native's mean) against the same with each point's fastest method (by
- * its mean; with few calls a little optimistic: the best of noisy means).
+ * native's mean) against the same with each point's fastest method among
+ * those that beat native beyond the noise (beats()), else native.
  * The rest of the collective time stays. */
 static void expect(FILE *f, const cs_profile *p)
 {
@@ -46,7 +42,7 @@ static void expect(FILE *f, const cs_profile *p)
             double m = cs_xcell_mean(&t->x[j], &h);
             calls += (double)t->x[j].calls;
             spent += t->x[j].t;
-            if (t->x[j].calls > 1 && m < mb)
+            if (beats(&t->x[j], n0) && m < mb)
                 mb = m, hb = h;
         }
         if (mn >= 0) { /* this point's time natively, and with its fastest method */
@@ -76,12 +72,15 @@ int cs_show_explored(FILE *f, const char *path, const cs_profile *p, int csv)
     }
     if (csv) {
         fprintf(f, "# methods measured in the application: %s (COLLSEL_EXPLORE=%u; time: mean "
-                   "per rank call, min/max: its 95 %% interval, reps: rank calls)\n",
-                path, t->k);
+                   "per rank call, min/max: its 95 %% interval, reps: rank calls; a method "
+                   "only where it beat native beyond the noise: at least %d calls each, the "
+                   "difference above both intervals)\n", path, t->k, CS_XMIN_CALLS);
         fprintf(f, "collective,comm_size,msg_bytes,method,median_us,min_us,max_us,reps,"
                    "arrivals\n");
         for (size_t i = 0; i < t->n; i++) {
-            const cs_xcell *x = &t->x[i];
+            const cs_xcell *x = &t->x[i], *nat = native_of(t, x);
+            if (x != nat && !beats(x, nat)) /* not shown faster: native stays */
+                continue;
             double h, m = cs_xcell_mean(x, &h);
             fprintf(f, "%s,%u,%llu,%s,%.6g,%.6g,%.6g,%llu,application\n",
                     cs_coll_name((int)x->coll), x->comm_size, (unsigned long long)x->bytes,
@@ -98,8 +97,12 @@ int cs_show_explored(FILE *f, const char *path, const cs_profile *p, int csv)
     fprintf(f, "(a call longer than %.0f x the fastest of its method at its point and than "
                "%.0f us counts as that: a call descheduled for milliseconds would hit any "
                "method; column clipped)\n", CS_XCLIP, CS_XCLIP_FLOOR * 1e6);
-    fprintf(f, "%-10s %5s %12s  %-32s %9s %20s %22s %7s %8s\n", "collective", "comm", "bytes",
-            "method", "calls", "us per call", "vs native, us", "ratio", "clipped");
+    fprintf(f, "(beats: faster than native beyond the noise, at least %d calls each and the "
+               "difference above both intervals: only those are candidates of the tree built "
+               "on these times, and of the expectation below)\n", CS_XMIN_CALLS);
+    fprintf(f, "%-10s %5s %12s  %-32s %9s %20s %22s %7s %8s %s\n", "collective", "comm",
+            "bytes", "method", "calls", "us per call", "vs native, us", "ratio", "clipped",
+            "beats");
     for (size_t i = 0; i < t->n; i++) {
         const cs_xcell *x = &t->x[i], *nat = native_of(t, x);
         double h, m = cs_xcell_mean(x, &h), hn = 0, mn = nat ? cs_xcell_mean(nat, &hn) : 0;
@@ -116,7 +119,7 @@ int cs_show_explored(FILE *f, const char *path, const cs_profile *p, int csv)
             fprintf(f, " %7.3f", m / mn);
         else
             fprintf(f, " %7s", "-");
-        fprintf(f, " %8llu\n", (unsigned long long)x->clipped);
+        fprintf(f, " %8llu %s\n", (unsigned long long)x->clipped, beats(x, nat) ? "yes" : "");
     }
     if (t->dropped)
         fprintf(f, "(%llu rank calls at points beyond the table's %d not kept)\n",

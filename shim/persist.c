@@ -128,6 +128,9 @@ static void record(const preq *p, uint64_t t0, uint64_t t1)
     cs_rslot s;
     int timed = cs_rec_begin(&s, (int)p->coll, p->comm, p->bytes, p->root, p->ra);
     cs_rec_end(&s, timed, t0, t1);
+    /* the request's communicator may have been freed and its handle given
+     * to a new one: the size put above must not stand for that one */
+    hc->h = 0;
 }
 
 int cs_w_Start(MPI_Request *req)
