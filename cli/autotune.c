@@ -40,6 +40,7 @@
 #include "common/util.h"
 #include "record/profile.h"
 #include "select/perf.h"
+#include "select/tree.h"
 #include "replay/mixcsv.h"
 #include "replay/spec.h"
 #include "shim/flavours.h"
@@ -339,6 +340,57 @@ static int step_explore(at_opts *o)
     return 0;
 }
 
+/* What the tree built on the explored times makes of the exploring runs'
+ * collective time: at each explored point its first candidate's mean
+ * there (native's where that was not measured on CS_XMIN_CALLS calls),
+ * against native's; the rest of the time unchanged.  The tree may keep
+ * native where a method beat it (its margin, its leaves span points). */
+static void tree_expect(const at_opts *o)
+{
+    cs_profile p;
+    cs_tree *t = NULL;
+    cs_err e;
+    if (cs_profile_read(&p, o->xprof, &e) < 0)
+        return;
+    if (cs_tree_read(&t, o->tree, &e) < 0) {
+        cs_profile_free(&p);
+        return;
+    }
+    const cs_xtab *x = &p.xtab;
+    double total = 0, nat = 0, tuned = 0;
+    int unmeasured = 0;
+    for (size_t i = 0; i < p.ncells; i++)
+        total += p.cells[i].t_total;
+    for (size_t i = 0, j; i < x->n; i = j) {
+        const cs_xcell *n0 = cs_xtab_native(x, &x->x[i]), *pick = n0;
+        double calls = 0, spent = 0;
+        for (j = i; j < x->n && x->x[j].coll == x->x[i].coll &&
+                    x->x[j].comm_size == x->x[i].comm_size && x->x[j].bytes == x->x[i].bytes;
+             j++)
+            calls += (double)x->x[j].calls, spent += x->x[j].t;
+        if (!n0 || n0->calls == 0)
+            continue;
+        const uint16_t *ids;
+        int n = cs_tree_decide(t, (int)x->x[i].coll, x->x[i].comm_size, x->x[i].bytes, &ids);
+        const char *name = n > 0 ? cs_tree_method_name(t, (int)x->x[i].coll, ids[0]) : NULL;
+        const cs_xcell *m = name ? cs_xtab_find(x, x->x[i].coll, x->x[i].comm_size,
+                                                x->x[i].bytes, name) : NULL;
+        if (m && m->calls >= CS_XMIN_CALLS)
+            pick = m;
+        else if (name && !strstr(name, ".native"))
+            unmeasured++;
+        nat += calls * cs_xcell_mean(n0, NULL) - spent;
+        tuned += calls * cs_xcell_mean(pick, NULL) - spent;
+    }
+    if (total + nat > 0)
+        printf("  the tree built on them, at the explored points: tuned / native %.3f%s\n",
+               (total + tuned) / (total + nat),
+               unmeasured ? " (some points chose a method not measured there: native's "
+                            "time counted)" : "");
+    cs_tree_free(t);
+    cs_profile_free(&p);
+}
+
 /* After the report: what the exploring run measured, in one line. */
 static void explore_report(const at_opts *o)
 {
@@ -351,6 +403,7 @@ static void explore_report(const at_opts *o)
             printf("  %s", line);
     if (f)
         fclose(f);
+    tree_expect(o);
     printf("  %s is built on these times; the replay's tree is %s\n", o->tree, o->rtree);
 }
 

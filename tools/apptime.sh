@@ -144,9 +144,10 @@ echo "$pred $meas $mcompl $mwait $pexits $mexits" | awk '{ printf "predicted aga
     "  wait caused by uneven exits: predicted %s, measured median %s\n", $1, $3, $3 - $1, $2, $4, $5, $6, $7 }'
 # --explore: the tree was built on the exploring run's in-application
 # times, whose own expectation is a second prediction
-if [ -n "$explore" ] && [ -f "$dir/autotune/explored.txt" ]; then
-    sed -n 's/.*tuned \/ native \([0-9.]*\)$/\1/p' "$dir/autotune/explored.txt" | tail -1 |
-        awk -v m="$meas" '{ printf "  in the application (one exploring run; the tree measured is built on it; the replay predicted above for its own tree): predicted %.3f, measured median %.3f (difference %+.3f)\n", $1, m, m - $1 }'
+if [ -n "$explore" ] && [ -f "$dir/autotune.txt" ]; then
+    sed -n 's/^  the tree built on them, at the explored points: tuned \/ native \([0-9.]*\).*/\1/p' \
+        "$dir/autotune.txt" | tail -1 |
+        awk -v m="$meas" '{ printf "  in the application (the exploring runs, through the tree measured, built on them; the replay predicted above for its own tree): predicted %.3f, measured median %.3f (difference %+.3f)\n", $1, m, m - $1 }'
 fi
 # the points where the replay did not reproduce the application's own
 # native calls (the mix's unlike column): the prediction's known weak spots

@@ -61,6 +61,8 @@ else
     grep -q "== measured inside the application" report.txt || bad "the report lacks the explored times"
     grep -q "^  the collective time of this run natively at the explored points: .*tuned / native [0-9.]*$" \
         report.txt || { bad "no in-application expectation"; cat report.txt; }
+    grep -q "^  the tree built on them, at the explored points: tuned / native [0-9.]*" report.txt ||
+        bad "no expectation for the tree built on the explored times"
     [ -s app.autotune/replay.tree ] || bad "the replay's tree was not kept"
     # the table: at some point native and another method, each with calls
     awk '$1 ~ /^(bcast|reduce|allreduce|barrier)$/ && $5 > 0 { n[$1 " " $3]++ }
