@@ -295,6 +295,15 @@ static int reduce_op(cs_arr *a, const cs_arr_rec *g, uint32_t n)
     return rc;
 }
 
+/* A sum that may be negative (the wait a call's exits caused, or saved),
+ * kept within +-CS_TIME_MAX like every time (merging a profile with itself
+ * must not make it unreadable). */
+static double signed_add(double a, double b)
+{
+    double s = a + b;
+    return s > CS_TIME_MAX ? CS_TIME_MAX : s < -CS_TIME_MAX ? -CS_TIME_MAX : s;
+}
+
 /* The operation reduced just before, kept for pairing with the next one on
  * its communicator (its records may be overwritten in place meanwhile). */
 typedef struct prev_op {
@@ -353,7 +362,7 @@ static int pair_op(cs_arr *a, const prev_op *p, const cs_arr_rec *g, uint32_t n)
         return -1;
     c->npair = cs_time_add(c->npair, w);
     q->nprev = cs_time_add(q->nprev, w);
-    q->induced += caused;
+    q->induced = signed_add(q->induced, caused);
     q->lag = cs_time_add(q->lag, lag);
     return 0;
 }
@@ -470,7 +479,7 @@ static int cell_merge(cs_arr_cell *d, const cs_arr_cell *s)
     d->pwait = cs_time_add(d->pwait, s->pwait);
     d->swait = cs_time_add(d->swait, s->swait);
     d->nprev = cs_time_add(d->nprev, s->nprev);
-    d->induced += s->induced;
+    d->induced = signed_add(d->induced, s->induced);
     d->lag = cs_time_add(d->lag, s->lag);
     d->gap = cs_time_add(d->gap, s->gap);
     d->ngap = cs_time_add(d->ngap, s->ngap);
