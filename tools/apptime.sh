@@ -95,11 +95,14 @@ else
     # the wait uneven exits cause, predicted tuned / recorded (1: none)
     pexits=$(awk -F, '$1 == "exits" && $7 > 0 { e = $13 } END { print e == "" ? "-" : e }' "$mix")
 fi
-echo "== $runs pairs of runs, native then tuned (tree $tree)"
+echo "== $runs pairs of runs, native first in odd pairs, tuned first in even ones (tree $tree)"
 printf '%-5s %12s %12s %12s %12s %12s\n' pair collectives completion wait exits wall
 i=1
 while [ "$i" -le "$runs" ]; do
-    for side in nat tun; do
+    # the order alternates: whatever slows the first or the second run of a
+    # pair (a cache warmed by the first, a drift) falls on both sides
+    order="nat tun"; [ $((i % 2)) = 0 ] && order="tun nat"
+    for side in $order; do
         t=$tree; [ "$side" = nat ] || [ -n "$aa" ] && t=
         p="$side-$i"
         t0=$(date +%s.%N)
