@@ -175,6 +175,9 @@ int cs_dispatch_init(void)
         cs_log(0, 1, "COLLSEL_EXPLORE=%d: needs a tree (COLLSEL_TREE: its leaves' candidates "
                      "are what is tried); not exploring", cs_cfg.explore);
         cs_cfg.explore = 0;
+    } else if (cs_cfg.explore > 0 && !cs_cfg.record) {
+        cs_log(0, 1, "COLLSEL_EXPLORE=%d without COLLSEL_RECORD: methods are drawn per call but "
+                     "their times are not kept (collsel exec --record FILE)", cs_cfg.explore);
     }
     for (int c = 0; tree && c < CS_NCOLL; c++)
         map_tree(c);

@@ -182,7 +182,22 @@ if grep -q -- "barrier -> " "$tmp/nbtree.err"; then
     cat "$tmp/nbtree.err" >&2; fail "nbtree: barrier went through dispatch"
 fi
 
-# 4c. The warm-up (COLLSEL_SHM_WARMUP=N): a tree (barrier only: only
+# 4c. Exploring (COLLSEL_EXPLORE=K): every call one of the leaf's first K
+#     candidates or native, drawn per call: results as native's (run
+#     compares), the times kept per method; K without a tree, or out of
+#     range: one line, nothing explored.
+run explore COLLSEL_TREE="$tmp/app.tree" COLLSEL_EXPLORE=3 COLLSEL_RECORD="$tmp/explore.prof"
+"$collsel" show --explored "$tmp/explore.prof" > "$tmp/explored.txt" 2>&1 ||
+    { cat "$tmp/explored.txt" >&2; fail "explore: show --explored failed"; }
+awk '$1 ~ /^(bcast|reduce|barrier)$/ && $5 > 0 { n[$1 " " $2 " " $3]++ }
+     END { for (k in n) if (n[k] >= 2) ok = 1; exit !ok }' "$tmp/explored.txt" ||
+    { cat "$tmp/explored.txt" >&2; fail "explore: no point where two methods ran"; }
+run explorenotree COLLSEL_EXPLORE=2
+expect explorenotree "COLLSEL_EXPLORE=2: needs a tree"
+run explorebad COLLSEL_EXPLORE=9 COLLSEL_TREE="$tmp/app.tree"
+expect explorebad "COLLSEL_EXPLORE='9' is not valid (accepted: an integer 0..8)"
+
+# 4d. The warm-up (COLLSEL_SHM_WARMUP=N): a tree (barrier only: only
 #     barriers count) whose barrier is shared-memory runs the next candidate
 #     on a communicator's first N - 1 selected calls, then the shared-memory
 #     method; COLLSEL_SHM_WARMUP=0: at once.  (example_app --quick: 20
