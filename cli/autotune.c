@@ -364,10 +364,9 @@ static void tree_expect(const at_opts *o)
     for (size_t i = 0, j; i < x->n; i = j) {
         const cs_xcell *n0 = cs_xtab_native(x, &x->x[i]), *pick = n0;
         double calls = 0, spent = 0;
-        for (j = i; j < x->n && x->x[j].coll == x->x[i].coll &&
-                    x->x[j].comm_size == x->x[i].comm_size && x->x[j].bytes == x->x[i].bytes;
-             j++)
-            calls += (double)x->x[j].calls, spent += x->x[j].t;
+        j = cs_xtab_point_end(x, i);
+        for (size_t k = i; k < j; k++)
+            calls += (double)x->x[k].calls, spent += x->x[k].t;
         if (!n0 || n0->calls == 0)
             continue;
         const uint16_t *ids;

@@ -99,6 +99,15 @@ double cs_xcell_mean(const cs_xcell *c, double *half)
     return m;
 }
 
+size_t cs_xtab_point_end(const cs_xtab *t, size_t i)
+{
+    size_t j = i;
+    while (j < t->n && t->x[j].coll == t->x[i].coll && t->x[j].comm_size == t->x[i].comm_size &&
+           t->x[j].bytes == t->x[i].bytes)
+        j++;
+    return j;
+}
+
 const cs_xcell *cs_xtab_native(const cs_xtab *t, const cs_xcell *x)
 {
     char name[80];
@@ -123,11 +132,10 @@ size_t cs_xtab_undecided(const cs_xtab *t, double share)
     for (size_t i = 0, j; i < t->n; i = j) {
         double tp = 0;
         int few = 0;
-        for (j = i; j < t->n && t->x[j].coll == t->x[i].coll &&
-                    t->x[j].comm_size == t->x[i].comm_size && t->x[j].bytes == t->x[i].bytes;
-             j++) {
-            tp += t->x[j].t;
-            few |= t->x[j].calls < CS_XMIN_CALLS;
+        j = cs_xtab_point_end(t, i);
+        for (size_t k = i; k < j; k++) {
+            tp += t->x[k].t;
+            few |= t->x[k].calls < CS_XMIN_CALLS;
         }
         n += few && j - i > 1 && all > 0 && tp >= share * all;
     }

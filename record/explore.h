@@ -74,6 +74,9 @@ double cs_xcell_mean(const cs_xcell *c, double *half);
 const cs_xcell *cs_xtab_find(const cs_xtab *t, uint32_t coll, uint32_t comm_size,
                              uint64_t bytes, const char *method);
 
+/* Entries i.. of one point (collective, communicator size, bytes): the
+ * index past its last (the table is sorted by point, then method). */
+size_t cs_xtab_point_end(const cs_xtab *t, size_t i);
 /* The native entry of x's point, or NULL. */
 const cs_xcell *cs_xtab_native(const cs_xtab *t, const cs_xcell *x);
 /* Does x beat native (nat, its point's) beyond the noise: both measured on

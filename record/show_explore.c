@@ -17,14 +17,12 @@
 #include "common/colls.h"
 #include "show_explore.h"
 
-#define native_of cs_xtab_native
-#define beats cs_xcell_beats
 
 
 /* What the explored points say of the application's collective time: the
  * run as if native everywhere it explored (each method's calls moved to
  * native's mean) against the same with each point's fastest method among
- * those that beat native beyond the noise (beats()), else native.
+ * those that beat native beyond the noise (cs_xcell_beats), else native.
  * The rest of the collective time stays. */
 static void expect(FILE *f, const cs_profile *p)
 {
@@ -32,17 +30,16 @@ static void expect(FILE *f, const cs_profile *p)
     double total = 0, nat = 0, best = 0, unc = 0;
     for (size_t i = 0; i < p->ncells; i++)
         total += p->cells[i].t_total;
-    for (size_t i = 0; i < t->n;) {
-        size_t j = i;
-        const cs_xcell *n0 = native_of(t, &t->x[i]);
+    for (size_t i = 0, j; i < t->n; i = j) {
+        j = cs_xtab_point_end(t, i);
+        const cs_xcell *n0 = cs_xtab_native(t, &t->x[i]);
         double hn = 0, hb = 0, h;
         double mn = n0 && n0->calls ? cs_xcell_mean(n0, &hn) : -1, mb = mn, calls = 0, spent = 0;
-        for (; j < t->n && t->x[j].coll == t->x[i].coll && t->x[j].comm_size == t->x[i].comm_size &&
-               t->x[j].bytes == t->x[i].bytes; j++) {
-            double m = cs_xcell_mean(&t->x[j], &h);
-            calls += (double)t->x[j].calls;
-            spent += t->x[j].t;
-            if (beats(&t->x[j], n0) && m < mb)
+        for (size_t k = i; k < j; k++) {
+            double m = cs_xcell_mean(&t->x[k], &h);
+            calls += (double)t->x[k].calls;
+            spent += t->x[k].t;
+            if (cs_xcell_beats(&t->x[k], n0) && m < mb)
                 mb = m, hb = h;
         }
         if (mn >= 0) { /* this point's time natively, and with its fastest method */
@@ -50,7 +47,6 @@ static void expect(FILE *f, const cs_profile *p)
             best += calls * mb - spent;
             unc += calls * (hn + hb); /* the saving's 95 % intervals, added */
         }
-        i = j;
     }
     double tn = total + nat, tb = total + best;
     if (total > 0 && tn > 0)
@@ -78,8 +74,8 @@ int cs_show_explored(FILE *f, const char *path, const cs_profile *p, int csv)
         fprintf(f, "collective,comm_size,msg_bytes,method,median_us,min_us,max_us,reps,"
                    "arrivals\n");
         for (size_t i = 0; i < t->n; i++) {
-            const cs_xcell *x = &t->x[i], *nat = native_of(t, x);
-            if (x != nat && !beats(x, nat)) /* not shown faster: native stays */
+            const cs_xcell *x = &t->x[i], *nat = cs_xtab_native(t, x);
+            if (x != nat && !cs_xcell_beats(x, nat)) /* not shown faster: native stays */
                 continue;
             double h, m = cs_xcell_mean(x, &h);
             fprintf(f, "%s,%u,%llu,%s,%.6g,%.6g,%.6g,%llu,application\n",
@@ -104,7 +100,7 @@ int cs_show_explored(FILE *f, const char *path, const cs_profile *p, int csv)
             "bytes", "method", "calls", "us per call", "vs native, us", "ratio", "clipped",
             "beats");
     for (size_t i = 0; i < t->n; i++) {
-        const cs_xcell *x = &t->x[i], *nat = native_of(t, x);
+        const cs_xcell *x = &t->x[i], *nat = cs_xtab_native(t, x);
         double h, m = cs_xcell_mean(x, &h), hn = 0, mn = nat ? cs_xcell_mean(nat, &hn) : 0;
         char a[32], b[32];
         snprintf(a, sizeof a, "%.3f +- %.3f", 1e6 * m, 1e6 * h);
@@ -119,7 +115,8 @@ int cs_show_explored(FILE *f, const char *path, const cs_profile *p, int csv)
             fprintf(f, " %7.3f", m / mn);
         else
             fprintf(f, " %7s", "-");
-        fprintf(f, " %8llu %s\n", (unsigned long long)x->clipped, beats(x, nat) ? "yes" : "");
+        fprintf(f, " %8llu %s\n", (unsigned long long)x->clipped,
+                cs_xcell_beats(x, nat) ? "yes" : "");
     }
     if (t->dropped)
         fprintf(f, "(%llu rank calls at points beyond the table's %d not kept)\n",
