@@ -45,7 +45,8 @@ typedef struct bench_cfg {
     int reorder_fp;      /* --reorder-fp: the calls' c.reorder_fp */
     int interleave;      /* --interleave N: N calls per method, one at a time in turn */
     const char *methods; /* --methods: comma-separated name parts, or NULL (all) */
-    double floor;
+    double floor;        /* a flag round trip (us), or <= 0 */
+    double cross;        /* this point's bytes crossing the cores once (us), or <= 0 */
     const char *pattern; /* canonical arrival pattern name */
 } bench_cfg;
 
@@ -186,6 +187,80 @@ static double floor_us(const cs_timing_opts *o, int rank)
     return us;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* cross_us on node (every: all of the world is on it). */
+static double cross_in(uint64_t n, int rank, MPI_Comm node, int every)
+{
+    enum { ROUNDS = 41 };
+    MPI_Win win;
+    char *base;
+    size_t len = (size_t)n + 2 * 64;
+    if (!every || MPI_Win_allocate_shared(rank == 0 ? (MPI_Aint)len : 0, 1, MPI_INFO_NULL,
+                                          node, &base, &win) != MPI_SUCCESS)
+        return -1;
+    MPI_Aint sz;
+    int du;
+    MPI_Win_shared_query(win, 0, &sz, &du, &base);
+    uint64_t *ping = (uint64_t *)base, *pong = (uint64_t *)(base + 64);
+    char *data = base + 128, *mine = aligned_alloc(4096, (n + 4095) / 4096 * 4096 + 4096);
+    double t[ROUNDS], us = -1;
+    if (rank == 0)
+        __atomic_store_n(ping, 0, __ATOMIC_SEQ_CST), __atomic_store_n(pong, 0, __ATOMIC_SEQ_CST);
+    if (mine)
+        memset(mine, rank + 1, n);
+    int ok = mine != NULL, all;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    for (uint64_t v = 1; all && v <= ROUNDS; v++) {
+        if (rank == 0) {
+            memcpy(data, mine, n);
+            __atomic_store_n(ping, v, __ATOMIC_RELEASE);
+            pp_wait(pong, v);
+        } else if (rank == 1) {
+            pp_wait(ping, v);
+            double t0 = MPI_Wtime();
+            memcpy(mine, data, n);
+            __asm__ __volatile__("" ::"r"(mine) : "memory");
+            t[v - 1] = MPI_Wtime() - t0;
+            __atomic_store_n(pong, v, __ATOMIC_RELEASE);
+        }
+    }
+    if (all && rank == 1) {
+        qsort(t, ROUNDS, sizeof *t, cmp_double);
+        us = t[ROUNDS / 2] * 1e6;
+    }
+    MPI_Bcast(&us, 1, MPI_DOUBLE, 1, MPI_COMM_WORLD);
+    free(mine);
+    MPI_Win_free(&win);
+    return us;
+}
+
+/* The data floor of a point: n bytes crossing from one core to the other
+ * once.  World rank 0 writes them into a shared buffer (they are then in
+ * its cache, as a late rank's vector is in its own) and raises a flag;
+ * rank 1 copies them out, timed from the flag seen to the copy done.  No
+ * method that moves n bytes between ranks 0 and 1 (a bcast, a reduce
+ * whose late rank is not the root; an allreduce moves them both ways)
+ * finishes in less after the last arrival.  Median of 41 rounds in us, or
+ * -1 (not one node, fewer than 2 ranks).  Collective over the world. */
+static double cross_us(uint64_t n, int rank)
+{
+    MPI_Comm node;
+    int nsize, world;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &nsize);
+    MPI_Comm_size(MPI_COMM_WORLD, &world);
+    int one = nsize == world && world >= 2, every;
+    MPI_Allreduce(&one, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    double us = cross_in(n, rank, node, every);
+    MPI_Comm_free(&node);
+    return us;
+}
+
 /* The single-copy floor of an alltoall: every rank copies the (p - 1) n
  * bytes it receives once with memcpy between page-aligned buffers (no peer
  * involved), timed like a collective. */
@@ -224,6 +299,16 @@ static double memcpy_us(const cs_rop *op, const cs_timing_opts *o)
     return us;
 }
 
+/* The data floor line of a point (b->cross > 0). */
+static void print_cross(const bench_cfg *b, const cs_rop *op)
+{
+    char bb[32];
+    if (b->cross > 0)
+        printf("  data floor: %s crossing from one core to the other once (rank 1 copying "
+               "what rank 0 just wrote) takes %.2f us (x cross below)\n",
+               cs_fmt_bytes(bb, sizeof bb, (double)op->call.bytes), b->cross);
+}
+
 static void print_point(const bench_cfg *b, const cs_rop *op, row *rows, int nr,
                         const cs_timing *nat0, const cs_timing *nat1, double copy)
 {
@@ -256,8 +341,10 @@ static void print_point(const bench_cfg *b, const cs_rop *op, row *rows, int nr,
            !cs_coll_sized(coll) ? "-" : cs_fmt_bytes(bb, sizeof bb, (double)op->call.bytes),
            op->call.size, arr ? ", arrivals " : "", arr ? b->pattern : "", nat, nat0->median_us,
            nat1->median_us, span, nr);
-    printf("  %-34s %12s %7s %6s%s%s\n", "method", arr ? "completion" : "median_us", "ratio",
-           "rounds", arr ? "  span_us  skew_us" : "", b->floor > 0 ? "  x floor" : "");
+    print_cross(b, op);
+    printf("  %-34s %12s %7s %6s%s%s%s\n", "method", arr ? "completion" : "median_us", "ratio",
+           "rounds", arr ? "  span_us  skew_us" : "", b->floor > 0 ? "  x floor" : "",
+           b->cross > 0 ? "  x cross" : "");
     for (int i = 0; i < nr && (b->top <= 0 || i < b->top); i++) {
         printf("  %-34s %12.2f %7.3f %5d%s", rows[i].name, rows[i].us, rows[i].ratio,
                rows[i].rounds, rows[i].converged ? " " : "*");
@@ -265,6 +352,8 @@ static void print_point(const bench_cfg *b, const cs_rop *op, row *rows, int nr,
             printf("  %8.2f %8.2f", rows[i].span_us, rows[i].skew_us);
         if (b->floor > 0)
             printf("  %7.2f", rows[i].us / b->floor);
+        if (b->cross > 0)
+            printf("  %7.2f", rows[i].us / b->cross);
         printf("\n");
     }
     for (int i = 0; i < nr && copy > 0; i++)
@@ -276,12 +365,6 @@ static void print_point(const bench_cfg *b, const cs_rop *op, row *rows, int nr,
             break;
         }
     fflush(stdout);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 /* --interleave: the methods (tab[idx[k]], native first) one call each in
@@ -310,14 +393,17 @@ static int bench_interleaved(cs_rop *op, const cs_method *tab, const int *idx, i
         printf("\n%s %s, %d ranks, arrivals %s, %d calls per method in turn\n",
                cs_coll_name(op->coll), cs_fmt_bytes(bb, sizeof bb, (double)op->call.bytes),
                op->call.size, b->pattern, n);
-        printf("  %-34s %9s %9s %7s %9s%s\n", "method", "p10_us", "median_us", "ratio", "span_us",
-               b->floor > 0 ? "  x floor" : "");
+        print_cross(b, op);
+        printf("  %-34s %9s %9s %7s %9s%s%s\n", "method", "p10_us", "median_us", "ratio",
+               "span_us", b->floor > 0 ? "  x floor" : "", b->cross > 0 ? "  x cross" : "");
         for (int k = 0; k < nk; k++) {
             const double *w = v + (size_t)k * (size_t)n, med = w[n / 2];
             printf("  %-34s %9.2f %9.2f %7.3f %9.2f", tab[idx[k]].name, w[n / 10], med,
                    nat > 0 ? med / nat : 0, v[(size_t)(nk + k) * (size_t)n + (size_t)n / 2]);
             if (b->floor > 0)
                 printf("  %7.2f", med / b->floor);
+            if (b->cross > 0)
+                printf("  %7.2f", med / b->cross);
             printf("\n");
         }
         fflush(stdout);
@@ -335,6 +421,12 @@ static int bench_point(enum cs_coll coll, uint64_t bytes, const bench_cfg *b)
     if (rc != MPI_SUCCESS)
         return rc;
     op.call.reorder_fp = b->reorder_fp;
+    bench_cfg pb = *b; /* with this point's data floor */
+    pb.cross = -1;
+    if (b->o.arrivals && !b->csv && op.call.bytes >= 1024 &&
+        (coll == CS_BCAST || coll == CS_REDUCE || coll == CS_ALLREDUCE))
+        pb.cross = cross_us(op.call.bytes, b->rank);
+    b = &pb;
     int nm;
     const cs_method *tab = cs_methods(coll, &nm);
     if (b->interleave > 0 && b->o.arrivals) {
