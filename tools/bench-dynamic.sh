@@ -47,7 +47,7 @@ for r in $(seq 1 "$reps"); do
             f=$out/$np.$(echo "$pat" | tr ':@' '__').$r.txt
             echo "[$k/$total] $np ranks, arrivals $pat, run $r (load $(cut -d' ' -f1 /proc/loadavg))" >&2
             "$here/tests/mpiexec.sh" openmpi "$np" "$bench" --coll reduce,allreduce --sizes "$sizes" \
-                --arrivals "$pat" --methods shm.,native $fp --interleave "$calls" \
+                --arrivals "$pat" --methods shm.,reduce_bcast.shm_,native $fp --interleave "$calls" \
                 > "$f" 2>&1 || echo "  (the bench failed: see $f)" >&2
         done
     done
