@@ -76,11 +76,14 @@ static void usage(FILE *f)
             "  --grid SPEC     also measure these points (collsel-replay --grid: e.g.\n"
             "                  cs=2:4:x2,ms=1:4M:x16), for decision maps beyond the\n"
             "                  application's own points\n"
-            "  --explore K     then run APP once more with the tree, each call of a\n"
+            "  --explore K     then run APP again with the tree, each call of a\n"
             "                  collective it drives running one of its leaf's first K\n"
             "                  candidates or native (drawn per call, COLLSEL_EXPLORE),\n"
-            "                  and build the tree again on those times measured inside\n"
-            "                  the application (the replay's tree kept in\n"
+            "                  until its hot points have 10 calls of each (at most 8\n"
+            "                  runs), then while the expected gain is less certain than\n"
+            "                  +- 2 %% of the native time (at most 24 runs, within the\n"
+            "                  budget), and build the tree again on those times measured\n"
+            "                  inside the application (the replay's tree kept in\n"
             "                  DIR/replay.tree; the times in DIR/explored.txt, .csv)\n"
             "  --resume        go on from what DIR holds (after an interruption, or with\n"
             "                  a larger budget): a complete profile is kept, only the\n"
@@ -251,9 +254,10 @@ static int step_check(at_opts *o, double budget)
  * again on those in-application times (show --explored --csv: methods
  * only where they beat native beyond the noise), the replay's tree kept
  * as DIR/replay.tree. */
-/* One exploring run into DIR/explore-N.prof, merged into acc.  0, 1
+/* One exploring run into DIR/explore-N.prof, merged into acc, its own
+ * table copied into run and its collective seconds into *total.  0, 1
  * (failed), 130 (interrupted). */
-static int explore_run(at_opts *o, int n, cs_profile *acc)
+static int explore_run(at_opts *o, int n, cs_profile *acc, cs_xtab *run, double *total)
 {
     char k[16], out[PATH_MAX + 32], err[PATH_MAX + 32], prof[PATH_MAX + 32];
     snprintf(k, sizeof k, "%d", o->explore);
@@ -280,7 +284,10 @@ static int explore_run(at_opts *o, int n, cs_profile *acc)
         fprintf(stderr, CMD "the exploring run wrote no profile: %s\n", e.msg);
         return 1;
     }
-    rc = cs_profile_merge(acc, &p);
+    *total = 0;
+    for (size_t i = 0; i < p.ncells; i++)
+        *total += p.cells[i].t_total;
+    rc = cs_profile_merge(acc, &p) < 0 || cs_xtab_merge(run, &p.xtab) < 0 ? -1 : 0;
     cs_profile_free(&p);
     if (rc < 0) {
         fprintf(stderr, CMD "out of memory merging %s\n", prof);
@@ -293,18 +300,35 @@ static int step_explore(at_opts *o)
 {
     /* runs until every point holding 2 % of the explored time has
      * CS_XMIN_CALLS calls of each method (record/explore.h), at most
-     * XRUNS, merged into DIR/explore.prof */
-    enum { XRUNS = 8 };
+     * XDECIDE; then, while the expectation's 95 % half width is above
+     * XHALF of the native collective time, more, up to XRUNS in all and
+     * as long as the exploring has taken less than the budget (a run of
+     * the example takes 0.1 s, one of LAMMPS's in.melt seconds): a
+     * prediction within a few % needs a few times the calls that decide
+     * a point.  Merged into DIR/explore.prof. */
+    enum { XDECIDE = 8, XRUNS = 24 };
+    const double XHALF = 0.02;
     cs_profile acc;
     cs_profile_init(&acc);
+    cs_xtab runs[XRUNS] = {{0}};
+    double totals[XRUNS], ratio = 0, half = 1, t0 = cs_now(), last = 0;
     step(o, 5, "measuring the tree's first candidates and native inside the application "
                "(COLLSEL_EXPLORE), until the hot points have enough calls", 0);
     int n = 0, rc = 0;
     size_t open_points = 1;
-    while (rc == 0 && open_points > 0 && n < XRUNS) {
-        rc = explore_run(o, ++n, &acc);
+    while (rc == 0 && n < XRUNS &&
+           (open_points > 0 ? n < XDECIDE
+                            : half > XHALF && cs_now() - t0 + last <= o->budget)) {
+        const double t1 = cs_now();
+        rc = explore_run(o, n + 1, &acc, &runs[n], &totals[n]);
+        n++;
+        last = cs_now() - t1;
         open_points = rc == 0 ? cs_xtab_undecided(&acc.xtab, 0.02) : 0;
+        if (rc == 0 && cs_xtab_expect_runs(runs, totals, n, &ratio, &half) < 0)
+            half = 1;
     }
+    for (int i = 0; i < n; i++)
+        cs_xtab_free(&runs[i]);
     cs_err e;
     if (rc == 0 && cs_profile_write(&acc, o->xprof, &e) < 0) {
         fprintf(stderr, CMD "%s\n", e.msg);
@@ -313,9 +337,13 @@ static int step_explore(at_opts *o)
     cs_profile_free(&acc);
     if (rc != 0)
         return rc;
-    printf("        %d exploring run%s%s\n", n, n > 1 ? "s" : "",
-           open_points ? " (some hot points still have fewer calls than decide: native "
-                         "stays there)" : "");
+    o->xhalf = n > 1 && half < 1 ? half : -1;
+    printf("        %d exploring run%s", n, n > 1 ? "s" : "");
+    if (o->xhalf >= 0)
+        printf(", their fastest methods at %.3f of native (+- %.3f: 95 %% from the spread "
+               "between the runs)", ratio, half);
+    printf("%s\n", open_points ? " (some hot points still have fewer calls than decide: native "
+                                 "stays there)" : "");
     char *show[] = {o->self, "show", "--explored", o->xprof, "--csv", NULL};
     char *text[] = {o->self, "show", "--explored", o->xprof, NULL};
     if (at_run(show, o->xperf, o->log) != 0 || at_run(text, o->xtext, o->log) != 0) {
@@ -381,9 +409,13 @@ static void tree_expect(const at_opts *o)
         nat += calls * cs_xcell_mean(n0, NULL) - spent;
         tuned += calls * cs_xcell_mean(pick, NULL) - spent;
     }
+    char xh[96] = "";
+    if (o->xhalf >= 0)
+        snprintf(xh, sizeof xh, " (+- %.3f: 95 %% from the spread between the exploring runs)",
+                 o->xhalf);
     if (total + nat > 0)
-        printf("  the tree built on them, at the explored points: tuned / native %.3f%s\n",
-               (total + tuned) / (total + nat),
+        printf("  the tree built on them, at the explored points: tuned / native %.3f%s%s\n",
+               (total + tuned) / (total + nat), xh,
                unmeasured ? " (some points chose a method not measured there: native's "
                             "time counted)" : "");
     cs_tree_free(t);
@@ -572,6 +604,7 @@ int cs_cmd_autotune(int argc, char **argv)
 {
     at_opts o;
     memset(&o, 0, sizeof o);
+    o.xhalf = -1;
     o.budget = 60;
     o.nsteps = 4;
     const char *launcher = NULL;

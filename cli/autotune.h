@@ -29,6 +29,7 @@ typedef struct at_opts {
     double check_budget; /* seconds of step 4 */
     int explore;         /* --explore K: steps 5 and 6 (0: none) */
     int nsteps;          /* 4, or 6 with --explore */
+    double xhalf;        /* the explored expectation's 95 % half width between runs, or -1 */
     char xprof[PATH_MAX + 16], xperf[PATH_MAX + 16], xtext[PATH_MAX + 16],
         rtree[PATH_MAX + 16];
 } at_opts;

@@ -142,6 +142,78 @@ size_t cs_xtab_undecided(const cs_xtab *t, double share)
     return n;
 }
 
+int cs_xtab_expect(const cs_xtab *t, double total, double *nat, double *best, double *half)
+{
+    double dn = 0, db = 0, var = 0;
+    int measured = 0;
+    for (size_t i = 0, j; i < t->n; i = j) {
+        j = cs_xtab_point_end(t, i);
+        const cs_xcell *n0 = cs_xtab_native(t, &t->x[i]);
+        if (!n0 || n0->calls == 0)
+            continue;
+        measured = 1;
+        double hn = 0, hb = 0, h, calls = 0, spent = 0;
+        const double mn = cs_xcell_mean(n0, &hn);
+        double mb = mn;
+        for (size_t k = i; k < j; k++) {
+            const double m = cs_xcell_mean(&t->x[k], &h);
+            calls += (double)t->x[k].calls;
+            spent += t->x[k].t;
+            if (cs_xcell_beats(&t->x[k], n0) && m < mb)
+                mb = m, hb = h;
+        }
+        dn += calls * mn - spent;
+        db += calls * mb - spent;
+        if (mb < mn) /* the saving's interval; none where native stays */
+            var += calls * calls * (hn * hn + hb * hb);
+    }
+    *nat = total + dn, *best = total + db, *half = sqrt(var);
+    if (measured && *nat > 0)
+        return 0;
+    *nat = *best = *half = 0;
+    return -1;
+}
+
+/* best / nat of runs[0..n) merged, run `skip` left out (-1: none); -1 if
+ * that cannot be told. */
+static double runs_ratio(const cs_xtab *runs, const double *totals, int n, int skip)
+{
+    cs_xtab m = {0};
+    double total = 0, nat, best, half, r = -1;
+    int ok = 1;
+    for (int i = 0; i < n && ok; i++)
+        if (i != skip) {
+            ok = cs_xtab_merge(&m, &runs[i]) == 0;
+            total += totals[i];
+        }
+    if (ok && cs_xtab_expect(&m, total, &nat, &best, &half) == 0)
+        r = best / nat;
+    cs_xtab_free(&m);
+    return r;
+}
+
+int cs_xtab_expect_runs(const cs_xtab *runs, const double *totals, int n, double *ratio,
+                        double *half)
+{
+    /* Student's t, 97.5 % quantile, for 1..30 degrees of freedom */
+    static const double t975[] = {12.71, 4.30, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26, 2.23,
+                                  2.20,  2.18, 2.16, 2.14, 2.13, 2.12, 2.11, 2.10, 2.09, 2.09,
+                                  2.08,  2.07, 2.07, 2.06, 2.06, 2.06, 2.05, 2.05, 2.05, 2.04};
+    double loo[64], mean = 0, ss = 0;
+    *ratio = *half = 0;
+    if (n < 2 || n > 64 || (*ratio = runs_ratio(runs, totals, n, -1)) < 0)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        if ((loo[i] = runs_ratio(runs, totals, n, i)) < 0)
+            return -1;
+        mean += loo[i] / n;
+    }
+    for (int i = 0; i < n; i++)
+        ss += (loo[i] - mean) * (loo[i] - mean);
+    *half = t975[n - 2 < 30 ? n - 2 : 29] * sqrt(ss * (n - 1) / n);
+    return 0;
+}
+
 void cs_xtab_serialize(const cs_xtab *t, cs_buf *out)
 {
     cs_buf_u32(out, t->k);

@@ -89,6 +89,27 @@ int cs_xcell_beats(const cs_xcell *x, const cs_xcell *nat);
  * (0..1) of the explored points' time where some method has fewer than
  * CS_XMIN_CALLS calls.  Their number. */
 size_t cs_xtab_undecided(const cs_xtab *t, double share);
+/* What the explored points say of a run's collective time (total: its
+ * recorded seconds, summed over ranks): *nat, the run as if native at
+ * every explored point (each method's calls moved to native's mean
+ * there), *best, the same with each point's fastest method among those
+ * that beat native beyond the noise (cs_xcell_beats), else native; the
+ * rest of the time as recorded.  *half: the 95 % half width of the
+ * saving nat - best, the points' taken as independent (their half widths
+ * in quadrature; per point native's and the method's in quadrature).
+ * 0, or -1 where nothing was measured natively (then all 0). */
+int cs_xtab_expect(const cs_xtab *t, double total, double *nat, double *best, double *half);
+/* The same over n separate runs (runs[i]: run i's table, totals[i]: its
+ * recorded collective seconds): *ratio, best / nat of all of them merged,
+ * and *half, its 95 % half width from the spread between the runs
+ * (jackknife: each run left out in turn; Student's t for n - 1 degrees of
+ * freedom).  The calls of one run are not independent: the machine's
+ * state (a neighbour's load, the cores' clocks) holds through a run, and
+ * the calls' own interval (cs_xtab_expect's) understates how far two runs
+ * land apart.  0, or -1 (n < 2 or > 64, nothing measured natively, no
+ * memory). */
+int cs_xtab_expect_runs(const cs_xtab *runs, const double *totals, int n, double *ratio,
+                        double *half);
 
 /* Serialisation (profile format 5, after the arrivals): u32 k, u64
  * dropped, u64 n, per entry u32 coll, comm_size, u64 bytes, str method,

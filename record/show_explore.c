@@ -19,42 +19,18 @@
 
 
 
-/* What the explored points say of the application's collective time: the
- * run as if native everywhere it explored (each method's calls moved to
- * native's mean) against the same with each point's fastest method among
- * those that beat native beyond the noise (cs_xcell_beats), else native.
- * The rest of the collective time stays. */
+/* The expectation of the explored points (cs_xtab_expect) in one line. */
 static void expect(FILE *f, const cs_profile *p)
 {
-    const cs_xtab *t = &p->xtab;
-    double total = 0, nat = 0, best = 0, unc = 0;
+    double total = 0, tn, tb, half;
     for (size_t i = 0; i < p->ncells; i++)
         total += p->cells[i].t_total;
-    for (size_t i = 0, j; i < t->n; i = j) {
-        j = cs_xtab_point_end(t, i);
-        const cs_xcell *n0 = cs_xtab_native(t, &t->x[i]);
-        double hn = 0, hb = 0, h;
-        double mn = n0 && n0->calls ? cs_xcell_mean(n0, &hn) : -1, mb = mn, calls = 0, spent = 0;
-        for (size_t k = i; k < j; k++) {
-            double m = cs_xcell_mean(&t->x[k], &h);
-            calls += (double)t->x[k].calls;
-            spent += t->x[k].t;
-            if (cs_xcell_beats(&t->x[k], n0) && m < mb)
-                mb = m, hb = h;
-        }
-        if (mn >= 0) { /* this point's time natively, and with its fastest method */
-            nat += calls * mn - spent;
-            best += calls * mb - spent;
-            unc += calls * (hn + hb); /* the saving's 95 % intervals, added */
-        }
-    }
-    double tn = total + nat, tb = total + best;
-    if (total > 0 && tn > 0)
+    if (total > 0 && cs_xtab_expect(&p->xtab, total, &tn, &tb, &half) == 0)
         fprintf(f, "the collective time of this run natively at the explored points: %.4f s "
                    "(summed over ranks; measured %.4f s with the methods drawn); with each "
-                   "point's fastest method: %.4f s (+- %.4f: the points' intervals added; "
-                   "a short run measures little), tuned / native %.3f\n", tn, total, tb, unc,
-                tb / tn);
+                   "point's fastest method: %.4f s (+- %.4f: 95 %% interval of the saving, the "
+                   "points' in quadrature; a short run measures little), tuned / native %.3f "
+                   "(+- %.3f)\n", tn, total, tb, half, tb / tn, half / tn);
 }
 
 int cs_show_explored(FILE *f, const char *path, const cs_profile *p, int csv)

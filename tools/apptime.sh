@@ -137,6 +137,14 @@ done
 sort -n "$dir/ratios" | awk '{ c[NR] = $1 } END { printf "median of tuned / native, collective time: %s (range %s-%s)", c[int((NR + 1) / 2)], c[1], c[NR] }'
 sort -n -k2 "$dir/ratios" | awk '{ w[NR] = $2 } END { printf "; wall time: %s (%d pairs)\n", w[int((NR + 1) / 2)], NR }'
 meas=$(sort -n "$dir/ratios" | awk '{ c[NR] = $1 } END { print c[int((NR + 1) / 2)] }')
+# the median's 95 % interval, distribution-free: the order statistics
+# n/2 -+ 0.98 sqrt(n) (none below 6 pairs)
+mci=$(sort -n "$dir/ratios" | awk '{ c[NR] = $1 } END {
+    if (NR < 6) { print "-"; exit }
+    lo = int(NR / 2 - 0.98 * sqrt(NR)); hi = int(NR / 2 + 0.98 * sqrt(NR) + 1)
+    if (lo < 1) lo = 1; if (hi > NR) hi = NR
+    printf "%s-%s", c[lo], c[hi] }')
+echo "  its 95 % interval (order statistics of the pairs): $mci"
 mcompl=$(awk '$3 != "-" { print $3 }' "$dir/ratios" | sort -n | awk '{ c[NR] = $1 } END { print NR ? c[int((NR + 1) / 2)] : "-" }')
 mwait=$(awk '$4 != "-" && $4 != "" { print $4 }' "$dir/ratios" | sort -n | awk '{ c[NR] = $1 } END { print NR ? c[int((NR + 1) / 2)] : "-" }')
 mexits=$(awk '$5 != "-" && $5 != "" { print $5 }' "$dir/ratios" | sort -n | awk '{ c[NR] = $1 } END { print NR ? c[int((NR + 1) / 2)] : "-" }')
@@ -148,9 +156,9 @@ echo "$pred $meas $mcompl $mwait $pexits $mexits" | awk '{ printf "predicted aga
 # --explore: the tree was built on the exploring run's in-application
 # times, whose own expectation is a second prediction
 if [ -n "$explore" ] && [ -f "$dir/autotune.txt" ]; then
-    sed -n 's/^  the tree built on them, at the explored points: tuned \/ native \([0-9.]*\).*/\1/p' \
+    sed -n 's/^  the tree built on them, at the explored points: tuned \/ native \([0-9.]*\)\( (+- \([0-9.]*\)\)\{0,1\}.*/\1 \3/p' \
         "$dir/autotune.txt" | tail -1 |
-        awk -v m="$meas" '{ printf "  in the application (the exploring runs, through the tree measured, built on them; the replay predicted above for its own tree): predicted %.3f, measured median %.3f (difference %+.3f)\n", $1, m, m - $1 }'
+        awk -v m="$meas" -v ci="$mci" '{ printf "  in the application (the exploring runs, through the tree measured, built on them; the replay predicted above for its own tree): predicted %.3f%s, measured median %.3f (95 %%: %s; difference %+.3f)\n", $1, $2 != "" ? sprintf(" +- %.3f", $2) : "", m, ci, m - $1 }'
 fi
 # the points where the replay did not reproduce the application's own
 # native calls (the mix's unlike column): the prediction's known weak spots

@@ -59,7 +59,7 @@ else
     at --budget 3s --explore 2 -o app.tree -- "$app" --quick > report.txt 2> report.err; rc=$?
     [ $rc = 0 ] || { bad "autotune --explore: exit $rc"; cat report.txt report.err; exit 1; }
     grep -q "== measured inside the application" report.txt || bad "the report lacks the explored times"
-    grep -q "^  the collective time of this run natively at the explored points: .*tuned / native [0-9.]*$" \
+    grep -q "^  the collective time of this run natively at the explored points: .*tuned / native [0-9.]* (+- [0-9.]*)$" \
         report.txt || { bad "no in-application expectation"; cat report.txt; }
     grep -q "^  the tree built on them, at the explored points: tuned / native [0-9.]*" report.txt ||
         bad "no expectation for the tree built on the explored times"

@@ -82,6 +82,46 @@ static void test_explore(void)
     cs_xtab_free(&u);
 }
 
+/* A run's table at one point: native 20 calls of 10 us, a method 20 calls
+ * of m us (a little spread each); *total: the run's collective seconds. */
+static void expect_run(cs_xtab *t, double m, double *total)
+{
+    cs_xcell nat = {CS_ALLREDUCE, 2, 8, "allreduce.native", 20, 20 * 10e-6, 20 * 1e-10 * 1.0001, 9e-6, 0};
+    cs_xcell x = {CS_ALLREDUCE, 2, 8, "allreduce.shm.direct", 20, 20 * m * 1e-6, 20 * m * m * 1e-12 * 1.0001,
+                  m * 0.9e-6, 0};
+    T_CHECK(cs_xtab_add(t, &nat) == 0 && cs_xtab_add(t, &x) == 0, "add");
+    *total = nat.t + x.t;
+}
+
+/* The expectation of explored runs: native everywhere 400 us (40 calls of
+ * 10), the method's 40 m; over runs, the jackknife's interval. */
+static void test_expect(void)
+{
+    cs_xtab runs[3] = {{0}}, same[3] = {{0}};
+    double totals[3], tsame[3], nat, best, half, ratio;
+    const double m[3] = {4, 5, 6};
+    for (int i = 0; i < 3; i++) {
+        expect_run(&runs[i], m[i], &totals[i]);
+        expect_run(&same[i], 5, &tsame[i]);
+    }
+    T_CHECK(cs_xtab_expect(&runs[0], totals[0], &nat, &best, &half) == 0 &&
+                fabs(nat - 400e-6) < 1e-12 && fabs(best - 160e-6) < 1e-12 && half > 0,
+            "one run: native %g, best %g, +- %g", nat, best, half);
+    /* leaving one out: 0.55, 0.5, 0.45; jackknife variance 2/3 x 0.005,
+     * t(2) = 4.30 */
+    T_CHECK(cs_xtab_expect_runs(runs, totals, 3, &ratio, &half) == 0 && fabs(ratio - 0.5) < 1e-9 &&
+                fabs(half - 4.30 * sqrt(0.005 * 2 / 3)) < 1e-6,
+            "3 runs: %g +- %g", ratio, half);
+    T_CHECK(cs_xtab_expect_runs(same, tsame, 3, &ratio, &half) == 0 && fabs(ratio - 0.5) < 1e-9 &&
+                half < 1e-9,
+            "3 equal runs: %g +- %g", ratio, half);
+    T_CHECK(cs_xtab_expect_runs(runs, totals, 1, &ratio, &half) == -1, "one run: no spread");
+    cs_xtab empty = {0};
+    T_CHECK(cs_xtab_expect(&empty, 1, &nat, &best, &half) == -1, "nothing explored");
+    for (int i = 0; i < 3; i++)
+        cs_xtab_free(&runs[i]), cs_xtab_free(&same[i]);
+}
+
 static void test_roundtrip(void)
 {
     cs_profile p, q;
@@ -418,6 +458,7 @@ int main(void)
     }
     test_roundtrip();
     test_explore();
+    test_expect();
     test_rejects();
     test_partials();
     test_selection_versions();
