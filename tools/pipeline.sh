@@ -6,7 +6,7 @@
 #   -> profile -> tree -> run with the tree -> native vs tuned time (wall,
 #   and the collective time both runs of PAIRS alternating pairs recorded,
 #   against the prediction: tools/apptime.sh) -> pictures, C code, exports.
-# Outputs go to out/ (or $COLLSEL_OUT).  NP=4, BUDGET=60s, PAIRS=5 by default.
+# Outputs go to out/ (or $COLLSEL_OUT).  NP=4, BUDGET=60s, PAIRS=21 by default.
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${COLLSEL_BUILD:-$top/build}
@@ -64,12 +64,12 @@ ours=$("$collsel" methods --csv | awk -F, 'NR > 1 && !seen[$2]++ { printf " %s",
     { all += $8; if (index(ours, " " tolower($1) " ")) mine += $8 }
     END { if (all > 0) printf "(the collectives collsel replaces (%s) are %.0f %% of this application'"'"'s collective time; at this run length the wall-time ratio is mostly launch noise: the check of step 1 measures the collectives themselves)\n", substr(ours, 2, length(ours) - 2), 100 * mine / all }'
 
-step "6. the application's own collective time, native and tuned: 5 alternating pairs, predicted against measured"
+step "6. the application's own collective time, native and tuned: ${PAIRS:-21} alternating pairs (with 7 the median of an A/A test wanders by +-0.1), predicted against measured"
 # tools/apptime.sh: both sides recorded in every pair (collsel show
 # --compare), the medians and ranges, the prediction of collsel-replay --mix
 # for this tree next to them, and the points where the replay does not
 # reproduce the application's native calls
-"$top/tools/apptime.sh" -n "$NP" -r "${PAIRS:-5}" --tree "$OUT/example.tree" --dir "$OUT/apptime" -- "$app"
+"$top/tools/apptime.sh" -n "$NP" -r "${PAIRS:-21}" --tree "$OUT/example.tree" --dir "$OUT/apptime" -- "$app"
 "$collsel" show --compare "$OUT/apptime/nat-1.prof" "$OUT/apptime/tun-1.prof" --top 8
 
 step "7. pictures, generated C, exports"
