@@ -80,6 +80,9 @@ int cs_allreduce_shm_dynamic(const cs_call *c, const cs_method *m)
     cs_allreduce_as_bcast(c, &b);
     int rc = cs_shm_dynamic(&r, 0); /* the result at rank 0, computed once: the same bits
                                        everywhere */
-    int rc2 = cs_method_run(chain, &b); /* always: rank 0 does, and its peer waits for it */
-    return rc != MPI_SUCCESS ? rc : rc2;
+    int rb = cs_method_run(chain, &b); /* always: rank 0 does, and its peer waits for it */
+    CS_TRY_CODE(rc);                   /* the reduce's error first */
+    CS_TRY(rb);
+out:
+    return rc;
 }
