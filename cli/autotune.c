@@ -259,13 +259,15 @@ static int step_check(at_opts *o, double budget)
  * (failed), 130 (interrupted). */
 static int explore_run(at_opts *o, int n, cs_profile *acc, cs_xtab *run, double *total)
 {
-    char k[16], out[PATH_MAX + 32], err[PATH_MAX + 32], prof[PATH_MAX + 32];
+    char k[16], seed[16], out[PATH_MAX + 32], err[PATH_MAX + 32], prof[PATH_MAX + 32];
     snprintf(k, sizeof k, "%d", o->explore);
+    snprintf(seed, sizeof seed, "%d", n); /* each run its own draw (COLLSEL_EXPLORE_SEED) */
     snprintf(out, sizeof out, "%s/explore.out", o->dir);
     snprintf(err, sizeof err, "%s/explore.err", o->dir);
     snprintf(prof, sizeof prof, "%s/explore-%d.prof", o->dir, n);
     char *words[] = {o->self, "exec", "--mpi", (char *)cs_flavours[o->flavour].name, "--tree",
-                     (char *)o->tree, "--explore", k, "--record", prof, "--", NULL};
+                     (char *)o->tree, "--explore", k, "--explore-seed", seed, "--record", prof,
+                     "--", NULL};
     char *argv[2 * MAX_ARGS];
     at_build_argv(o, argv, words, 1);
     remove(prof);

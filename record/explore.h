@@ -106,8 +106,11 @@ int cs_xtab_expect(const cs_xtab *t, double total, double *nat, double *best, do
  * freedom).  The calls of one run are not independent: the machine's
  * state (a neighbour's load, the cores' clocks) holds through a run, and
  * the calls' own interval (cs_xtab_expect's) understates how far two runs
- * land apart.  0, or -1 (n < 2 or > 64, nothing measured natively, no
- * memory). */
+ * land apart.  The half width is never below the calls' own interval, nor
+ * below the largest move of the ratio when one run is left out (the
+ * statistic has thresholds, and the jackknife's spread is 0 when every
+ * subset falls on one side of them).  0, or -1 (n < 2 or > 64, nothing
+ * measured natively, no memory). */
 int cs_xtab_expect_runs(const cs_xtab *runs, const double *totals, int n, double *ratio,
                         double *half);
 

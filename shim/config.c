@@ -55,6 +55,12 @@ static const struct cs_var {
      "per call (the same on every rank), and with COLLSEL_RECORD the profile keeps each "
      "method's time per call (collsel show --explored; its CSV is a perf table for collsel "
      "tune); 0: off"},
+    {"COLLSEL_EXPLORE_SEED", CS_V_INT, "0", 0, 1 << 30, offsetof(cs_config, explore_seed), "N",
+     "with COLLSEL_EXPLORE: which calls run which method (the draw hashes the call's number "
+     "on its communicator with N; every rank must have the same N, or exploring stops). "
+     "Runs with different N give a call position (the first calls, which meet the startup's "
+     "skew; a step's first allreduce) a different method each time, so that the positions' "
+     "own costs fall on every method (collsel autotune numbers its exploring runs)"},
     {"COLLSEL_SHM_STUCK", CS_V_SECONDS, "10", 0, 1 << 24, offsetof(cs_config, shm_stuck), "SECONDS",
      "seconds one wait of a shared-memory method may take before it is reported (at "
      "COLLSEL_VERBOSE >= 1, one line: the method, the communicator, the call's number on it, "

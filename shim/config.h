@@ -23,6 +23,7 @@ typedef struct cs_config {
     int shm_warmup;     /* COLLSEL_SHM_WARMUP: calls before shared memory */
     int explore;        /* COLLSEL_EXPLORE: candidates per tree leaf tried in the
                            application (shim/explore.c), 0: none */
+    int explore_seed;   /* COLLSEL_EXPLORE_SEED: which calls get which candidate */
     double shm_stuck;   /* COLLSEL_SHM_STUCK: seconds of one shared-memory wait
                            before it is reported (0: never) */
     double record_interval; /* COLLSEL_RECORD_INTERVAL: seconds between

@@ -122,7 +122,8 @@ static void agree(void)
         if (sel[c].force >= 0)
             v = 0x80000000u | (uint32_t)sel[c].force;
         else if (cs_sel_active[c])
-            v = tree_crc ^ (uint32_t)c ^ ((uint32_t)cs_cfg.explore << 20);
+            v = tree_crc ^ (uint32_t)c ^ ((uint32_t)cs_cfg.explore << 20) ^
+                (cs_cfg.explore ? (uint32_t)cs_cfg.explore_seed * 0x9E3779B1u : 0);
         sig[c] = v;                 /* max of v */
         sig[CS_NCOLL + c] = ~v;     /* max of ~v = ~(min of v) */
     }
@@ -134,7 +135,8 @@ static void agree(void)
             continue;
         cs_sel_active[c] = 0;
         cs_log(0, 1, "COLLSEL_FORCE/COLLSEL_TREE: the ranks disagree about %s (different "
-                     "values or tree files); %s stays native", cs_coll_name(c), cs_coll_name(c));
+                     "values, tree files or COLLSEL_EXPLORE / COLLSEL_EXPLORE_SEED); %s stays "
+                     "native", cs_coll_name(c), cs_coll_name(c));
     }
 }
 
@@ -321,7 +323,7 @@ static int run(cs_call *c, xcall *x)
         int cand[CS_EXPLORE_MAX + 1];
         int n = cs_pick_ranked(tree, sel[c->coll].map, sel[c->coll].nmap, c, c->bytes, cand,
                                cs_cfg.explore);
-        idx = cs_explore_draw(c->st->calls, cand, n);
+        idx = cs_explore_draw(c->st->calls, (uint64_t)cs_cfg.explore_seed, cand, n);
         x->idx = idx;
         x->t0 = cs_explore_clock();
     } else if (d->valid && d->bytes == c->bytes && d->root == root && d->count == c->count &&

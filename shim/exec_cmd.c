@@ -36,6 +36,7 @@ static const struct {
     {"--force", "COLLSEL_FORCE", "SPEC"},
     {"--verbose", "COLLSEL_VERBOSE", "N"},
     {"--explore", "COLLSEL_EXPLORE", "K"},
+    {"--explore-seed", "COLLSEL_EXPLORE_SEED", "N"},
 };
 #define NOPTS (sizeof opts / sizeof opts[0])
 

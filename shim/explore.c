@@ -49,12 +49,16 @@ double cs_explore_clock(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-int cs_explore_draw(uint64_t call, const int *cand, int n)
+int cs_explore_draw(uint64_t call, uint64_t seed, const int *cand, int n)
 {
     /* the high bits of a multiplicative hash: calls in step with an
      * application's period (a sum then a max allreduce, every step) still
-     * meet every candidate */
-    uint64_t h = (call + 1) * 0x9E3779B97F4A7C15ull;
+     * meet every candidate.  The seed shifts the sequence by a
+     * pseudo-random amount, so that another run gives each call position
+     * another candidate: without it every run would put the same method on
+     * the same calls (the first ones, with the startup's skew, say), and
+     * no number of runs would average a position's cost out. */
+    uint64_t h = (call + 1 + seed * 0xD1B54A32D192ED03ull) * 0x9E3779B97F4A7C15ull;
     return cand[(int)((h >> 32) * (uint64_t)n >> 32)];
 }
 

@@ -52,7 +52,7 @@ int cs_dispatch_alltoall(const void *sendbuf, int scount, MPI_Datatype sdt, void
  * this process's table into p->xtab (nothing unless COLLSEL_EXPLORE). */
 struct cs_profile;
 #define CS_EXPLORE_MAX 8 /* COLLSEL_EXPLORE's largest K */
-int cs_explore_draw(uint64_t call, const int *cand, int n) CS_HIDDEN;
+int cs_explore_draw(uint64_t call, uint64_t seed, const int *cand, int n) CS_HIDDEN;
 double cs_explore_clock(void) CS_HIDDEN; /* seconds, CLOCK_MONOTONIC */
 void cs_explore_note(int coll, uint32_t size, uint64_t bytes, int idx, double seconds) CS_HIDDEN;
 int cs_explore_build(struct cs_profile *p) CS_HIDDEN;

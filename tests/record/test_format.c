@@ -112,9 +112,35 @@ static void test_expect(void)
     T_CHECK(cs_xtab_expect_runs(runs, totals, 3, &ratio, &half) == 0 && fabs(ratio - 0.5) < 1e-9 &&
                 fabs(half - 4.30 * sqrt(0.005 * 2 / 3)) < 1e-6,
             "3 runs: %g +- %g", ratio, half);
+    /* equal runs: no spread between them, the calls' own interval stays */
+    cs_xtab all = {0};
+    double q;
+    for (int i = 0; i < 3; i++)
+        T_CHECK(cs_xtab_merge(&all, &same[i]) == 0, "merge");
+    T_CHECK(cs_xtab_expect(&all, 3 * tsame[0], &nat, &best, &q) == 0 && q > 0, "merged");
     T_CHECK(cs_xtab_expect_runs(same, tsame, 3, &ratio, &half) == 0 && fabs(ratio - 0.5) < 1e-9 &&
-                half < 1e-9,
-            "3 equal runs: %g +- %g", ratio, half);
+                fabs(half - q / nat) < 1e-9,
+            "3 equal runs: %g +- %g (the calls' %g)", ratio, half, q / nat);
+    cs_xtab_free(&all);
+    /* a threshold crossed by all the runs only: 4 calls each of native
+     * (10 us) and the method (5 us) per run; any 2 runs have 8 of each,
+     * fewer than decide (CS_XMIN_CALLS), all 3 have 12.  Left out in turn,
+     * every ratio is 1 (no spread); together 0.5 (every call at 5 us):
+     * the half width is at least that jump. */
+    cs_xtab few[3] = {{0}};
+    double tfew[3];
+    for (int i = 0; i < 3; i++) {
+        cs_xcell fn = {CS_ALLREDUCE, 2, 8, "allreduce.native", 4, 4 * 10e-6, 4 * 1e-10 * 1.0001, 9e-6, 0};
+        cs_xcell fx = {CS_ALLREDUCE, 2, 8, "allreduce.shm.direct", 4, 4 * 5e-6, 4 * 25e-12 * 1.0001,
+                       4.5e-6, 0};
+        T_CHECK(cs_xtab_add(&few[i], &fn) == 0 && cs_xtab_add(&few[i], &fx) == 0, "add");
+        tfew[i] = fn.t + fx.t;
+    }
+    T_CHECK(cs_xtab_expect_runs(few, tfew, 3, &ratio, &half) == 0 && fabs(ratio - 0.5) < 1e-9 &&
+                half >= 0.5 - 1e-9,
+            "a threshold crossed by all runs only: %g +- %g", ratio, half);
+    for (int i = 0; i < 3; i++)
+        cs_xtab_free(&few[i]);
     T_CHECK(cs_xtab_expect_runs(runs, totals, 1, &ratio, &half) == -1, "one run: no spread");
     cs_xtab empty = {0};
     T_CHECK(cs_xtab_expect(&empty, 1, &nat, &best, &half) == -1, "nothing explored");

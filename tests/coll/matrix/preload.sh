@@ -192,6 +192,16 @@ run explore COLLSEL_TREE="$tmp/app.tree" COLLSEL_EXPLORE=3 COLLSEL_RECORD="$tmp/
 awk '$1 ~ /^(bcast|reduce|barrier)$/ && $5 > 0 { n[$1 " " $2 " " $3]++ }
      END { for (k in n) if (n[k] >= 2) ok = 1; exit !ok }' "$tmp/explored.txt" ||
     { cat "$tmp/explored.txt" >&2; fail "explore: no point where two methods ran"; }
+# Another seed (COLLSEL_EXPLORE_SEED) draws other calls for the methods:
+# results as native's, and the calls per method differ somewhere.
+run explore7 COLLSEL_TREE="$tmp/app.tree" COLLSEL_EXPLORE=3 COLLSEL_EXPLORE_SEED=7 \
+    COLLSEL_RECORD="$tmp/explore7.prof"
+"$collsel" show --explored "$tmp/explore7.prof" > "$tmp/explored7.txt" 2>&1 ||
+    { cat "$tmp/explored7.txt" >&2; fail "explore7: show --explored failed"; }
+! grep -q "disagree" "$tmp/explore7.err" || { cat "$tmp/explore7.err" >&2; fail "explore7: ranks disagreed"; }
+calls() { awk '$1 ~ /^(bcast|reduce|barrier|allreduce)$/ { print $1, $2, $3, $4, $5 }' "$1"; }
+[ "$(calls "$tmp/explored.txt")" != "$(calls "$tmp/explored7.txt")" ] ||
+    { cat "$tmp/explored7.txt" >&2; fail "explore7: seed 7 drew the same calls as seed 0"; }
 run explorenotree COLLSEL_EXPLORE=2
 expect explorenotree "COLLSEL_EXPLORE=2: needs a tree"
 run explorebad COLLSEL_EXPLORE=9 COLLSEL_TREE="$tmp/app.tree"
@@ -247,6 +257,15 @@ if [ "$flavour" = openmpi ] && [ "$rpn" = "$np" ]; then
     cmp -s "$tmp/ref.out" "$tmp/disagree.out" || fail "disagree: output differs from native"
     expect disagree "the ranks disagree about bcast"
     expect disagree "barrier -> barrier.bruck (forced)"
+    # exploring with different seeds would draw different methods for one
+    # call: the tree's collectives stay native, with one line
+    MPIEXEC_EXTRA="-x LD_PRELOAD=$lib -x COLLSEL_TREE=$tmp/app.tree -x COLLSEL_EXPLORE=2 -x COLLSEL_EXPLORE_SEED=1" \
+        "$mpiexec" "$flavour" 1 "$app" --quick : -n $((np - 1)) -x LD_PRELOAD="$lib" \
+        -x COLLSEL_TREE="$tmp/app.tree" -x COLLSEL_EXPLORE=2 -x COLLSEL_EXPLORE_SEED=2 "$app" --quick \
+        > "$tmp/disseed.out" 2> "$tmp/disseed.err" ||
+        { cat "$tmp/disseed.err" >&2; fail "disseed: example_app exited non-zero"; }
+    cmp -s "$tmp/ref.out" "$tmp/disseed.out" || fail "disseed: output differs from native"
+    expect disseed "the ranks disagree about bcast"
 fi
 
 # 7. The application's ANY_SOURCE receives while forced collectives run.
