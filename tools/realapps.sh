@@ -8,7 +8,11 @@
 #   3. a tree tuned on the application by collsel autotune (its own record,
 #      replay and tune), run recorded: results compared, and the
 #      collective time of the tuned run against the native recorded run
-#      (the profiles' own times).
+#      (the profiles' own times);
+#   4. the same tree, exploring (collsel exec --explore 3: each call runs
+#      one of its leaf's first 3 candidates or native, drawn per call, so
+#      methods alternate call by call inside the application): results
+#      compared.
 # Results are compared on what each application prints of its science:
 # LAMMPS the thermo rows (every printed digit), HPCC its verdicts (residual
 # checks, error counts, validations), pw.x its energies (every line with
@@ -28,7 +32,7 @@ while [ $# -gt 0 ]; do
     --apps) APPS=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --budget) BUDGET=$2; shift 2 ;;
-    -h|--help) sed -n '2,20s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) echo "realapps.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -159,11 +163,13 @@ for app in $(echo "$APPS" | tr , ' '); do
         k=$((k + 1))
     done
     mkdir -p "$d/autotune" && (cd "$d/autotune" && app_setup "$app" &&
-        "$collsel" autotune --launcher "timeout 600 $top/tests/mpiexec.sh openmpi $NP" \
+        "$collsel" autotune --launcher "timeout 600 $top/tests/mpiexec.sh openmpi $NP" --mpi openmpi \
             --budget "$BUDGET" -o "$d/app.tree" -- $(app_cmd "$app") > report.txt 2>&1) ||
         { cat "$d/autotune/report.txt"; echo "realapps.sh: collsel autotune failed on $app" >&2; exit 1; }
     app_run "$app" "$d/tuned" --tree "$d/app.tree" --record "$d/tuned.prof"
     check "$app" "$d/tuned" "with its tuned tree"
+    app_run "$app" "$d/explored" --tree "$d/app.tree" --explore 3 --record "$d/explored.prof"
+    check "$app" "$d/explored" "exploring its tree's candidates (--explore 3)"
     nt=$(ctime "$d/native.prof") tt=$(ctime "$d/tuned.prof")
     awk -v n="$nt" -v t="$tt" 'BEGIN { printf "  collective time (the collectives collsel replaces; the profiles): native %.4f s, tuned %.4f s, ratio %.2f\n", n, t, (n > 0 ? t / n : 0) }'
     "$collsel" show --compare "$d/native.prof" "$d/tuned.prof" --top 5 > "$d/compare.txt"
