@@ -63,6 +63,14 @@ else
         report.txt || { bad "no in-application expectation"; cat report.txt; }
     grep -q "^  the tree built on them, at the explored points: tuned / native [0-9.]*" report.txt ||
         bad "no expectation for the tree built on the explored times"
+    # more ranks than cores (one node): the report says the expectation
+    # under-counts there; otherwise it does not
+    if [ "$np" -gt "$(nproc)" ]; then
+        grep -q "^  ($np ranks on $(nproc) cores: exploring under-counts" report.txt ||
+            bad "no warning for $np ranks on $(nproc) cores"
+    elif grep -q "cores: exploring under-counts" report.txt; then
+        bad "an oversubscription warning with $np ranks on $(nproc) cores"
+    fi
     [ -s app.autotune/replay.tree ] || bad "the replay's tree was not kept"
     # the table: at some point native and another method, each with calls
     awk '$1 ~ /^(bcast|reduce|allreduce|barrier)$/ && $5 > 0 { n[$1 " " $3]++ }
