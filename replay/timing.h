@@ -23,6 +23,8 @@
 
 #include <mpi.h>
 
+#include "common/stats.h"
+
 struct cs_pat_run;
 
 /* Runs one collective call; returns an MPI error code. */
@@ -111,12 +113,6 @@ int cs_time_deterministic(MPI_Comm comm, cs_timed *f, int *det);
  * Two round times equal to within 10 ps + rel x a: the same time on a
  * deterministic clock. */
 int cs_time_same(double a, double b, double rel);
-/* Median of x[0..n) (x is sorted in place). */
-double cs_median_sorted(double *x, int n);
-/* Distribution-free 95 % CI of the median of the SORTED x[0..n): the order
- * statistics x[j], x[k] with j = floor(n/2 - 0.98 sqrt(n)), k = ceil(n/2 +
- * 0.98 sqrt(n)) (normal approximation of the binomial, clamped to the
- * sample). */
-void cs_median_ci(const double *sorted, int n, double *lo, double *hi);
+/* (The median and its interval: common/stats.h.) */
 
 #endif
