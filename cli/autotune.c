@@ -52,7 +52,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: collsel autotune [--launcher CMD | -n N] [--mpi FLAVOUR] [--budget TIME]\n"
-            "                        [-o TREE] [--dir DIR] [--explore K] [--resume]\n"
+            "                        [-o TREE] [--dir DIR] [--explore K] [--verify N]\n"
+            "                        [--resume]\n"
             "                        -- APP [ARGS...]\n\n"
             "Tune the collectives of APP in one command: record it once under the launcher,\n"
             "measure every method where it calls (collsel-replay, same launcher and ranks),\n"
@@ -85,6 +86,12 @@ static void usage(FILE *f)
             "                  budget), and build the tree again on those times measured\n"
             "                  inside the application (the replay's tree kept in\n"
             "                  DIR/replay.tree; the times in DIR/explored.txt, .csv)\n"
+            "  --verify N      then run APP N times natively and N times with the tree,\n"
+            "                  alternating, each recorded, and print per collective the\n"
+            "                  median tuned / native time with its 95 %% interval; a\n"
+            "                  collective slower with the tree beyond that interval\n"
+            "                  (N >= 6) is made native in the tree (the tree before kept\n"
+            "                  as DIR/unverified.tree).  Outside --budget: 2N runs of APP\n"
             "  --resume        go on from what DIR holds (after an interruption, or with\n"
             "                  a larger budget): a complete profile is kept, only the\n"
             "                  points not measured yet are measured\n"
@@ -99,7 +106,7 @@ static void usage(FILE *f)
 static volatile sig_atomic_t interrupted;
 static void on_sigint(int sig) { (void)sig, interrupted = 1; }
 
-static void step(const at_opts *o, int k, const char *what, double left)
+void at_step(const at_opts *o, int k, const char *what, double left)
 {
     printf("[%d/%d %5.1fs] %s", k, o->nsteps, cs_now() - o->t0, what);
     if (left > 0)
@@ -108,7 +115,7 @@ static void step(const at_opts *o, int k, const char *what, double left)
     fflush(stdout);
 }
 
-static int stopped(const at_opts *o, const char *what)
+int at_stopped(const at_opts *o, const char *what)
 {
     if (!interrupted)
         return 0;
@@ -136,7 +143,7 @@ static int step_record(at_opts *o, cs_profile *prof)
 {
     cs_err e;
     if (o->resume && cs_profile_load(prof, o->prof, &e) == 0 && prof->complete) {
-        step(o, 1, "recorded profile kept (--resume)", 0);
+        at_step(o, 1, "recorded profile kept (--resume)", 0);
         return 0;
     }
     cs_profile_free(prof);
@@ -148,13 +155,13 @@ static int step_record(at_opts *o, cs_profile *prof)
     snprintf(out, sizeof out, "%s/record.out", o->dir);
     snprintf(err, sizeof err, "%s/record.err", o->dir);
     remove(o->prof);
-    step(o, 1, "recording the application:", 0);
+    at_step(o, 1, "recording the application:", 0);
     printf("        ");
     at_print_cmd(stdout, argv);
     printf("\n");
     fflush(stdout);
     int rc = at_run(argv, out, err);
-    if (stopped(o, "the recording"))
+    if (at_stopped(o, "the recording"))
         return 130;
     int have = cs_profile_load(prof, o->prof, &e) == 0;
     if (rc != 0) {
@@ -201,11 +208,11 @@ static int step_measure(at_opts *o, const cs_profile *prof, double budget)
     at_build_argv(o, argv, words, 0);
     snprintf(what, sizeof what, "measuring every method at %zu point(s) of the profile%s (%u ranks)",
              npts, o->grid ? " and the grid" : "", prof->nranks);
-    step(o, 2, what, budget + o->check_budget);
+    at_step(o, 2, what, budget + o->check_budget);
     if (!o->resume)
         remove(o->perf);
     int rc = at_run(argv, NULL, NULL);
-    if (stopped(o, "the measurements"))
+    if (at_stopped(o, "the measurements"))
         return 130;
     if (rc != 0) {
         fprintf(stderr, CMD "collsel-replay failed (status %d); what it measured is in %s\n", rc,
@@ -219,7 +226,7 @@ static int step_tune(at_opts *o)
 {
     char *argv[] = {o->self, "tune", "--perf", o->perf, "--profile", o->prof, "-o",
                     (char *)o->tree, NULL};
-    step(o, 3, "building the decision tree (collsel tune, log in DIR/tune.txt)", 0);
+    at_step(o, 3, "building the decision tree (collsel tune, log in DIR/tune.txt)", 0);
     int rc = at_run(argv, o->log, o->log);
     if (rc != 0) {
         fprintf(stderr, CMD "collsel tune failed (status %d): see %s\n", rc, o->log);
@@ -237,9 +244,9 @@ static int step_check(at_opts *o, double budget)
                      "--csv", NULL};
     char *argv[2 * MAX_ARGS];
     at_build_argv(o, argv, words, 0);
-    step(o, 4, "checking the tree on the recorded mix (collsel-replay --mix)", budget);
+    at_step(o, 4, "checking the tree on the recorded mix (collsel-replay --mix)", budget);
     int rc = at_run(argv, o->mix, err);
-    if (stopped(o, "the check"))
+    if (at_stopped(o, "the check"))
         return 130;
     if (rc != 0) {
         fprintf(stderr, CMD "collsel-replay --mix failed (status %d): see %s\n", rc, err);
@@ -272,7 +279,7 @@ static int explore_run(at_opts *o, int n, cs_profile *acc, cs_xtab *run, double 
     at_build_argv(o, argv, words, 1);
     remove(prof);
     int rc = at_run(argv, out, err);
-    if (stopped(o, "the exploring run"))
+    if (at_stopped(o, "the exploring run"))
         return 130;
     if (rc != 0) {
         fprintf(stderr, CMD "the exploring run exited with status %d (its output: %s, %s)\n", rc,
@@ -314,7 +321,7 @@ static int step_explore(at_opts *o)
     cs_profile_init(&acc);
     cs_xtab runs[XRUNS] = {{0}};
     double totals[XRUNS], ratio = 0, half = 1, t0 = cs_now(), last = 0;
-    step(o, 5, "measuring the tree's first candidates and native inside the application "
+    at_step(o, 5, "measuring the tree's first candidates and native inside the application "
                "(COLLSEL_EXPLORE), until the hot points have enough calls", 0);
     int n = 0, rc = 0;
     size_t open_points = 1;
@@ -352,7 +359,7 @@ static int step_explore(at_opts *o)
         fprintf(stderr, CMD "the exploring run measured nothing (see %s)\n", o->log);
         return 1;
     }
-    step(o, 6, "building the tree on the in-application times (the replay's tree kept in "
+    at_step(o, 6, "building the tree on the in-application times (the replay's tree kept in "
                "DIR/replay.tree)", 0);
     if (rename(o->tree, o->rtree) < 0) {
         fprintf(stderr, CMD "cannot keep the replay's tree as %s: %s\n", o->rtree,
@@ -430,7 +437,7 @@ static void tree_expect(const at_opts *o)
         printf("  (%u ranks on %ld cores: exploring under-counts what a method costs used on "
                "every call when ranks wait for one not scheduled; on this layout the measured "
                "ratio has come out up to 0.2 above the expectation: check it with paired runs, "
-               "tools/apptime.sh --tree)\n",
+               "--verify N)\n",
                p.meta.ranks_per_node, cores);
     cs_tree_free(t);
     cs_profile_free(&p);
@@ -473,7 +480,7 @@ static int parse_args(int argc, char **argv, at_opts *o, const char **launcher)
             continue;
         }
         if (strcmp(a, "--launcher") && strcmp(a, "-n") && strcmp(a, "--budget") &&
-            strcmp(a, "--explore") &&
+            strcmp(a, "--explore") && strcmp(a, "--verify") &&
             strcmp(a, "-o") && strcmp(a, "--dir") && strcmp(a, "--grid") && strcmp(a, "--mpi")) {
             fprintf(stderr, CMD "unknown option '%s' (collsel autotune --help)\n", a);
             return 2;
@@ -513,6 +520,15 @@ static int parse_args(int argc, char **argv, at_opts *o, const char **launcher)
                 return 2;
             }
             o->explore = (int)k;
+        } else if (!strcmp(a, "--verify")) {
+            char *end;
+            long k = strtol(v, &end, 10);
+            if (*end || k < 1 || k > 99) {
+                fprintf(stderr, CMD "--verify '%s': need N in 1..99 (pairs of runs; 6 or more "
+                                    "to decide)\n", v);
+                return 2;
+            }
+            o->verify = (int)k;
         } else {
             o->dir = v;
         }
@@ -561,6 +577,7 @@ static int set_paths(at_opts *o)
     snprintf(o->xperf, sizeof o->xperf, "%s/explored.csv", o->dir);
     snprintf(o->xtext, sizeof o->xtext, "%s/explored.txt", o->dir);
     snprintf(o->rtree, sizeof o->rtree, "%s/replay.tree", o->dir);
+    snprintf(o->utree, sizeof o->utree, "%s/unverified.tree", o->dir);
     ssize_t n = readlink("/proc/self/exe", o->self, sizeof o->self - 1);
     if (n <= 0) {
         fprintf(stderr, CMD "cannot read /proc/self/exe: %s\n", strerror(errno));
@@ -637,6 +654,7 @@ int cs_cmd_autotune(int argc, char **argv)
         return rc;
     if (o.explore)
         o.nsteps = 6;
+    o.nsteps += o.verify > 0;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;
@@ -660,9 +678,12 @@ int cs_cmd_autotune(int argc, char **argv)
         at_report(&o, &prof);
         if (o.explore)
             explore_report(&o);
+    }
+    if (rc == 0 && o.verify)
+        rc = at_verify(&o);
+    if (rc == 0)
         printf("(tree %s; profile, measurements, mix and logs in %s/; %.1f s in all)\n", o.tree,
                o.dir, cs_now() - o.t0);
-    }
     cs_profile_free(&prof);
     return rc;
 }

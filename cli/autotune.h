@@ -28,10 +28,11 @@ typedef struct at_opts {
     double t0;
     double check_budget; /* seconds of step 4 */
     int explore;         /* --explore K: steps 5 and 6 (0: none) */
-    int nsteps;          /* 4, or 6 with --explore */
+    int verify;          /* --verify N: paired runs after the tree is built (0: none) */
+    int nsteps;          /* 4, 6 with --explore, one more with --verify */
     double xhalf;        /* the explored expectation's 95 % half width between runs, or -1 */
     char xprof[PATH_MAX + 16], xperf[PATH_MAX + 16], xtext[PATH_MAX + 16],
-        rtree[PATH_MAX + 16];
+        rtree[PATH_MAX + 16], utree[PATH_MAX + 16];
 } at_opts;
 
 /* autotune_run.c: programs under the launcher.  at_in_path: prog can be
@@ -49,6 +50,19 @@ void at_build_argv(const at_opts *o, char **argv, char *const *words, int app);
 int at_run(char *const *argv, const char *out, const char *err);
 void at_print_cmd(FILE *f, char *const *argv);
 void at_tail(const char *path, int lines);
+
+/* autotune.c: a step's progress line ([k/n time] what, about LEFT s left
+ * if > 0); at_stopped: 1 after Ctrl-C (and says how to resume), else 0. */
+void at_step(const at_opts *o, int k, const char *what, double left);
+int at_stopped(const at_opts *o, const char *what);
+
+/* autotune_verify.c (--verify N): N alternating native / tuned runs of the
+ * application, each recorded; per collective the median of tuned / native
+ * collective time with its 95 % interval; a collective measured slower
+ * beyond that interval is made native in the tree (collsel tune again, on
+ * the same times without its methods; the tree before kept as
+ * DIR/unverified.tree).  0, or an exit status. */
+int at_verify(at_opts *o);
 
 /* autotune_report.c: the profile's shares, the mix's points, the gain per
  * collective and the command that runs the application with the tree. */

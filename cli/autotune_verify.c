@@ -1,0 +1,216 @@
+/* collsel autotune --verify N: does the tree keep its promise in the
+ * application itself?  The expectation comes from the replay or from
+ * exploring, and both can miss what using one method on every call does
+ * (README, Measured inside the application: 4 ranks on 2 cores, LAMMPS's
+ * tree expected 0.93 and measured 1.12 of native).  So the application
+ * runs N times natively and N times with the tree, alternating (native
+ * first in odd pairs, tuned first in even ones: a drift falls on both),
+ * every run recorded; per collective collsel replaces, the pairs' ratios
+ * of tuned / native time (the profiles' own) give a median and its
+ * distribution-free 95 % interval (common/stats.h).  A collective whose
+ * interval lies above 1 was slower with the tree beyond the noise: the
+ * tree is built again with native only for it (its other methods' rows
+ * left out of the same times), and the report says so.  The runs cost N
+ * x 2 application runs, outside --budget (the user asked for them). */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/autotune.h"
+#include "common/colls.h"
+#include "common/stats.h"
+#include "common/util.h"
+#include "record/arrivals.h"
+#include "record/profile.h"
+#include "select/perf.h"
+#include "shim/flavours.h"
+
+#define MAX_PAIRS 99
+
+/* Seconds per collective collsel replaces (index: enum cs_coll) and their
+ * sum (index CS_NCOLL) in a recorded run: t, the time in them; k, their
+ * completion (from the last arrival on: what a method changes; the wait a
+ * slow collective causes lands on the next one's wait), -1 where a cell's
+ * arrivals were not recorded.  0, or -1 if it cannot be read. */
+static int coll_times(const char *path, double t[CS_NCOLL + 1], double k[CS_NCOLL + 1])
+{
+    cs_profile p;
+    cs_err e;
+    if (cs_profile_load(&p, path, &e) < 0) {
+        fprintf(stderr, CMD "%s\n", e.msg);
+        return -1;
+    }
+    memset(t, 0, sizeof(double) * (CS_NCOLL + 1));
+    memset(k, 0, sizeof(double) * (CS_NCOLL + 1));
+    for (size_t i = 0; i < p.ncells; i++) {
+        int c = cs_coll_of_rcoll((int)p.cells[i].coll);
+        double w, cpl;
+        if (c < 0)
+            continue;
+        t[c] += p.cells[i].t_total;
+        t[CS_NCOLL] += p.cells[i].t_total;
+        int split = cs_arr_split(&p, &p.cells[i], &w, &cpl) == 0;
+        k[c] = split && k[c] >= 0 ? k[c] + cpl : -1;
+        k[CS_NCOLL] = split && k[CS_NCOLL] >= 0 ? k[CS_NCOLL] + cpl : -1;
+    }
+    cs_profile_free(&p);
+    return 0;
+}
+
+/* One recorded run, natively (tree NULL) or with the tree: 0 or -1. */
+static int one_run(at_opts *o, const char *tree, const char *prof)
+{
+    char out[PATH_MAX + 32], err[PATH_MAX + 32];
+    snprintf(out, sizeof out, "%s/verify.out", o->dir);
+    snprintf(err, sizeof err, "%s/verify.err", o->dir);
+    char *words[10];
+    int w = 0;
+    words[w++] = o->self, words[w++] = "exec", words[w++] = "--mpi";
+    words[w++] = (char *)cs_flavours[o->flavour].name;
+    words[w++] = "--record", words[w++] = (char *)prof;
+    if (tree)
+        words[w++] = "--tree", words[w++] = (char *)tree;
+    words[w++] = "--", words[w] = NULL;
+    char *argv[2 * MAX_ARGS];
+    at_build_argv(o, argv, words, 1);
+    remove(prof);
+    int rc = at_run(argv, out, err);
+    if (rc != 0) {
+        fprintf(stderr, CMD "a verifying run exited with status %d (its output: %s, %s)\n", rc, out,
+                err);
+        at_tail(err, 6);
+        return -1;
+    }
+    return 0;
+}
+
+/* perf (a perf table) without the rows of the stripped collectives'
+ * methods other than native, written to out: 0 or -1. */
+static int drop_methods(const char *perf, const char *out, const int *strip)
+{
+    cs_perf t, kept;
+    cs_err e;
+    cs_perf_init(&t);
+    cs_perf_init(&kept);
+    if (cs_perf_read(&t, perf, &e) < 0) {
+        fprintf(stderr, CMD "%s\n", e.msg);
+        cs_perf_free(&t);
+        return -1;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < t.n && rc == 0; i++) {
+        const cs_perf_row *r = &t.rows[i];
+        const char *dot = strchr(r->method, '.'); /* COLL.native */
+        if (!strip[r->coll] || (dot && !strcmp(dot, ".native")) || cs_perf_is_segment(r))
+            rc = cs_perf_add(&kept, r);
+    }
+    if (rc == 0 && cs_perf_write(&kept, out, &e) < 0) {
+        fprintf(stderr, CMD "%s\n", e.msg);
+        rc = -1;
+    } else if (rc != 0) {
+        fprintf(stderr, CMD "out of memory\n");
+    }
+    cs_perf_free(&t);
+    cs_perf_free(&kept);
+    return rc;
+}
+
+/* The ratios tuned / native of pairs' values a[i][c] / b[i][c] (both > 0):
+ * their number, median (sorts r) and interval; "-" printed without any. */
+static int ratios(double (*nat)[CS_NCOLL + 1], double (*tun)[CS_NCOLL + 1], int n, int c,
+                  double *r, double *lo)
+{
+    int m = 0;
+    double hi;
+    for (int i = 0; i < n; i++)
+        if (nat[i][c] > 0 && tun[i][c] > 0)
+            r[m++] = tun[i][c] / nat[i][c];
+    if (m == 0) {
+        printf(" %24s", "-");
+        return 0;
+    }
+    double med = cs_median_sorted(r, m);
+    cs_median_ci(r, m, lo, &hi);
+    printf(" %7.3f (%6.3f-%6.3f)", med, *lo, hi);
+    return m;
+}
+
+int at_verify(at_opts *o)
+{
+    static double nat[MAX_PAIRS][CS_NCOLL + 1], tun[MAX_PAIRS][CS_NCOLL + 1],
+        natk[MAX_PAIRS][CS_NCOLL + 1], tunk[MAX_PAIRS][CS_NCOLL + 1];
+    const int n = o->verify < MAX_PAIRS ? o->verify : MAX_PAIRS;
+    char what[160];
+    snprintf(what, sizeof what, "verifying: %d alternating native / tuned runs of the "
+                                "application, each recorded (DIR/verify-*.prof)", n);
+    at_step(o, o->nsteps, what, 0);
+    for (int i = 0; i < n; i++) {
+        char pn[PATH_MAX + 32], pt[PATH_MAX + 32];
+        snprintf(pn, sizeof pn, "%s/verify-native-%d.prof", o->dir, i + 1);
+        snprintf(pt, sizeof pt, "%s/verify-tuned-%d.prof", o->dir, i + 1);
+        for (int k = 0; k < 2; k++) {
+            int tuned = (k == 0) == (i % 2 == 1); /* odd pairs (1-based) native first */
+            if (one_run(o, tuned ? o->tree : NULL, tuned ? pt : pn) < 0)
+                return 1;
+            if (at_stopped(o, "the verifying runs"))
+                return 130;
+        }
+        if (coll_times(pn, nat[i], natk[i]) < 0 || coll_times(pt, tun[i], tunk[i]) < 0)
+            return 1;
+        printf("        pair %d of %d: collective time tuned / native %.3f\n", i + 1, n,
+               nat[i][CS_NCOLL] > 0 ? tun[i][CS_NCOLL] / nat[i][CS_NCOLL] : 0);
+        fflush(stdout);
+    }
+    printf("\n== verified in the application: %d pairs of runs (tuned / native, the median of "
+           "the pairs with its 95 %% interval%s; a collective is judged on its completion, from "
+           "the last arrival on, where recorded: the wait a slow collective causes lands on the "
+           "next one)\n%-10s %24s %24s\n",
+           n, n < 6 ? ", below 6 pairs only the range" : "", "", "collective time",
+           "completion");
+    int strip[CS_NCOLL] = {0}, nstrip = 0;
+    double r[MAX_PAIRS], lo = 0, klo = 0;
+    for (int c = 0; c <= CS_NCOLL; c++) {
+        int any = 0;
+        for (int i = 0; i < n; i++)
+            any |= nat[i][c] > 0 || tun[i][c] > 0;
+        if (!any)
+            continue;
+        printf("  %-10s", c == CS_NCOLL ? "all" : cs_coll_name(c));
+        int m = ratios(nat, tun, n, c, r, &lo), mk = ratios(natk, tunk, n, c, r, &klo);
+        printf("\n");
+        if (c < CS_NCOLL && (mk >= 6 ? klo > 1 : mk == 0 && m >= 6 && lo > 1))
+            strip[c] = 1, nstrip++;
+    }
+    if (!nstrip) {
+        printf("  no collective was slower with the tree beyond the noise: %s stays\n", o->tree);
+        return 0;
+    }
+    /* the times the tree was built on, without the stripped collectives' methods */
+    const char *perf = o->explore ? o->xperf : o->perf;
+    char vperf[PATH_MAX + 32];
+    snprintf(vperf, sizeof vperf, "%s/verified.csv", o->dir);
+    if (drop_methods(perf, vperf, strip) < 0)
+        return 1;
+    if (rename(o->tree, o->utree) < 0) {
+        fprintf(stderr, CMD "cannot keep the tree as %s: %s\n", o->utree, strerror(errno));
+        return 1;
+    }
+    char *tune[] = {o->self, "tune", "--perf", vperf, "--profile", o->prof, "-o", (char *)o->tree,
+                    NULL};
+    if (at_run(tune, o->log, o->log) != 0) {
+        fprintf(stderr, CMD "collsel tune on %s failed: see %s; the tree stays as it was\n", vperf,
+                o->log);
+        rename(o->utree, o->tree);
+        return 1;
+    }
+    printf("  slower with the tree beyond the noise (the interval above 1):");
+    for (int c = 0; c < CS_NCOLL; c++)
+        if (strip[c])
+            printf(" %s", cs_coll_name(c));
+    printf("\n  %s now keeps them native (built again on %s; the tree before: %s); the "
+           "expectations above were for the tree before\n",
+           o->tree, vperf, o->utree);
+    return 0;
+}
