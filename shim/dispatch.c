@@ -154,10 +154,18 @@ int cs_dispatch_init(void)
             tree = NULL;
         }
     }
+    for (int c = 0; tree && c < CS_NCOLL; c++)
+        map_tree(c);
     /* a tree is used on the layout it was tuned for only (every rank takes
-     * part: one that read no tree as well) */
+     * part: one that read no tree as well).  A tree that drives nothing
+     * (native everywhere: what autotune --verify can leave) asks for no
+     * layout: the node split it costs at MPI_Init is then spared, and
+     * with it any trace it leaves on the application's first calls. */
     uint32_t tn = 0, tr = 0;
-    if (tree)
+    int drives = 0;
+    for (int c = 0; c < CS_NCOLL; c++)
+        drives |= sel[c].nmap > 0;
+    if (tree && drives)
         cs_tree_layout(tree, &tn, &tr);
     int want = tn > 0, any = 0, nodes = 0, rpn = 0;
     if (PMPI_Allreduce(&want, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
@@ -170,6 +178,11 @@ int cs_dispatch_init(void)
                      "(collectives stay native unless forced)", cs_cfg.tree,
                cs_layout_str(tn, tr, a, sizeof a), cs_layout_str((uint32_t)nodes, (uint32_t)rpn, b,
                                                                  sizeof b));
+        for (int c = 0; c < CS_NCOLL; c++) {
+            free(sel[c].map);
+            sel[c].map = NULL;
+            sel[c].nmap = 0;
+        }
         cs_tree_free(tree);
         tree = NULL;
     }
@@ -181,8 +194,6 @@ int cs_dispatch_init(void)
         cs_log(0, 1, "COLLSEL_EXPLORE=%d without COLLSEL_RECORD: methods are drawn per call but "
                      "their times are not kept (collsel exec --record FILE)", cs_cfg.explore);
     }
-    for (int c = 0; tree && c < CS_NCOLL; c++)
-        map_tree(c);
     for (int c = 0; c < CS_NCOLL; c++) {
         int n;
         const cs_method *t = cs_methods((enum cs_coll)c, &n);
