@@ -382,7 +382,7 @@ static int step_explore(at_opts *o)
  * there (native's where that was not measured on CS_XMIN_CALLS calls),
  * against native's; the rest of the time unchanged.  The tree may keep
  * native where a method beat it (its margin, its leaves span points). */
-static void tree_expect(const at_opts *o)
+void at_tree_expect(const at_opts *o)
 {
     cs_profile p;
     cs_tree *t = NULL;
@@ -455,7 +455,7 @@ static void explore_report(const at_opts *o)
             printf("  %s", line);
     if (f)
         fclose(f);
-    tree_expect(o);
+    at_tree_expect(o);
     printf("  %s is built on these times; the replay's tree is %s\n", o->tree, o->rtree);
 }
 

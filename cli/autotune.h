@@ -55,6 +55,9 @@ void at_tail(const char *path, int lines);
  * if > 0); at_stopped: 1 after Ctrl-C (and says how to resume), else 0. */
 void at_step(const at_opts *o, int k, const char *what, double left);
 int at_stopped(const at_opts *o, const char *what);
+/* autotune.c, with --explore: what the tree makes of the exploring runs'
+ * collective time (one line, "the tree built on them, ..."). */
+void at_tree_expect(const at_opts *o);
 
 /* autotune_verify.c (--verify N): N alternating native / tuned runs of the
  * application, each recorded; per collective the median of tuned / native

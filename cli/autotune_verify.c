@@ -210,7 +210,9 @@ int at_verify(at_opts *o)
         if (strip[c])
             printf(" %s", cs_coll_name(c));
     printf("\n  %s now keeps them native (built again on %s; the tree before: %s); the "
-           "expectations above were for the tree before\n",
-           o->tree, vperf, o->utree);
+           "expectations above were for the tree before%s\n",
+           o->tree, vperf, o->utree, o->explore ? "; for this one:" : "");
+    if (o->explore)
+        at_tree_expect(o);
     return 0;
 }

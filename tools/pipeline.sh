@@ -2,7 +2,8 @@
 # tools/pipeline.sh: the whole collsel pipeline on the bundled example
 # application, at 4 ranks (run by tools/demo.sh after set-up):
 #   collsel autotune (record -> replay -> tune -> replay --mix -> explore
-#   inside the application -> tune again on those times -> report)
+#   inside the application -> tune again on those times -> report ->
+#   paired runs verifying the tree)
 #   -> profile -> tree -> run with the tree -> native vs tuned time (wall,
 #   and the collective time both runs of PAIRS alternating pairs recorded,
 #   against the prediction: tools/apptime.sh) -> pictures, C code, exports.
@@ -19,11 +20,12 @@ launcher="$top/tests/mpiexec.sh openmpi $NP"
 run() { "$top/tests/mpiexec.sh" openmpi "$@"; }
 step() { printf '\n==== %s\n' "$*"; }
 
-step "1. collsel autotune: record, measure, tune and check in one command ($NP ranks), then the tree's candidates measured inside the application"
+step "1. collsel autotune: record, measure, tune and check in one command ($NP ranks), then the tree's candidates measured inside the application, then the tree verified by paired runs"
 # (a coarse grid is measured too, for the decision maps of step 7; --explore
 # 3: exploring runs, each call one of the tree's first 3 candidates or
-# native, and the tree built again on those in-application times)
-"$collsel" autotune --launcher "$launcher" --budget "${BUDGET:-60s}" --explore 3 \
+# native, and the tree built again on those in-application times; --verify
+# 9: 9 native / tuned pairs, a collective slower with the tree made native)
+"$collsel" autotune --launcher "$launcher" --budget "${BUDGET:-60s}" --explore 3 --verify 9 \
     --grid "cs=2:$NP:x2,ms=1:4M:x16" -o "$OUT/example.tree" --dir "$OUT" -- "$app"
 cp "$OUT/app.prof" "$OUT/example.prof"
 
