@@ -6,9 +6,10 @@
  * runs N times natively and N times with the tree, alternating (native
  * first in odd pairs, tuned first in even ones: a drift falls on both),
  * every run recorded; per collective collsel replaces, the pairs' ratios
- * of tuned / native time (the profiles' own) give a median and its
- * distribution-free 95 % interval (common/stats.h).  A collective whose
- * interval lies above 1 was slower with the tree beyond the noise: the
+ * of tuned / native time and completion (the profiles' own) give medians
+ * and their distribution-free 95 % intervals (common/stats.h).  A
+ * collective whose completion interval lies above 1 (its time's, where
+ * arrivals were not recorded) was slower with the tree beyond the noise: the
  * tree is built again with native only for it (its other methods' rows
  * left out of the same times), and the report says so.  The runs cost N
  * x 2 application runs, outside --budget (the user asked for them). */
@@ -32,8 +33,9 @@
 /* Seconds per collective collsel replaces (index: enum cs_coll) and their
  * sum (index CS_NCOLL) in a recorded run: t, the time in them; k, their
  * completion (from the last arrival on: what a method changes; the wait a
- * slow collective causes lands on the next one's wait), -1 where a cell's
- * arrivals were not recorded.  0, or -1 if it cannot be read. */
+ * slow collective causes lands on the next one's wait), over its cells
+ * with arrivals (the sampled calls of a rare cell may match none), -1
+ * where none has them.  0, or -1 if it cannot be read. */
 static int coll_times(const char *path, double t[CS_NCOLL + 1], double k[CS_NCOLL + 1])
 {
     cs_profile p;
@@ -43,7 +45,8 @@ static int coll_times(const char *path, double t[CS_NCOLL + 1], double k[CS_NCOL
         return -1;
     }
     memset(t, 0, sizeof(double) * (CS_NCOLL + 1));
-    memset(k, 0, sizeof(double) * (CS_NCOLL + 1));
+    for (int c = 0; c <= CS_NCOLL; c++)
+        k[c] = -1;
     for (size_t i = 0; i < p.ncells; i++) {
         int c = cs_coll_of_rcoll((int)p.cells[i].coll);
         double w, cpl;
@@ -51,9 +54,10 @@ static int coll_times(const char *path, double t[CS_NCOLL + 1], double k[CS_NCOL
             continue;
         t[c] += p.cells[i].t_total;
         t[CS_NCOLL] += p.cells[i].t_total;
-        int split = cs_arr_split(&p, &p.cells[i], &w, &cpl) == 0;
-        k[c] = split && k[c] >= 0 ? k[c] + cpl : -1;
-        k[CS_NCOLL] = split && k[CS_NCOLL] >= 0 ? k[CS_NCOLL] + cpl : -1;
+        if (cs_arr_split(&p, &p.cells[i], &w, &cpl) == 0) {
+            k[c] = (k[c] < 0 ? 0 : k[c]) + cpl;
+            k[CS_NCOLL] = (k[CS_NCOLL] < 0 ? 0 : k[CS_NCOLL]) + cpl;
+        }
     }
     cs_profile_free(&p);
     return 0;
@@ -117,7 +121,7 @@ static int drop_methods(const char *perf, const char *out, const int *strip)
     return rc;
 }
 
-/* The ratios tuned / native of pairs' values a[i][c] / b[i][c] (both > 0):
+/* The ratios tun[i][c] / nat[i][c] of the pairs where both are > 0:
  * their number, median (sorts r) and interval; "-" printed without any. */
 static int ratios(double (*nat)[CS_NCOLL + 1], double (*tun)[CS_NCOLL + 1], int n, int c,
                   double *r, double *lo)
