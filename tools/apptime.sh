@@ -19,8 +19,11 @@
 # the completion) the replay's tuned / native completion ratio against the
 # application's (median of the pairs; off by more than 0.2: marked): where
 # the prediction is weak, on the native side and on the tuned one.
-#   tools/apptime.sh [-n NP] [-r RUNS] [--tree TREE] [--dir DIR] [--launcher LINE] [--aa]
-#                    [--explore K] -- APP [ARGS]
+#   tools/apptime.sh [-n NP] [-r RUNS] [--tree TREE [--baseline TREE0]] [--dir DIR]
+#                    [--launcher LINE] [--aa] [--explore K] -- APP [ARGS]
+# --baseline TREE0: the other side of every pair runs with TREE0 instead of
+# natively (tree against tree, e.g. with and without some methods; the
+# columns then read TREE / TREE0, and nothing is predicted).
 # --explore K: autotune --explore K (the tree built on the times of an
 # exploring run inside the application); that run's own expectation is
 # printed too, against the measured median.
@@ -34,13 +37,14 @@
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${COLLSEL_BUILD:-$top/build}
-np=4 runs=5 tree= dir= launcher= aa= explore=
-usage() { sed -n '2,29s/^# \{0,1\}//p' "$0"; }
+np=4 runs=5 tree= dir= launcher= aa= explore= base=
+usage() { sed -n '2,32s/^# \{0,1\}//p' "$0"; }
 while [ $# -gt 0 ]; do
     case "$1" in
     -n) np=$2; shift 2 ;;
     -r) runs=$2; shift 2 ;;
     --tree) tree=$2; shift 2 ;;
+    --baseline) base=$2; shift 2 ;;
     --dir) dir=$2; shift 2 ;;
     --launcher) launcher=$2; shift 2 ;;
     --aa) aa=1; shift ;;
@@ -52,6 +56,9 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || { echo "apptime.sh: no application given (see --help)" >&2; exit 2; }
 case "$np$runs$explore" in *[!0-9]*) echo "apptime.sh: -n, -r and --explore take positive integers" >&2; exit 2 ;; esac
+[ -z "$base" ] || { [ -n "$tree" ] && [ -z "$aa$explore" ]; } ||
+    { echo "apptime.sh: --baseline goes with --tree (not with --aa or --explore)" >&2; exit 2; }
+[ -z "$base" ] || [ -f "$base" ] || { echo "apptime.sh: --baseline $base: no such file" >&2; exit 2; }
 [ -z "$explore" ] || [ -z "$tree$aa" ] ||
     { echo "apptime.sh: --explore goes with the tuning (not with --tree or --aa)" >&2; exit 2; }
 c=$B/cli/collsel
@@ -69,6 +76,9 @@ run() {
 if [ -n "$aa" ]; then
     echo "== A/A: both runs of every pair native ($np ranks; files in $dir)"
     tree=none mix=
+elif [ -n "$base" ]; then
+    echo "== tree against tree: $tree against $base ($np ranks; files in $dir)"
+    mix=
 elif [ -z "$tree" ]; then
     echo "== collsel autotune ($np ranks; files in $dir)"
     "$c" autotune --launcher "$top/tests/mpiexec.sh openmpi $np" --mpi openmpi \
@@ -89,6 +99,8 @@ fi
 # arrivals), else its total (no arrival data: all of it taken as completion)
 if [ -n "$aa" ]; then
     pred="1 1" pexits="1"
+elif [ -n "$base" ]; then
+    pred="- -" pexits="-"
 else
     pred=$(awk -F, '$1 == "application" { a = $13 } $1 == "completion" { c = $13 } $1 == "total" { t = $13 }
         END { if (a == "") { a = t; c = t }; printf "%s %s", a, c }' "$mix")
@@ -103,7 +115,7 @@ while [ "$i" -le "$runs" ]; do
     # pair (a cache warmed by the first, a drift) falls on both sides
     order="nat tun"; [ $((i % 2)) = 0 ] && order="tun nat"
     for side in $order; do
-        t=$tree; [ "$side" = nat ] || [ -n "$aa" ] && t=
+        t=$tree; [ "$side" = nat ] || [ -n "$aa" ] && t=$base
         p="$side-$i"
         t0=$(date +%s.%N)
         if [ -n "$t" ]; then
@@ -145,6 +157,11 @@ mci=$(sort -n "$dir/ratios" | awk '{ c[NR] = $1 } END {
     if (lo < 1) lo = 1; if (hi > NR) hi = NR
     printf "%s-%s", c[lo], c[hi] }')
 echo "  its 95 % interval (order statistics of the pairs): $mci"
+if [ -n "$base" ]; then # nothing predicted: the completion's median too, and done
+    awk '$3 != "-" { print $3 }' "$dir/ratios" | sort -n |
+        awk '{ c[NR] = $1 } END { if (NR) printf "median of %s, completion: %s\n", "'"$(basename "$tree") / $(basename "$base")"'", c[int((NR + 1) / 2)] }'
+    exit 0
+fi
 mcompl=$(awk '$3 != "-" { print $3 }' "$dir/ratios" | sort -n | awk '{ c[NR] = $1 } END { print NR ? c[int((NR + 1) / 2)] : "-" }')
 mwait=$(awk '$4 != "-" && $4 != "" { print $4 }' "$dir/ratios" | sort -n | awk '{ c[NR] = $1 } END { print NR ? c[int((NR + 1) / 2)] : "-" }')
 mexits=$(awk '$5 != "-" && $5 != "" { print $5 }' "$dir/ratios" | sort -n | awk '{ c[NR] = $1 } END { print NR ? c[int((NR + 1) / 2)] : "-" }')
