@@ -150,7 +150,8 @@ int cs_dispatch_init(void)
         cs_err e = {{0}};
         if (cs_tree_read(&tree, cs_cfg.tree, &e) < 0) {
             cs_log(0, 1, "COLLSEL_TREE=%s: %s; the tree is not used (collectives stay native "
-                         "unless forced)", cs_cfg.tree, e.msg);
+                         "unless forced%s)", cs_cfg.tree, e.msg,
+                   cs_cfg.explore ? "; nothing to explore" : "");
             tree = NULL;
         }
     }
@@ -175,9 +176,10 @@ int cs_dispatch_init(void)
     if (tn && (tn != (uint32_t)nodes || tr != (uint32_t)rpn)) {
         char a[64], b[64];
         cs_log(0, 1, "COLLSEL_TREE=%s: tuned for %s, this run is %s; the tree is not used "
-                     "(collectives stay native unless forced)", cs_cfg.tree,
+                     "(collectives stay native unless forced%s)", cs_cfg.tree,
                cs_layout_str(tn, tr, a, sizeof a), cs_layout_str((uint32_t)nodes, (uint32_t)rpn, b,
-                                                                 sizeof b));
+                                                                 sizeof b),
+               cs_cfg.explore ? "; nothing to explore" : "");
         for (int c = 0; c < CS_NCOLL; c++) {
             free(sel[c].map);
             sel[c].map = NULL;
@@ -187,8 +189,9 @@ int cs_dispatch_init(void)
         tree = NULL;
     }
     if (cs_cfg.explore > 0 && !tree) {
-        cs_log(0, 1, "COLLSEL_EXPLORE=%d: needs a tree (COLLSEL_TREE: its leaves' candidates "
-                     "are what is tried); not exploring", cs_cfg.explore);
+        if (!cs_cfg.tree) /* (an unusable tree's one line said it) */
+            cs_log(0, 1, "COLLSEL_EXPLORE=%d: needs a tree (COLLSEL_TREE: its leaves' candidates "
+                         "are what is tried); not exploring", cs_cfg.explore);
         cs_cfg.explore = 0;
     } else if (cs_cfg.explore > 0 && !cs_cfg.record) {
         cs_log(0, 1, "COLLSEL_EXPLORE=%d without COLLSEL_RECORD: methods are drawn per call but "

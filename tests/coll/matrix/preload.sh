@@ -243,6 +243,12 @@ n=$(grep -c "COLLSEL_TREE=$tmp/bad.tree" "$tmp/badtree.err")
 if grep -q -- "-> bcast\.[a-z]" "$tmp/badtree.err"; then
     fail "badtree: a method was selected from a corrupt tree"
 fi
+# ... with COLLSEL_EXPLORE too: still one line, which says there is nothing
+# to explore
+run badtreex COLLSEL_TREE="$tmp/bad.tree" COLLSEL_EXPLORE=2
+n=$(grep -c "^collsel: COLLSEL_" "$tmp/badtreex.err")
+[ "$n" -eq 1 ] && grep -q "COLLSEL_TREE=$tmp/bad.tree: .*; nothing to explore)" "$tmp/badtreex.err" ||
+    { cat "$tmp/badtreex.err" >&2; fail "badtreex: $n lines, expected 1 saying nothing is explored"; }
 
 # 6. Ranks that disagree (here: rank 0 and rank 1 get different forced
 #    bcast methods, MPMD launch) must not hang: bcast stays native, with one
