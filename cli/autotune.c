@@ -427,11 +427,21 @@ void at_tree_expect(const at_opts *o)
                (total + tuned) / (total + nat), xh,
                unmeasured ? " (some points chose a method not measured there: native's "
                             "time counted)" : "");
-    /* More ranks on a node than this machine has cores: drawn call by
-     * call, a method's cost of spinning while the rank it waits for is
-     * not scheduled is spread over every method; used on every call it is
-     * not (README, Measured inside the application: 4 ranks on 2 cores,
-     * the measured ratio 0.01-0.19 above the expectation). */
+    cs_tree_free(t);
+    cs_profile_free(&p);
+}
+
+/* More ranks on a node than this machine has cores: drawn call by call,
+ * a method's cost of spinning while the rank it waits for is not
+ * scheduled is spread over every method; used on every call it is not
+ * (README, Measured inside the application: 4 ranks on 2 cores, the
+ * measured ratio 0.01-0.19 above the expectation). */
+static void layout_warning(const at_opts *o)
+{
+    cs_profile p;
+    cs_err e;
+    if (cs_profile_read(&p, o->xprof, &e) < 0)
+        return;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (p.meta.nnodes <= 1 && cores > 0 && p.meta.ranks_per_node > (uint32_t)cores)
         printf("  (%u ranks on %ld cores: exploring under-counts what a method costs used on "
@@ -439,7 +449,6 @@ void at_tree_expect(const at_opts *o)
                "ratio has come out up to 0.2 above the expectation: check it with paired runs, "
                "--verify N)\n",
                p.meta.ranks_per_node, cores);
-    cs_tree_free(t);
     cs_profile_free(&p);
 }
 
@@ -456,7 +465,19 @@ static void explore_report(const at_opts *o)
     if (f)
         fclose(f);
     at_tree_expect(o);
+    layout_warning(o);
     printf("  %s is built on these times; the replay's tree is %s\n", o->tree, o->rtree);
+}
+
+/* *out = v, a whole number in lo..hi: 0, or -1. */
+static int int_in(const char *v, long lo, long hi, int *out)
+{
+    char *end;
+    long k = strtol(v, &end, 10);
+    if (*end || end == v || k < lo || k > hi)
+        return -1;
+    *out = (int)k;
+    return 0;
 }
 
 /* -1 to go on, or an exit status. */
@@ -493,13 +514,10 @@ static int parse_args(int argc, char **argv, at_opts *o, const char **launcher)
         if (!strcmp(a, "--launcher")) {
             *launcher = v;
         } else if (!strcmp(a, "-n")) {
-            char *end;
-            long n = strtol(v, &end, 10);
-            if (*end || n < 1 || n > 1 << 20) {
+            if (int_in(v, 1, 1 << 20, &o->nranks) < 0) {
                 fprintf(stderr, CMD "-n '%s': need a number of ranks >= 1\n", v);
                 return 2;
             }
-            o->nranks = (int)n;
         } else if (!strcmp(a, "--budget")) {
             cs_err e;
             if (cs_parse_seconds(v, 1e9, &o->budget, &e) < 0) {
@@ -513,22 +531,16 @@ static int parse_args(int argc, char **argv, at_opts *o, const char **launcher)
         } else if (!strcmp(a, "--mpi")) {
             o->mpi = v;
         } else if (!strcmp(a, "--explore")) {
-            char *end;
-            long k = strtol(v, &end, 10);
-            if (*end || k < 1 || k > 8) {
+            if (int_in(v, 1, 8, &o->explore) < 0) {
                 fprintf(stderr, CMD "--explore '%s': need K in 1..8 (candidates per leaf)\n", v);
                 return 2;
             }
-            o->explore = (int)k;
         } else if (!strcmp(a, "--verify")) {
-            char *end;
-            long k = strtol(v, &end, 10);
-            if (*end || k < 1 || k > 99) {
+            if (int_in(v, 1, 99, &o->verify) < 0) {
                 fprintf(stderr, CMD "--verify '%s': need N in 1..99 (pairs of runs; 6 or more "
                                     "to decide)\n", v);
                 return 2;
             }
-            o->verify = (int)k;
         } else {
             o->dir = v;
         }
