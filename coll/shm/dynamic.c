@@ -1,8 +1,8 @@
 /* The engine of the dynamic reductions (reduce.shm.dynamic,
  * allreduce.shm.dynamic: their files carry the description and the cost).
  *
- * A chunk below 4 KiB (an allreduce of 2 ranks not through the shared
- * accumulator: up to 8 KiB) (run_local): every rank posts it (up to 56 B in a
+ * A chunk below 4 KiB (an allreduce of 2 ranks: every chunk, in the fixed
+ * order) (run_local): every rank posts it (up to 56 B in a
  * line of its ring, payload and step together; above, in its slot, with
  * its flag line) and leaves if it does not want the result; a rank that
  * wants it folds the contributions into its buffer itself: in the order it
@@ -24,8 +24,8 @@
  * ranks (README), 0.21-0.24 us after the last arrival against 0.26-0.27
  * before and a barrier's 0.16-0.17 (barrier.shm.pairwise: the same two
  * line transfers, no data).
- * An allreduce of reordered floating point above 56 B takes the shared
- * accumulator below (one order for all).
+ * An allreduce of more than 2 ranks of reordered floating point above
+ * 56 B takes the shared accumulator below (one order for all).
  *
  * Otherwise, per chunk of at most half a slot (a step), the vector is cut
  * into np pieces (one below 4 KiB, else up to one per rank, at least 1 KiB
@@ -530,20 +530,26 @@ static int dynamic_run(const cs_call *c, int wants, int everyone, char *out, int
         d.n = c->count - off < chunk ? c->count - off : chunk;
         d.bytes = (size_t)d.n * d.esz;
         d.np = 1;
-        /* a 2-rank allreduce that folds every chunk in each rank (not
-         * through the shared accumulator) keeps doing so up to 2 DYN_SPLIT
-         * bytes: there the pieces' locks, accumulators and copy-out cost
-         * more than the fold they share (double sum in the fixed order,
-         * balanced: 0.96 us at 4 KiB against shm.direct's 0.68, 1.42
-         * against 1.15 at 8 KiB, even at 16 KiB; folded in each rank 1.07
-         * and 1.35 against 0.98 and 1.26).  At 3 ranks on 2 cores the
-         * pieces were as fast as shm.direct at 4 KiB (0.87-0.94x) */
-        const int fold_all = everyone && !fp_shared && d.p == 2 && d.bytes <= 2 * DYN_SPLIT;
+        /* a 2-rank allreduce folds every chunk in each rank, in the fixed
+         * order (two operands: the same bits on both ranks, floating point
+         * that may be reordered too), not through the pieces: their locks,
+         * accumulators and copy-out cost more than the half of the fold
+         * they save, and with one rank late nothing can be combined before
+         * it comes anyway.  Measured (collsel-bench --interleave, each
+         * round in a new order, double sum, 2 ranks one per core, medians):
+         * balanced 16 KiB 2.38 us against 2.68 through the pieces
+         * (shm.direct 2.46), 32 KiB 6.63 against 7.40 (6.60), rank 1 20 us
+         * late 16 KiB 2.30 against 2.68 (2.21), 32 KiB 3.54 against 4.92
+         * (3.45).  The allreduce itself sends 2 ranks from DYN_TWO_RB
+         * bytes to a reduce then a bcast (allreduce/shm_dynamic.c).  At 3
+         * ranks on 2 cores the pieces were as fast as shm.direct at 4 KiB
+         * (0.87-0.94x) */
+        const int fold_all = everyone && d.p == 2;
         if (d.bytes >= DYN_SPLIT && !fold_all) {
             size_t k = d.bytes / DYN_PIECE;
             d.np = k < (size_t)d.p ? (int)k : d.p;
         }
-        d.local = d.np == 1 && (!fp_shared || d.bytes <= CS_SHM_INLINE);
+        d.local = d.np == 1 && (!fp_shared || fold_all || d.bytes <= CS_SHM_INLINE);
         d.rootlast = rootlast && !d.local;
         d.target = d.p - d.rootlast;
         if (d.rootlast && d.np > d.target) /* one piece per folder at most */
