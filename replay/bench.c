@@ -368,31 +368,8 @@ static void print_point(const bench_cfg *b, const cs_rop *op, row *rows, int nr,
     fflush(stdout);
 }
 
-/* Round c's order of the nk methods of an interleaved bench: a shuffle
- * (Fisher-Yates) drawn from c alone, so every rank runs the same order.
- * In one fixed order each method always follows the same one and pays
- * for what that one leaves behind (its caches, its uneven exits): the
- * same reduce-then-bcast code measured 1.2x slower in the place right
- * after native than in the place after another shared-memory method
- * (allreduce 64 KiB, 2 ranks), and the dynamic allreduce, in that place,
- * read 1.36x the fastest fixed-order method at 4 KiB where shuffled
- * rounds read 0.97x. */
-static void round_order(int *perm, int nk, int c)
-{
-    uint64_t h = ((uint64_t)c + 1) * 0x9E3779B97F4A7C15ull;
-    for (int k = 0; k < nk; k++)
-        perm[k] = k;
-    for (int k = nk - 1; k > 0; k--) {
-        h ^= h >> 29;
-        h *= 0xBF58476D1CE4E5B9ull;
-        const int r = (int)((h >> 33) % (uint64_t)(k + 1)), t = perm[k];
-        perm[k] = perm[r];
-        perm[r] = t;
-    }
-}
-
 /* --interleave: the methods (tab[idx[k]], native among them) one call each
- * in turn, in a new order each round (round_order), b->interleave times;
+ * in turn, in a new order each round (cs_time_order), b->interleave times;
  * per method the 10th percentile and median of the completion and the
  * median span. */
 static int bench_interleaved(cs_rop *op, const cs_method *tab, const int *idx, int nk,
@@ -404,7 +381,7 @@ static int bench_interleaved(cs_rop *op, const cs_method *tab, const int *idx, i
     int rc = v && perm ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     const double t0 = cs_pat_now(b->o.arrivals);
     for (int c = 0; c < n && rc == MPI_SUCCESS; c++) {
-        round_order(perm, nk, c);
+        cs_time_order(perm, nk, c);
         for (int j = 0; j < nk && rc == MPI_SUCCESS; j++) {
             const int k = perm[j];
             long i = c;

@@ -218,6 +218,20 @@ int cs_time_deterministic(MPI_Comm comm, cs_timed *f, int *det)
 #endif
 }
 
+void cs_time_order(int *perm, int n, int c)
+{
+    uint64_t h = ((uint64_t)c + 1) * 0x9E3779B97F4A7C15ull;
+    for (int k = 0; k < n; k++)
+        perm[k] = k;
+    for (int k = n - 1; k > 0; k--) { /* Fisher-Yates, from the hash's high bits */
+        h ^= h >> 29;
+        h *= 0xBF58476D1CE4E5B9ull;
+        const int r = (int)((h >> 33) % (uint64_t)(k + 1)), x = perm[k];
+        perm[k] = perm[r];
+        perm[r] = x;
+    }
+}
+
 int cs_time_interleaved(MPI_Comm comm, cs_timed *f, int n, const cs_timing_opts *opts,
                         cs_timing *out, double *samples)
 {
@@ -236,10 +250,13 @@ int cs_time_interleaved(MPI_Comm comm, cs_timed *f, int n, const cs_timing_opts 
     int rc = MPI_SUCCESS;
     for (int k = 0; k < n && warmup > 0 && rc == MPI_SUCCESS; k++)
         rc = one_round(comm, f[k].fn, f[k].arg, &f[k].i, warmup, start, o.arrivals, v);
-    int c = 0;
+    int c = 0, *perm = malloc(sizeof *perm * (size_t)n);
+    if (!perm)
+        rc = MPI_ERR_NO_MEM;
     while (rc == MPI_SUCCESS && c < cap) {
+        cs_time_order(perm, n, c);
         for (int j = 0; j < n && rc == MPI_SUCCESS; j++) {
-            int k = (c + j) % n;
+            const int k = perm[j];
             rc = one_round(comm, f[k].fn, f[k].arg, &f[k].i, r, start, o.arrivals, v);
             t[(size_t)k * cap + c] = v[0];
             sp[(size_t)k * cap + c] = v[3];
@@ -260,6 +277,7 @@ int cs_time_interleaved(MPI_Comm comm, cs_timed *f, int n, const cs_timing_opts 
         if (samples)
             memcpy(samples + (size_t)k * cap, t + (size_t)k * cap, sizeof *t * (size_t)c);
     }
+    free(perm);
     free(t);
     return rc;
 }

@@ -86,13 +86,22 @@ typedef struct cs_timed {
 int cs_time_round_size(MPI_Comm comm, cs_timed *f, const cs_timing_opts *opts, int *r,
                        double *sec_per_call);
 
+/* Cycle c's order of n interleaved closures (perm[0..n): a permutation of
+ * 0..n-1): a shuffle drawn from c alone, the same on every rank.  In one
+ * order, or one rotated by a place each cycle, every closure always
+ * follows the same one and pays for what that one leaves behind (its
+ * caches, its uneven exits): collsel-bench measured the same
+ * reduce-then-bcast code 1.2x slower in the place right after native
+ * than after another shared-memory method (allreduce 64 KiB, 2 ranks). */
+void cs_time_order(int *perm, int n, int c);
+
 /* Interleaved timing of n closures on comm (the second stage of a
  * measurement, and --mix): opts->warmup calls of each (only if warmup > 0
  * here), then CYCLES of one round of each closure - a round is
  * opts->calls_per_round (> 0) back-to-back calls between a barrier and an
- * allreduce, exactly as in cs_time_collective - the order rotated by one
- * every cycle (cycle c runs c mod n, c+1 mod n, ...) so that drifting load
- * and the effect of the preceding method hit every closure alike.  Stops
+ * allreduce, exactly as in cs_time_collective - in a new order every
+ * cycle (cs_time_order) so that drifting load and the effect of the
+ * preceding method hit every closure alike.  Stops
  * after max_rounds cycles, or once max_seconds have passed with at least
  * min_rounds cycles (decided on allreduced values: identical on every rank).
  * out[k]: median/min/max/CI over the rounds of closure k, rounds = cycles.

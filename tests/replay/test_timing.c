@@ -7,7 +7,8 @@
  *  - a very fast closure gets many calls per round (round >= ~100 us);
  *  - a closure that never settles stops at the round/time bound;
  *  - interleaved timing: every closure gets the same number of rounds, in
- *    rotated order, results identical on every rank, bounds respected;
+ *    a shuffled order per cycle (cs_time_order: no closure always after the
+ *    same one), results identical on every rank, bounds respected;
  *    the shared round size is a power of two;
  *  - root rotation: ZERO -> 0, FIXED -> root mod size, VARYING -> i mod size,
  *    and cs_rop_run passes those roots to the method;
@@ -152,17 +153,51 @@ static void test_interleaved(void)
     CHECK(cs_time_interleaved(MPI_COMM_WORLD, f, 2, &o, t, NULL) == MPI_SUCCESS);
     CHECK(t[0].rounds >= 3 && t[0].rounds == t[1].rounds && t[0].rounds < 100);
     same_everywhere(&t[0]);
-    /* order: cycle c starts at closure c mod n */
+    /* order: every cycle runs each closure once, in cs_time_order's order */
     int id[3] = {0, 1, 2};
     cs_timed g[3] = {{tagged, &id[0], 0}, {tagged, &id[1], 0}, {tagged, &id[2], 0}};
     o.warmup = 0;
-    o.min_rounds = o.max_rounds = 3;
+    o.min_rounds = o.max_rounds = 20;
     norder = 0;
     CHECK(cs_time_interleaved(MPI_COMM_WORLD, g, 3, &o, t, NULL) == MPI_SUCCESS);
-    int want[9] = {0, 1, 2, 1, 2, 0, 2, 0, 1};
-    CHECK(norder == 9);
-    for (int k = 0; k < 9 && k < norder; k++)
-        CHECK(order_log[k] == want[k]);
+    CHECK(norder == 60);
+    int follows[3][3] = {{0}};
+    for (int c = 0; c < 20 && norder == 60; c++) {
+        int want[3];
+        cs_time_order(want, 3, c);
+        for (int j = 0; j < 3; j++) {
+            CHECK(order_log[3 * c + j] == want[j]);
+            if (3 * c + j > 0)
+                follows[order_log[3 * c + j]][order_log[3 * c + j - 1]]++;
+        }
+    }
+    /* ... and no closure always follows the same one (a rotated order
+     * would: 0 1 2, 1 2 0, 2 0 1 puts 0 after 2 every time) */
+    for (int k = 0; k < 3; k++) {
+        int preds = 0;
+        for (int j = 0; j < 3; j++)
+            preds += j != k && follows[k][j] > 0;
+        CHECK(preds == 2);
+    }
+    /* cs_time_order: a permutation, its adjacent pairs and first places
+     * spread evenly (4 closures, 1200 cycles: 300 expected each) */
+    int pairs[4][4] = {{0}}, first[4] = {0};
+    for (int c = 0; c < 1200; c++) {
+        int p[4], seen = 0;
+        cs_time_order(p, 4, c);
+        for (int j = 0; j < 4; j++) {
+            CHECK(p[j] >= 0 && p[j] < 4 && !(seen & 1 << p[j]));
+            seen |= 1 << (p[j] & 3);
+            if (j > 0)
+                pairs[p[j]][p[j - 1]]++;
+        }
+        first[p[0] & 3]++;
+    }
+    for (int k = 0; k < 4; k++) {
+        CHECK(first[k] > 200 && first[k] < 400);
+        for (int j = 0; j < 4; j++)
+            CHECK(j == k ? pairs[k][j] == 0 : pairs[k][j] > 200 && pairs[k][j] < 400);
+    }
     /* the shared round size: a power of two, identical everywhere */
     long calls = 0;
     cs_timed nf = {noop, &calls, 0};
