@@ -91,7 +91,10 @@ static void usage(FILE *f)
             "                  median tuned / native time with its 95 %% interval; a\n"
             "                  collective slower with the tree beyond that interval\n"
             "                  (N >= 6) is made native in the tree (the tree before kept\n"
-            "                  as DIR/unverified.tree).  Outside --budget: 2N runs of APP\n"
+            "                  as DIR/unverified.tree).  Outside --budget: 2N runs of APP.\n"
+            "                  Default: 9 where the node holds more ranks than this\n"
+            "                  machine has cores (the expectations miss there), else\n"
+            "                  none; 0: none\n"
             "  --resume        go on from what DIR holds (after an interruption, or with\n"
             "                  a larger budget): a complete profile is kept, only the\n"
             "                  points not measured yet are measured\n"
@@ -431,25 +434,55 @@ void at_tree_expect(const at_opts *o)
     cs_profile_free(&p);
 }
 
-/* More ranks on a node than this machine has cores: drawn call by call,
- * a method's cost of spinning while the rank it waits for is not
- * scheduled is spread over every method; used on every call it is not
+/* More ranks on the one node of p than this machine has cores (*cores:
+ * how many it has): 1, else 0.  There the expectations miss: drawn call
+ * by call, a method's cost of spinning while the rank it waits for is not
+ * scheduled is spread over every method, and used on every call it is not
  * (README, Measured inside the application: 4 ranks on 2 cores, the
- * measured ratio 0.01-0.19 above the expectation). */
+ * measured ratio 0.01-0.19 above the expectation); the replay's rounds of
+ * one method miss the application's interleaving altogether. */
+static int oversubscribed(const cs_profile *p, long *cores)
+{
+    *cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return p->meta.nnodes <= 1 && *cores > 0 && p->meta.ranks_per_node > (uint32_t)*cores;
+}
+
 static void layout_warning(const at_opts *o)
 {
     cs_profile p;
     cs_err e;
+    long cores;
     if (cs_profile_read(&p, o->xprof, &e) < 0)
         return;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    if (p.meta.nnodes <= 1 && cores > 0 && p.meta.ranks_per_node > (uint32_t)cores)
+    if (oversubscribed(&p, &cores))
         printf("  (%u ranks on %ld cores: exploring under-counts what a method costs used on "
                "every call when ranks wait for one not scheduled; on this layout the measured "
-               "ratio has come out up to 0.2 above the expectation: check it with paired runs, "
-               "--verify N)\n",
-               p.meta.ranks_per_node, cores);
+               "ratio has come out up to 0.2 above the expectation: %s)\n",
+               p.meta.ranks_per_node, cores,
+               o->verify > 0 ? "the paired runs below check it" : "check it with paired runs, "
+                                                                  "--verify N");
     cs_profile_free(&p);
+}
+
+/* No --verify given and more ranks than cores on the node: the tree is
+ * checked with AT_VERIFY_DEFAULT pairs (what the expectations say there is
+ * not to be trusted, oversubscribed). */
+#define AT_VERIFY_DEFAULT 9
+static void default_verify(at_opts *o, const cs_profile *prof)
+{
+    long cores;
+    if (o->verify >= 0)
+        return;
+    o->verify = 0;
+    if (!oversubscribed(prof, &cores))
+        return;
+    o->verify = AT_VERIFY_DEFAULT;
+    o->nsteps++;
+    printf("        (%u ranks on %ld cores: the expectations miss on this layout, so the tree "
+           "will be checked in the application with %d paired runs at the end, as --verify "
+           "%d; --verify 0: not)\n",
+           prof->meta.ranks_per_node, cores, AT_VERIFY_DEFAULT, AT_VERIFY_DEFAULT);
+    fflush(stdout);
 }
 
 /* After the report: what the exploring run measured, in one line. */
@@ -536,9 +569,9 @@ static int parse_args(int argc, char **argv, at_opts *o, const char **launcher)
                 return 2;
             }
         } else if (!strcmp(a, "--verify")) {
-            if (int_in(v, 1, 99, &o->verify) < 0) {
-                fprintf(stderr, CMD "--verify '%s': need N in 1..99 (pairs of runs; 6 or more "
-                                    "to decide)\n", v);
+            if (int_in(v, 0, 99, &o->verify) < 0) {
+                fprintf(stderr, CMD "--verify '%s': need N in 0..99 (pairs of runs; 6 or more "
+                                    "to decide; 0: none)\n", v);
                 return 2;
             }
         } else {
@@ -647,6 +680,7 @@ int cs_cmd_autotune(int argc, char **argv)
 {
     at_opts o;
     memset(&o, 0, sizeof o);
+    o.verify = -1; /* not given */
     o.xhalf = -1;
     o.budget = 60;
     o.nsteps = 4;
@@ -677,6 +711,8 @@ int cs_cmd_autotune(int argc, char **argv)
     cs_profile prof;
     cs_profile_init(&prof);
     rc = step_record(&o, &prof);
+    if (rc == 0)
+        default_verify(&o, &prof);
     o.check_budget = 0.2 * o.budget > 0.5 ? 0.2 * o.budget : 0.5;
     if (rc == 0)
         rc = step_measure(&o, &prof, 0.8 * o.budget);
@@ -691,7 +727,7 @@ int cs_cmd_autotune(int argc, char **argv)
         if (o.explore)
             explore_report(&o);
     }
-    if (rc == 0 && o.verify)
+    if (rc == 0 && o.verify > 0)
         rc = at_verify(&o);
     if (rc == 0)
         printf("(tree %s; profile, measurements, mix and logs in %s/; %.1f s in all)\n", o.tree,

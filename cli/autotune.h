@@ -28,7 +28,9 @@ typedef struct at_opts {
     double t0;
     double check_budget; /* seconds of step 4 */
     int explore;         /* --explore K: steps 5 and 6 (0: none) */
-    int verify;          /* --verify N: paired runs after the tree is built (0: none) */
+    int verify;          /* --verify N: paired runs after the tree is built (0: none;
+                            -1 until the recording: not given, then 9 where the node
+                            holds more ranks than cores, else 0) */
     int nsteps;          /* 4, 6 with --explore, one more with --verify */
     double xhalf;        /* the explored expectation's 95 % half width between runs, or -1 */
     char xprof[PATH_MAX + 16], xperf[PATH_MAX + 16], xtext[PATH_MAX + 16],

@@ -177,6 +177,16 @@ if [ -n "$explore" ] && [ -f "$dir/autotune.txt" ]; then
         "$dir/autotune.txt" | tail -1 |
         awk -v m="$meas" -v ci="$mci" '{ printf "  in the application (the exploring runs, through the tree measured, built on them; the replay predicted above for its own tree): predicted %.3f%s, measured median %.3f (95 %%: %s; difference %+.3f)\n", $1, $2 != "" ? sprintf(" +- %.3f", $2) : "", m, ci, m - $1 }'
 fi
+# autotune's own paired runs (--verify, by default where the node holds
+# more ranks than cores) measured this very tree when they kept it whole:
+# a measured expectation, against this script's own pairs
+if [ -f "$dir/autotune.txt" ] && grep -q "no collective was slower with the tree beyond the noise" "$dir/autotune.txt"; then
+    awk '/^== verified in the application: / { v = 1; n = $6 }
+         v && $1 == "all" { r = $2; ci = substr($0, index($0, "(")); ci = substr(ci, 1, index(ci, ")")); gsub(/ /, "", ci) }
+         END { if (r != "") print n, r, ci }' \
+        "$dir/autotune.txt" |
+        awk -v m="$meas" -v ci="$mci" '{ printf "  in the application (autotune'"'"'s %s paired runs, --verify, the same tree): measured %.3f %s, here %.3f (95 %%: %s; difference %+.3f)\n", $1, $2, $3, m, ci, m - $2 }'
+fi
 # the points where the replay did not reproduce the application's own
 # native calls (the mix's unlike column): the prediction's known weak spots
 [ -n "$aa" ] || awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k; next }

@@ -59,8 +59,8 @@ if [ "$extra" = interrupt ]; then
     # slower beyond the noise, and the tree is built again with bcast
     # native (a collective also judged slower is made native too: what the
     # slow bcast leaves in the caches can slow the next calls)
-    at --verify 0 -- "$app" > v0.txt 2>&1; rc=$?
-    [ $rc = 2 ] && grep -q -- "--verify '0': need N in 1..99" v0.txt || { bad "--verify 0: exit $rc"; cat v0.txt; }
+    at --verify 100 -- "$app" > v0.txt 2>&1; rc=$?
+    [ $rc = 2 ] && grep -q -- "--verify '100': need N in 0..99" v0.txt || { bad "--verify 100: exit $rc"; cat v0.txt; }
     at --budget 2s --dir v.autotune -o v.tree -- "$app" --quick > v1.txt 2>&1 ||
         { bad "autotune before --verify failed"; cat v1.txt; }
     python3 - v.autotune/perf.csv <<'PY' || bad "could not rewrite v.autotune/perf.csv"
@@ -97,12 +97,17 @@ else
     grep -q "^  the tree built on them, at the explored points: tuned / native [0-9.]*" report.txt ||
         bad "no expectation for the tree built on the explored times"
     # more ranks than cores (one node): the report says the expectation
-    # under-counts there; otherwise it does not
+    # under-counts there, and without --verify the tree is checked with 9
+    # paired runs; otherwise neither
     if [ "$np" -gt "$(nproc)" ]; then
         grep -q "^  ($np ranks on $(nproc) cores: exploring under-counts" report.txt ||
             bad "no warning for $np ranks on $(nproc) cores"
-    elif grep -q "cores: exploring under-counts" report.txt; then
-        bad "an oversubscription warning with $np ranks on $(nproc) cores"
+        grep -q "^        ($np ranks on $(nproc) cores: .* with 9 paired runs at the end" report.txt ||
+            bad "no word of the paired runs at the start"
+        grep -q "^        pair 9 of 9: " report.txt && grep -q "^== verified in the application: 9 pairs" report.txt ||
+            { bad "no paired runs by default with $np ranks on $(nproc) cores"; cat report.txt; }
+    elif grep -q "cores: exploring under-counts\|^== verified in the application" report.txt; then
+        bad "an oversubscription warning or paired runs with $np ranks on $(nproc) cores"
     fi
     [ -s app.autotune/replay.tree ] || bad "the replay's tree was not kept"
     # the table: at some point native and another method, each with calls
