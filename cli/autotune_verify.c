@@ -8,10 +8,11 @@
  * every run recorded; per collective collsel replaces, the pairs' ratios
  * of tuned / native time and completion (the profiles' own) give medians
  * and their distribution-free 95 % intervals (common/stats.h).  A
- * collective whose completion interval lies above 1 (its time's, where
- * arrivals were not recorded) was slower with the tree beyond the noise: the
- * tree is built again with native only for it (its other methods' rows
- * left out of the same times), and the report says so.  The runs cost N
+ * collective slower with the tree beyond the noise (autotune_rule.h: its
+ * completion's interval above 1; or, none being, the whole collective
+ * time's, and then every collective) is made native: the tree is built
+ * again with native only for it (its other methods' rows left out of the
+ * same times), and the report says so.  The runs cost N
  * x 2 application runs, outside --budget (the user asked for them). */
 #include <errno.h>
 #include <limits.h>
@@ -20,6 +21,7 @@
 #include <string.h>
 
 #include "cli/autotune.h"
+#include "cli/autotune_rule.h"
 #include "common/colls.h"
 #include "common/stats.h"
 #include "common/util.h"
@@ -173,20 +175,21 @@ int at_verify(at_opts *o)
            "next one)\n%-10s %24s %24s\n",
            n, n < 6 ? ", below 6 pairs only the range" : "", "", "collective time",
            "completion");
-    int strip[CS_NCOLL] = {0}, nstrip = 0;
-    double r[MAX_PAIRS], lo = 0, klo = 0;
+    at_judged judged[CS_NCOLL + 1] = {{0}};
+    int strip[CS_NCOLL], whole;
+    double r[MAX_PAIRS];
     for (int c = 0; c <= CS_NCOLL; c++) {
-        int any = 0;
+        at_judged *jc = &judged[c];
         for (int i = 0; i < n; i++)
-            any |= nat[i][c] > 0 || tun[i][c] > 0;
-        if (!any)
+            jc->seen |= nat[i][c] > 0 || tun[i][c] > 0;
+        if (!jc->seen)
             continue;
         printf("  %-10s", c == CS_NCOLL ? "all" : cs_coll_name(c));
-        int m = ratios(nat, tun, n, c, r, &lo), mk = ratios(natk, tunk, n, c, r, &klo);
+        jc->pairs = ratios(nat, tun, n, c, r, &jc->lo);
+        jc->kpairs = ratios(natk, tunk, n, c, r, &jc->klo);
         printf("\n");
-        if (c < CS_NCOLL && (mk >= 6 ? klo > 1 : mk == 0 && m >= 6 && lo > 1))
-            strip[c] = 1, nstrip++;
     }
+    const int nstrip = at_verify_rule(judged, CS_NCOLL, strip, &whole);
     if (!nstrip) {
         printf("  no collective was slower with the tree beyond the noise: %s stays\n", o->tree);
         return 0;
@@ -209,7 +212,8 @@ int at_verify(at_opts *o)
         rename(o->utree, o->tree);
         return 1;
     }
-    printf("  slower with the tree beyond the noise (the interval above 1):");
+    printf("  slower with the tree beyond the noise (the interval above 1)%s:",
+           whole ? ": the collective time as a whole, so every collective" : "");
     for (int c = 0; c < CS_NCOLL; c++)
         if (strip[c])
             printf(" %s", cs_coll_name(c));
