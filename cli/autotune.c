@@ -93,8 +93,10 @@ static void usage(FILE *f)
             "                  (N >= 6) is made native in the tree (the tree before kept\n"
             "                  as DIR/unverified.tree).  Outside --budget: 2N runs of APP.\n"
             "                  Default: 9 where the node holds more ranks than this\n"
-            "                  machine has cores (the expectations miss there), else\n"
-            "                  none; 0: none\n"
+            "                  machine has cores (the expectations come out optimistic\n"
+            "                  there, and a collective keeps its methods only where\n"
+            "                  the pairs show it faster beyond the noise), else none;\n"
+            "                  0: none\n"
             "  --resume        go on from what DIR holds (after an interruption, or with\n"
             "                  a larger budget): a complete profile is kept, only the\n"
             "                  points not measured yet are measured\n"
@@ -464,23 +466,28 @@ static void layout_warning(const at_opts *o)
     cs_profile_free(&p);
 }
 
-/* No --verify given and more ranks than cores on the node: the tree is
- * checked with AT_VERIFY_DEFAULT pairs (what the expectations say there is
- * not to be trusted, oversubscribed). */
+/* More ranks than cores on the node: what the expectations say there is
+ * not to be trusted (they come out optimistic), so the paired runs keep a
+ * collective's methods only where they show the gain (o->prove), and
+ * without --verify the tree is checked with AT_VERIFY_DEFAULT pairs. */
 #define AT_VERIFY_DEFAULT 9
 static void default_verify(at_opts *o, const cs_profile *prof)
 {
     long cores;
-    if (o->verify >= 0)
-        return;
-    o->verify = 0;
+    const int given = o->verify >= 0;
+    if (!given)
+        o->verify = 0;
     if (!oversubscribed(prof, &cores))
+        return;
+    o->prove = 1;
+    if (given)
         return;
     o->verify = AT_VERIFY_DEFAULT;
     o->nsteps++;
-    printf("        (%u ranks on %ld cores: the expectations miss on this layout, so the tree "
-           "will be checked in the application with %d paired runs at the end, as --verify "
-           "%d; --verify 0: not)\n",
+    printf("        (%u ranks on %ld cores: the expectations come out optimistic on this "
+           "layout, so the tree will be checked in the application with %d paired runs at the "
+           "end, as --verify %d, and keep its methods only where they show their gain; "
+           "--verify 0: not checked)\n",
            prof->meta.ranks_per_node, cores, AT_VERIFY_DEFAULT, AT_VERIFY_DEFAULT);
     fflush(stdout);
 }

@@ -31,6 +31,9 @@ typedef struct at_opts {
     int verify;          /* --verify N: paired runs after the tree is built (0: none;
                             -1 until the recording: not given, then 9 where the node
                             holds more ranks than cores, else 0) */
+    int prove;           /* more ranks on the node than cores: --verify keeps a
+                            collective's methods only where the pairs show their gain
+                            (autotune_rule.h) */
     int nsteps;          /* 4, 6 with --explore, one more with --verify */
     double xhalf;        /* the explored expectation's 95 % half width between runs, or -1 */
     char xprof[PATH_MAX + 16], xperf[PATH_MAX + 16], xtext[PATH_MAX + 16],

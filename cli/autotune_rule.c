@@ -6,13 +6,23 @@ static int above_one(int pairs, double lo)
     return pairs >= AT_RULE_PAIRS && lo > 1;
 }
 
-int at_verify_rule(const at_judged *j, int n, int *strip, int *whole)
+static int below_one(int pairs, double hi)
+{
+    return pairs >= AT_RULE_PAIRS && hi < 1;
+}
+
+int at_verify_rule(const at_judged *j, int n, int prove, int *strip, int *whole)
 {
     int nstrip = 0;
     *whole = 0;
     for (int c = 0; c < n; c++) {
-        strip[c] = j[c].seen && (j[c].kpairs > 0 ? above_one(j[c].kpairs, j[c].klo)
-                                                 : above_one(j[c].pairs, j[c].lo));
+        const int k = j[c].kpairs > 0; /* judged on completion */
+        if (!j[c].seen)
+            strip[c] = 0;
+        else if (prove)
+            strip[c] = !(k ? below_one(j[c].kpairs, j[c].khi) : below_one(j[c].pairs, j[c].hi));
+        else
+            strip[c] = k ? above_one(j[c].kpairs, j[c].klo) : above_one(j[c].pairs, j[c].lo);
         nstrip += strip[c];
     }
     if (nstrip == 0 && above_one(j[n].pairs, j[n].lo)) {

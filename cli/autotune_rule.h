@@ -10,11 +10,12 @@
  * arrival on), the number of pairs with each and the lower end of their
  * median's 95 % interval. */
 typedef struct at_judged {
-    int seen;        /* the collective ran in some run */
+    int seen;        /* the tree drives the collective (not native everywhere)
+                        and it ran; for all: some collective ran */
     int pairs;       /* pairs with its time in both runs */
-    double lo;       /* lower end of the interval of tuned / native time */
+    double lo, hi;   /* the 95 % interval of tuned / native time */
     int kpairs;      /* pairs with its completion in both (0: not recorded) */
-    double klo;      /* the same for completion */
+    double klo, khi; /* the same for completion */
 } at_judged;
 
 /* The least pairs that decide (fewer: only the range, nothing decided). */
@@ -25,9 +26,12 @@ typedef struct at_judged {
  * 1 (its time's, where completion was not recorded): judged on completion
  * because the wait a slow collective causes lands on the next one.  Where
  * none is, but the collective time as a whole (what the tree promises) is,
- * every collective that ran is given up (*whole = 1): the loss is the
- * tree's, whichever collective its wait landed on.  strip[c] = 1 for those
- * given up; returns how many. */
-int at_verify_rule(const at_judged *j, int n, int *strip, int *whole);
+ * every collective is given up (*whole = 1): the loss is the tree's,
+ * whichever collective its wait landed on.  prove (a layout where the
+ * expectations are known to be optimistic: more ranks on a node than
+ * cores): a collective is kept only where its interval lies below 1,
+ * faster with the tree beyond the noise.  strip[c] = 1 for those given up
+ * (only collectives seen); returns how many. */
+int at_verify_rule(const at_judged *j, int n, int prove, int *strip, int *whole);
 
 #endif
