@@ -29,8 +29,7 @@ typedef struct at_opts {
     double check_budget; /* seconds of step 4 */
     int explore;         /* --explore K: steps 5 and 6 (0: none) */
     int verify;          /* --verify N: paired runs after the tree is built (0: none;
-                            -1 until the recording: not given, then 9 where the node
-                            holds more ranks than cores, else 0) */
+                            not given: AT_VERIFY_DEFAULT) */
     int prove;           /* more ranks on the node than cores: --verify keeps a
                             collective's methods only where the pairs show their gain
                             (autotune_rule.h) */
