@@ -36,6 +36,7 @@ typedef struct at_opts {
     int nsteps;          /* 4, 6 with --explore, one more with --verify */
     double xhalf;        /* the explored expectation's 95 % half width between runs, or -1 */
     char xprof[PATH_MAX + 16], xperf[PATH_MAX + 16], xtext[PATH_MAX + 16],
+        xtune[PATH_MAX + 16], /* explored.csv with the replay's segment rows */
         rtree[PATH_MAX + 16], utree[PATH_MAX + 16];
 } at_opts;
 
@@ -62,6 +63,13 @@ int at_stopped(const at_opts *o, const char *what);
 /* autotune.c, with --explore: what the tree makes of the exploring runs'
  * collective time (one line, "the tree built on them, ..."). */
 void at_tree_expect(const at_opts *o);
+
+/* autotune_verify.c: perf table in, written to out, without the rows of
+ * the collectives strip[c] marks (NULL: none) but their native and
+ * segment rows, and with the segment rows (COLL.segment: a shared-memory
+ * segment's one-time cost) of table seg added (NULL: none).  0, or -1
+ * (said on stderr). */
+int at_perf_select(const char *in, const char *out, const int *strip, const char *seg);
 
 /* autotune_verify.c (--verify N): N alternating native / tuned runs of the
  * application, each recorded; per collective the median of tuned / native

@@ -94,34 +94,46 @@ static int one_run(at_opts *o, const char *tree, const char *prof)
     return 0;
 }
 
-/* perf (a perf table) without the rows of the stripped collectives'
- * methods other than native, written to out: 0 or -1. */
-static int drop_methods(const char *perf, const char *out, const int *strip)
+/* Rows of perf table path into *t (added), those of segments only where
+ * segments: 0, or -1 (said). */
+static int perf_rows(cs_perf *t, const char *path, int segments, const int *strip)
 {
-    cs_perf t, kept;
+    cs_perf in;
     cs_err e;
-    cs_perf_init(&t);
-    cs_perf_init(&kept);
-    if (cs_perf_read(&t, perf, &e) < 0) {
+    cs_perf_init(&in);
+    if (cs_perf_read(&in, path, &e) < 0) {
         fprintf(stderr, CMD "%s\n", e.msg);
-        cs_perf_free(&t);
+        cs_perf_free(&in);
         return -1;
     }
     int rc = 0;
-    for (size_t i = 0; i < t.n && rc == 0; i++) {
-        const cs_perf_row *r = &t.rows[i];
+    for (size_t i = 0; i < in.n && rc == 0; i++) {
+        const cs_perf_row *r = &in.rows[i];
         const char *dot = strchr(r->method, '.'); /* COLL.native */
-        if (!strip[r->coll] || (dot && !strcmp(dot, ".native")) || cs_perf_is_segment(r))
-            rc = cs_perf_add(&kept, r);
+        const int seg = cs_perf_is_segment(r);
+        if (segments ? seg
+                     : !strip || !strip[r->coll] || seg || (dot && !strcmp(dot, ".native")))
+            rc = cs_perf_add(t, r);
     }
-    if (rc == 0 && cs_perf_write(&kept, out, &e) < 0) {
+    if (rc != 0)
+        fprintf(stderr, CMD "out of memory\n");
+    cs_perf_free(&in);
+    return rc;
+}
+
+int at_perf_select(const char *in, const char *out, const int *strip, const char *seg)
+{
+    cs_perf t;
+    cs_err e;
+    cs_perf_init(&t);
+    int rc = perf_rows(&t, in, 0, strip);
+    if (rc == 0 && seg)
+        rc = perf_rows(&t, seg, 1, NULL);
+    if (rc == 0 && cs_perf_write(&t, out, &e) < 0) {
         fprintf(stderr, CMD "%s\n", e.msg);
         rc = -1;
-    } else if (rc != 0) {
-        fprintf(stderr, CMD "out of memory\n");
     }
     cs_perf_free(&t);
-    cs_perf_free(&kept);
     return rc;
 }
 
@@ -227,10 +239,10 @@ int at_verify(at_opts *o)
         return 0;
     }
     /* the times the tree was built on, without the stripped collectives' methods */
-    const char *perf = o->explore ? o->xperf : o->perf;
+    const char *perf = o->explore ? o->xtune : o->perf;
     char vperf[PATH_MAX + 32];
     snprintf(vperf, sizeof vperf, "%s/verified.csv", o->dir);
-    if (drop_methods(perf, vperf, strip) < 0)
+    if (at_perf_select(perf, vperf, strip, NULL) < 0)
         return 1;
     if (rename(o->tree, o->utree) < 0) {
         fprintf(stderr, CMD "cannot keep the tree as %s: %s\n", o->utree, strerror(errno));
