@@ -94,8 +94,18 @@ static int one_run(at_opts *o, const char *tree, const char *prof)
     return 0;
 }
 
-/* Rows of perf table path into *t (added), those of segments only where
- * segments: 0, or -1 (said). */
+/* Has table t a row of a method of collective coll? */
+static int has_coll(const cs_perf *t, int coll)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if ((int)t->rows[i].coll == coll && !cs_perf_is_segment(&t->rows[i]))
+            return 1;
+    return 0;
+}
+
+/* Rows of perf table path into *t (added); where segments, only its
+ * segment rows of collectives t already has methods of (collsel tune
+ * wants methods for every collective in its table): 0, or -1 (said). */
 static int perf_rows(cs_perf *t, const char *path, int segments, const int *strip)
 {
     cs_perf in;
@@ -111,7 +121,7 @@ static int perf_rows(cs_perf *t, const char *path, int segments, const int *stri
         const cs_perf_row *r = &in.rows[i];
         const char *dot = strchr(r->method, '.'); /* COLL.native */
         const int seg = cs_perf_is_segment(r);
-        if (segments ? seg
+        if (segments ? seg && has_coll(t, (int)r->coll)
                      : !strip || !strip[r->coll] || seg || (dot && !strcmp(dot, ".native")))
             rc = cs_perf_add(t, r);
     }
