@@ -457,21 +457,16 @@ static int oversubscribed(const cs_profile *p, long *cores)
     return p->meta.nnodes <= 1 && *cores > 0 && p->meta.ranks_per_node > (uint32_t)*cores;
 }
 
+/* In the exploring report: the same layout (o->prove, layout_check). */
 static void layout_warning(const at_opts *o)
 {
-    cs_profile p;
-    cs_err e;
-    long cores;
-    if (cs_profile_read(&p, o->xprof, &e) < 0)
-        return;
-    if (oversubscribed(&p, &cores))
+    if (o->prove)
         printf("  (%u ranks on %ld cores: exploring under-counts what a method costs used on "
                "every call when ranks wait for one not scheduled; on this layout the measured "
                "ratio has come out up to 0.2 above the expectation: %s)\n",
-               p.meta.ranks_per_node, cores,
+               o->ranks_per_node, o->cores,
                o->verify > 0 ? "the paired runs below check it" : "check it with paired runs, "
                                                                   "--verify N");
-    cs_profile_free(&p);
 }
 
 /* More ranks than cores on the node: what the expectations say there is
@@ -479,13 +474,13 @@ static void layout_warning(const at_opts *o)
  * collective's methods only where they show the gain (o->prove). */
 static void layout_check(at_opts *o, const cs_profile *prof)
 {
-    long cores;
-    if (!oversubscribed(prof, &cores))
+    if (!oversubscribed(prof, &o->cores))
         return;
     o->prove = 1;
+    o->ranks_per_node = prof->meta.ranks_per_node;
     printf("        (%u ranks on %ld cores: the expectations come out optimistic on this "
            "layout; %s)\n",
-           prof->meta.ranks_per_node, cores,
+           o->ranks_per_node, o->cores,
            o->verify > 0 ? "the paired runs at the end keep a collective's methods only where "
                            "they show their gain"
                          : "check the tree with paired runs, --verify N");

@@ -33,6 +33,8 @@ typedef struct at_opts {
     int prove;           /* more ranks on the node than cores: --verify keeps a
                             collective's methods only where the pairs show their gain
                             (autotune_rule.h) */
+    uint32_t ranks_per_node; /* with prove: the recording's, and */
+    long cores;              /* this machine's cores */
     int nsteps;          /* 4, 6 with --explore, one more with --verify */
     double xhalf;        /* the explored expectation's 95 % half width between runs, or -1 */
     char xprof[PATH_MAX + 16], xperf[PATH_MAX + 16], xtext[PATH_MAX + 16],

@@ -7,8 +7,8 @@
 
 /* One collective's pairs (or, last, all of them together): tuned / native
  * ratios of the collective time and of the completion (from the last
- * arrival on), the number of pairs with each and the lower end of their
- * median's 95 % interval. */
+ * arrival on), the number of pairs with each and their median's 95 %
+ * interval. */
 typedef struct at_judged {
     int seen;        /* the tree drives the collective (not native everywhere)
                         and it ran; for all: some collective ran */
