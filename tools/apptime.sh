@@ -149,13 +149,15 @@ done
 sort -n "$dir/ratios" | awk '{ c[NR] = $1 } END { printf "median of tuned / native, collective time: %s (range %s-%s)", c[int((NR + 1) / 2)], c[1], c[NR] }'
 sort -n -k2 "$dir/ratios" | awk '{ w[NR] = $2 } END { printf "; wall time: %s (%d pairs)\n", w[int((NR + 1) / 2)], NR }'
 meas=$(sort -n "$dir/ratios" | awk '{ c[NR] = $1 } END { print c[int((NR + 1) / 2)] }')
-# the median's 95 % interval, distribution-free: the order statistics
-# n/2 -+ 0.98 sqrt(n) (none below 6 pairs)
+# the median's 95 % interval, distribution-free: the order statistics j and
+# n + 1 - j, j the largest rank with P(Bin(n, 1/2) <= j - 1) <= 2.5 % (as
+# cs_median_ci in common/stats.c; none below 6 pairs)
 mci=$(sort -n "$dir/ratios" | awk '{ c[NR] = $1 } END {
     if (NR < 6) { print "-"; exit }
-    lo = int(NR / 2 - 0.98 * sqrt(NR)); hi = int(NR / 2 + 0.98 * sqrt(NR) + 1)
-    if (lo < 1) lo = 1; if (hi > NR) hi = NR
-    printf "%s-%s", c[lo], c[hi] }')
+    p = 0.5 ^ NR; cum = 0; j = 0
+    for (i = 0; i < NR && cum + p <= 0.025; i++) { cum += p; j = i + 1; p = p * (NR - i) / (i + 1) }
+    if (j < 1) j = 1
+    printf "%s-%s", c[j], c[NR + 1 - j] }')
 echo "  its 95 % interval (order statistics of the pairs): $mci"
 if [ -n "$base" ]; then # nothing predicted: the completion's median too, and done
     awk '$3 != "-" { print $3 }' "$dir/ratios" | sort -n |

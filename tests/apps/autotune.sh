@@ -75,14 +75,17 @@ n = sum(1 for l in rows if not l.startswith('#') and not l.startswith('collectiv
 body = ''.join(rows)
 open(p, 'w').write(body + '# end rows=%d crc32=%08x\n' % (n, zlib.crc32(body.encode())))
 PY
-    at --budget 2s --dir v.autotune -o v.tree --resume --verify 6 -- "$app" --quick > v.txt 2>&1; rc=$?
-    [ $rc = 0 ] || { bad "--verify 6: exit $rc"; cat v.txt; }
+    # 9 pairs: the median's 95 % interval is then the 2nd to 8th pair, so
+    # one pair disturbed by the machine (seen: a native run 3 ms slow, the
+    # slow bcast's pair at 0.96) does not decide it; at 6 it is min to max
+    at --budget 2s --dir v.autotune -o v.tree --resume --verify 9 -- "$app" --quick > v.txt 2>&1; rc=$?
+    [ $rc = 0 ] || { bad "--verify 9: exit $rc"; cat v.txt; }
     grep -q "^  slower with the tree beyond the noise (the interval above 1):.* bcast" v.txt ||
         { bad "--verify did not find the slow bcast"; cat v.txt; }
     # the whole collective time is slower too, but a collective is to blame:
     # only the collectives found slower go native, not every one
     ! grep -q "as a whole" v.txt || { bad "--verify blamed the whole tree for the bcast"; cat v.txt; }
-    grep -q "^        pair 6 of 6: " v.txt || bad "--verify: no progress line per pair"
+    grep -q "^        pair 9 of 9: " v.txt || bad "--verify: no progress line per pair"
     [ -s v.autotune/unverified.tree ] || bad "--verify: the tree before was not kept"
     $L "$collsel" exec --verbose 1 --tree v.tree -- "$app" --quick > v.out 2> v.err ||
         { bad "the verified tree's run failed"; cat v.err; }

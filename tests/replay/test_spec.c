@@ -79,8 +79,17 @@ static void test_ci(void)
     double med = cs_median_sorted(x, 101), lo, hi;
     CHECK(med == 50 && x[0] == 0 && x[100] == 100);
     cs_median_ci(x, 101, &lo, &hi);
-    /* j = floor(50.5 - 9.85) = 40, k = ceil(51.5 + 9.85) = 62 (1-based) */
-    CHECK(lo == 39 && hi == 61);
+    /* P(Bin(101, 1/2) <= 40) = 2.4 %, <= 41: 3.7 %: the 41st and 61st */
+    CHECK(lo == 40 && hi == 60);
+    double z[9] = {9, 8, 7, 6, 5, 4, 3, 2, 1};
+    cs_median_sorted(z, 9);
+    cs_median_ci(z, 9, &lo, &hi); /* P(<= 1) = 2.0 %: one outlier each side */
+    CHECK(lo == 2 && hi == 8);
+    double w[1200];
+    for (int i = 0; i < 1200; i++)
+        w[i] = i + 1; /* beyond 1000 values: floor(600 - 0.98 sqrt(1200)) = 566 */
+    cs_median_ci(w, 1200, &lo, &hi);
+    CHECK(lo == 566 && hi == 635);
     double y[4] = {4, 1, 3, 2};
     CHECK(cs_median_sorted(y, 4) == 2.5);
     cs_median_ci(y, 4, &lo, &hi); /* small sample: the whole range */
