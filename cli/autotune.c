@@ -393,8 +393,10 @@ static int step_explore(at_opts *o)
 /* What the tree built on the explored times makes of the exploring runs'
  * collective time: at each explored point its first candidate's mean
  * there (native's where that was not measured on CS_XMIN_CALLS calls),
- * against native's; the rest of the time unchanged.  The tree may keep
- * native where a method beat it (its margin, its leaves span points). */
+ * against native's; the rest of the time unchanged but the segments
+ * those runs made (in their recorded time), kept only where the tree uses
+ * a method that needs one.  The tree may keep native where a method beat it (its
+ * margin, its leaves span points). */
 void at_tree_expect(const at_opts *o)
 {
     cs_profile p;
@@ -407,8 +409,8 @@ void at_tree_expect(const at_opts *o)
         return;
     }
     const cs_xtab *x = &p.xtab;
-    double total = 0, nat = 0, tuned = 0;
-    int unmeasured = 0;
+    double total = 0, nat = 0, tuned = 0, seg = 0;
+    int unmeasured = 0, segments = 0;
     for (size_t i = 0; i < p.ncells; i++)
         total += p.cells[i].t_total;
     for (size_t i = 0, j; i < x->n; i = j) {
@@ -416,7 +418,10 @@ void at_tree_expect(const at_opts *o)
         double calls = 0, spent = 0;
         j = cs_xtab_point_end(x, i);
         for (size_t k = i; k < j; k++)
-            calls += (double)x->x[k].calls, spent += x->x[k].t;
+            if (cs_xcell_is_segment(&x->x[k]))
+                seg += x->x[k].t; /* the making only, not a call */
+            else
+                calls += (double)x->x[k].calls, spent += x->x[k].t;
         if (!n0 || n0->calls == 0)
             continue;
         const uint16_t *ids;
@@ -428,6 +433,7 @@ void at_tree_expect(const at_opts *o)
             pick = m;
         else if (name && !strstr(name, ".native"))
             unmeasured++;
+        segments |= name && cs_name_needs_segment(name); /* made once, for all its calls */
         nat += calls * cs_xcell_mean(n0, NULL) - spent;
         tuned += calls * cs_xcell_mean(pick, NULL) - spent;
     }
@@ -435,9 +441,9 @@ void at_tree_expect(const at_opts *o)
     if (o->xhalf >= 0)
         snprintf(xh, sizeof xh, " (+- %.3f: 95 %% from the spread between the exploring runs)",
                  o->xhalf);
-    if (total + nat > 0)
+    if (total + nat - seg > 0)
         printf("  the tree built on them, at the explored points: tuned / native %.3f%s%s\n",
-               (total + tuned) / (total + nat), xh,
+               (total + tuned - (segments ? 0 : seg)) / (total + nat - seg), xh,
                unmeasured ? " (some points chose a method not measured there: native's "
                             "time counted)" : "");
     cs_tree_free(t);

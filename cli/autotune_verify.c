@@ -103,9 +103,21 @@ static int has_coll(const cs_perf *t, int coll)
     return 0;
 }
 
+/* Has table t a segment row of collective coll at comm_size? */
+static int has_segment(const cs_perf *t, int coll, uint32_t comm_size)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if ((int)t->rows[i].coll == coll && t->rows[i].comm_size == comm_size &&
+            cs_perf_is_segment(&t->rows[i]))
+            return 1;
+    return 0;
+}
+
 /* Rows of perf table path into *t (added); where segments, only its
  * segment rows of collectives t already has methods of (collsel tune
- * wants methods for every collective in its table): 0, or -1 (said). */
+ * wants methods for every collective in its table) and no segment row of
+ * at that size (exploring's, measured in the application, stays): 0, or
+ * -1 (said). */
 static int perf_rows(cs_perf *t, const char *path, int segments, const int *strip)
 {
     cs_perf in;
@@ -121,7 +133,8 @@ static int perf_rows(cs_perf *t, const char *path, int segments, const int *stri
         const cs_perf_row *r = &in.rows[i];
         const char *dot = strchr(r->method, '.'); /* COLL.native */
         const int seg = cs_perf_is_segment(r);
-        if (segments ? seg && has_coll(t, (int)r->coll)
+        if (segments ? seg && has_coll(t, (int)r->coll) &&
+                           !has_segment(t, (int)r->coll, r->comm_size)
                      : !strip || !strip[r->coll] || seg || (dot && !strcmp(dot, ".native")))
             rc = cs_perf_add(t, r);
     }

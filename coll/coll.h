@@ -279,6 +279,12 @@ const cs_method *cs_method_find(const char *name, enum cs_coll *coll, int *index
  * method: its applies() reads the node split, which exists once the
  * communicator has its private duplicate (the dispatcher attaches first). */
 int cs_method_needs_node(const cs_method *m);
+/* Shared-memory segments this process has made so far (every communicator
+ * and node communicator), and in *seconds (if not NULL) the time their
+ * making took (the agreement with the other ranks included; not the first
+ * touch of their pages, which the methods pay).  A call that raised the
+ * count made one: exploring charges that time to the segment. */
+unsigned long cs_shm_segments_made(double *seconds);
 /* 1 if m is a shared-memory method that runs within one node: it needs the
  * node split, and neither it nor a step of it is node-aware (the "node"
  * family, which needs several nodes).  What the stress and soak tests pick

@@ -36,4 +36,15 @@ int cs_coll_rooted(int c);
 int cs_coll_reduces(int c);
 int cs_coll_sized(int c);
 
+/* The names of methods and of the rows beside them ("COLL.METHOD"):
+ * CS_SEGMENT_SUFFIX ends the row of a communicator's shared-memory
+ * segment, the one-time cost the replay and exploring measure
+ * ("allreduce.segment"); cs_name_is_segment says so of a name.
+ * cs_name_needs_segment: the registry's rule (cs_method_needs_node), read
+ * off a name: an algorithm, or a step of a composed one, whose name starts
+ * with shm or node ("allreduce.reduce_bcast.shm_tree_k4-knomial_k2"). */
+#define CS_SEGMENT_SUFFIX ".segment"
+int cs_name_is_segment(const char *name);
+int cs_name_needs_segment(const char *name);
+
 #endif

@@ -447,6 +447,24 @@ int cs_coll_sized(int c)
     return c >= 0 && c < CS_NCOLL && colls[c].sized;
 }
 
+int cs_name_is_segment(const char *name)
+{
+    const char *dot = strchr(name, '.');
+    return dot && !strcmp(dot, CS_SEGMENT_SUFFIX);
+}
+
+int cs_name_needs_segment(const char *name)
+{
+    const char *p = strchr(name, '.');
+    while (p) {
+        p++;
+        if (!strncmp(p, "shm", 3) || !strncmp(p, "node", 4))
+            return 1;
+        p = strpbrk(p, ".-");
+    }
+    return 0;
+}
+
 const char *cs_coll_names(void)
 {
     static char list[128];

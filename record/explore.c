@@ -115,9 +115,32 @@ const cs_xcell *cs_xtab_native(const cs_xtab *t, const cs_xcell *x)
     return cs_xtab_find(t, x->coll, x->comm_size, x->bytes, name);
 }
 
+int cs_xcell_is_segment(const cs_xcell *x)
+{
+    return cs_name_is_segment(x->method);
+}
+
+int cs_xtab_segment(const cs_xtab *t, uint32_t coll, uint32_t comm_size, double *seconds,
+                    uint64_t *calls)
+{
+    double sum = 0;
+    uint64_t n = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const cs_xcell *x = &t->x[i];
+        if (x->coll != coll || x->comm_size != comm_size || !cs_xcell_is_segment(x))
+            continue;
+        sum += x->t;
+        n += x->calls;
+    }
+    *seconds = n ? sum / (double)n : 0;
+    *calls = n;
+    return n ? 0 : -1;
+}
+
 int cs_xcell_beats(const cs_xcell *x, const cs_xcell *nat)
 {
-    if (!nat || x == nat || x->calls < CS_XMIN_CALLS || nat->calls < CS_XMIN_CALLS)
+    if (!nat || x == nat || cs_xcell_is_segment(x) || x->calls < CS_XMIN_CALLS ||
+        nat->calls < CS_XMIN_CALLS)
         return 0;
     double h, hn, m = cs_xcell_mean(x, &h), mn = cs_xcell_mean(nat, &hn);
     return mn - m > h + hn;
@@ -133,19 +156,26 @@ size_t cs_xtab_undecided(const cs_xtab *t, double share)
         double tp = 0;
         int few = 0;
         j = cs_xtab_point_end(t, i);
+        size_t methods = 0;
         for (size_t k = i; k < j; k++) {
             tp += t->x[k].t;
+            if (cs_xcell_is_segment(&t->x[k]))
+                continue; /* a segment is made once: no count of calls decides it */
             few |= t->x[k].calls < CS_XMIN_CALLS;
+            methods++;
         }
-        n += few && j - i > 1 && all > 0 && tp >= share * all;
+        n += few && methods > 1 && all > 0 && tp >= share * all;
     }
     return n;
 }
 
 int cs_xtab_expect(const cs_xtab *t, double total, double *nat, double *best, double *half)
 {
-    double dn = 0, db = 0, var = 0;
-    int measured = 0;
+    double dn = 0, db = 0, var = 0, seg = 0;
+    int measured = 0, segments = 0;
+    for (size_t i = 0; i < t->n; i++)
+        if (cs_xcell_is_segment(&t->x[i]))
+            seg += t->x[i].t;
     for (size_t i = 0, j; i < t->n; i = j) {
         j = cs_xtab_point_end(t, i);
         const cs_xcell *n0 = cs_xtab_native(t, &t->x[i]);
@@ -155,19 +185,24 @@ int cs_xtab_expect(const cs_xtab *t, double total, double *nat, double *best, do
         double hn = 0, hb = 0, h, calls = 0, spent = 0;
         const double mn = cs_xcell_mean(n0, &hn);
         double mb = mn;
+        const char *mbest = NULL;
         for (size_t k = i; k < j; k++) {
             const double m = cs_xcell_mean(&t->x[k], &h);
+            if (cs_xcell_is_segment(&t->x[k])) /* the making only, not a call */
+                continue;
             calls += (double)t->x[k].calls;
             spent += t->x[k].t;
             if (cs_xcell_beats(&t->x[k], n0) && m < mb)
-                mb = m, hb = h;
+                mb = m, hb = h, mbest = t->x[k].method;
         }
+        segments |= mbest && cs_name_needs_segment(mbest);
         dn += calls * mn - spent;
         db += calls * mb - spent;
         if (mb < mn) /* the saving's interval; none where native stays */
             var += calls * calls * (hn * hn + hb * hb);
     }
-    *nat = total + dn, *best = total + db, *half = sqrt(var);
+    /* total holds the segments' making: natively none is made */
+    *nat = total + dn - seg, *best = total + db - (segments ? 0 : seg), *half = sqrt(var);
     if (measured && *nat > 0)
         return 0;
     *nat = *best = *half = 0;

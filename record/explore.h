@@ -18,7 +18,12 @@
  *
  * Each (point, method) sums its rank calls' times and their squares, for
  * the mean and its confidence interval; a method's first call at a point
- * on each rank is not counted (its shared segment is made then).  A call
+ * on each rank is not counted (cold caches and code).  A call that made a
+ * communicator's shared-memory segment is not a method's time either:
+ * "COLL.segment" at its point holds the time the making took (sum over
+ * the rank calls that made one), never judged against native; it is what
+ * the expectation and the tree (cs_xtab_segment) charge the shared-memory
+ * methods once.  A call
  * longer than CS_XCLIP times the fastest call of its (point, method) so
  * far, and than CS_XCLIP_FLOOR, counts as that much (and is counted in clipped): one call descheduled
  * for milliseconds would otherwise move a mean of thousands of
@@ -79,6 +84,13 @@ const cs_xcell *cs_xtab_find(const cs_xtab *t, uint32_t coll, uint32_t comm_size
 size_t cs_xtab_point_end(const cs_xtab *t, size_t i);
 /* The native entry of x's point, or NULL. */
 const cs_xcell *cs_xtab_native(const cs_xtab *t, const cs_xcell *x);
+/* Is x the calls that made a segment ("COLL.segment")? */
+int cs_xcell_is_segment(const cs_xcell *x);
+/* The segment's cost per rank for communicators of comm_size ranks whose
+ * segment a call of collective coll made: the mean time of the making over
+ * those rank calls; *calls: how many.  -1 where none. */
+int cs_xtab_segment(const cs_xtab *t, uint32_t coll, uint32_t comm_size, double *seconds,
+                    uint64_t *calls);
 /* Does x beat native (nat, its point's) beyond the noise: both measured on
  * at least CS_XMIN_CALLS calls, x's mean lower by more than the two 95 %
  * half widths added?  A short run (LAMMPS's in.melt: 2-8 calls of a
@@ -94,7 +106,9 @@ size_t cs_xtab_undecided(const cs_xtab *t, double share);
  * every explored point (each method's calls moved to native's mean
  * there), *best, the same with each point's fastest method among those
  * that beat native beyond the noise (cs_xcell_beats), else native; the
- * rest of the time as recorded.  *half: the 95 % half width of the
+ * rest of the time as recorded.  The segments' making, in total, is taken
+ * out of *nat, and out of *best unless some point's fastest method needs a
+ * segment (cs_name_needs_segment; the run made the ones they need).  *half: the 95 % half width of the
  * saving nat - best, the points' taken as independent (their half widths
  * in quadrature; per point native's and the method's in quadrature).
  * 0, or -1 where nothing was measured natively (then all 0). */

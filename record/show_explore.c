@@ -59,6 +59,23 @@ int cs_show_explored(FILE *f, const char *path, const cs_profile *p, int csv)
                     x->method, 1e6 * m, 1e6 * (m > h ? m - h : 0), 1e6 * (m + h),
                     (unsigned long long)x->calls);
         }
+        /* the segments' costs, one row per (collective, size), as the
+         * replay's COLL.segment rows: bytes 0, reps the rank calls */
+        for (size_t i = 0; i < t->n; i++) {
+            const cs_xcell *x = &t->x[i];
+            double sec;
+            uint64_t n;
+            int seen = 0; /* an earlier point of the same size made one already */
+            for (size_t j = 0; j < i && !seen; j++)
+                seen = t->x[j].coll == x->coll && t->x[j].comm_size == x->comm_size &&
+                       cs_xcell_is_segment(&t->x[j]);
+            if (!cs_xcell_is_segment(x) || seen ||
+                cs_xtab_segment(t, x->coll, x->comm_size, &sec, &n) < 0)
+                continue;
+            fprintf(f, "%s,%u,0,%s,%.6g,%.6g,%.6g,%llu,application\n",
+                    cs_coll_name((int)x->coll), x->comm_size, x->method, 1e6 * sec, 1e6 * sec,
+                    1e6 * sec, (unsigned long long)n);
+        }
         return 0;
     }
     fprintf(f, "methods measured in the application: %s\n(COLLSEL_EXPLORE=%u: each call ran "
@@ -69,6 +86,9 @@ int cs_show_explored(FILE *f, const char *path, const cs_profile *p, int csv)
     fprintf(f, "(a call longer than %.0f x the fastest of its method at its point and than "
                "%.0f us counts as that: a call descheduled for milliseconds would hit any "
                "method; column clipped)\n", CS_XCLIP, CS_XCLIP_FLOOR * 1e6);
+    fprintf(f, "(COLL.segment: the making of a communicator's shared-memory segment by a "
+               "call at that point, per rank that made one, apart from the call's method; "
+               "charged once to the shared-memory methods: CSV rows COLL.segment,SIZE,0)\n");
     fprintf(f, "(beats: faster than native beyond the noise, at least %d calls each and the "
                "difference above both intervals: only those are candidates of the tree built "
                "on these times, and of the expectation below)\n", CS_XMIN_CALLS);
@@ -80,14 +100,14 @@ int cs_show_explored(FILE *f, const char *path, const cs_profile *p, int csv)
         double h, m = cs_xcell_mean(x, &h), hn = 0, mn = nat ? cs_xcell_mean(nat, &hn) : 0;
         char a[32], b[32];
         snprintf(a, sizeof a, "%.3f +- %.3f", 1e6 * m, 1e6 * h);
-        if (nat && nat != x && nat->calls > 0)
+        if (nat && nat != x && nat->calls > 0 && !cs_xcell_is_segment(x))
             snprintf(b, sizeof b, "%+.3f +- %.3f", 1e6 * (m - mn), 1e6 * (h + hn));
         else
             snprintf(b, sizeof b, "-");
         fprintf(f, "%-10s %5u %12llu  %-32s %9llu %20s %22s", cs_coll_name((int)x->coll),
                 x->comm_size, (unsigned long long)x->bytes, x->method,
                 (unsigned long long)x->calls, a, b);
-        if (nat && nat != x && mn > 0)
+        if (nat && nat != x && mn > 0 && !cs_xcell_is_segment(x))
             fprintf(f, " %7.3f", m / mn);
         else
             fprintf(f, " %7s", "-");

@@ -314,7 +314,7 @@ static int segment_row(point_work *pw, cs_perf *perf, cs_err *e)
         return MPI_SUCCESS;
     cs_perf_row row = {.coll = pw->p->coll, .comm_size = pw->p->comm_size, .median_us = us,
                        .min_us = us, .max_us = us, .reps = 3};
-    snprintf(row.method, sizeof row.method, "%s.segment", cs_coll_name(pw->p->coll));
+    snprintf(row.method, sizeof row.method, "%s" CS_SEGMENT_SUFFIX, cs_coll_name(pw->p->coll));
     if (cs_perf_add(perf, &row) < 0) {
         cs_fail(e, "out of memory (%zu perf rows)", perf->n);
         return MPI_ERR_NO_MEM;

@@ -119,22 +119,12 @@ static void add_weights(cs_map *m, const cs_profile *prof)
 
 static int is_segment(const cs_perf_row *row)
 {
-    const char *dot = strrchr(row->method, '.');
-    return dot && !strcmp(dot, ".segment");
+    return cs_name_is_segment(row->method);
 }
 
 int cs_map_needs_segment(const char *method)
 {
-    /* the registry's rule (cs_method_needs_node): an algorithm, or a step
-     * of a composed one, whose name starts with shm or node */
-    const char *p = strchr(method, '.');
-    while (p) {
-        p++;
-        if (!strncmp(p, "shm", 3) || !strncmp(p, "node", 4))
-            return 1;
-        p = strpbrk(p, ".-");
-    }
-    return 0;
+    return cs_name_needs_segment(method);
 }
 
 /* The segment's one-time cost spread over the application's calls: a

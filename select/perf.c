@@ -177,8 +177,7 @@ static int parse_row(perf_ctx *c, char *line, int lineno, cs_perf_row *r, cs_err
 
 int cs_perf_is_segment(const cs_perf_row *r)
 {
-    const char *d = strchr(r->method, '.');
-    return d && !strcmp(d, ".segment");
+    return cs_name_is_segment(r->method);
 }
 
 const char *cs_perf_default_arrivals(const cs_perf *t)

@@ -297,16 +297,27 @@ static void warm_up(cs_call *c)
 }
 
 /* A call explored (COLLSEL_EXPLORE): the method drawn (registry index;
- * -1: not explored) and when it started. */
+ * -1: not explored), when it started, and the segments made before it
+ * (their count and time). */
 typedef struct xcall {
     int idx;
     double t0;
+    unsigned long made;
+    double made_s;
 } xcall;
 
-/* The end of a dispatched call: an explored one's time is noted. */
+/* The end of a dispatched call: an explored one's time is noted; where it
+ * made a segment, the making's time is noted as the segment's instead
+ * (the call, a first one, is not a method's time; the segment's is what
+ * the tree weighs against the calls). */
 static int explored(const cs_call *c, const xcall *x, int rc)
 {
-    if (x->idx >= 0)
+    if (x->idx < 0)
+        return rc;
+    double s;
+    if (cs_shm_segments_made(&s) != x->made)
+        cs_explore_note(c->coll, (uint32_t)c->size, c->bytes, CS_EXPLORE_SEGMENT, s - x->made_s);
+    else
         cs_explore_note(c->coll, (uint32_t)c->size, c->bytes, x->idx, cs_explore_clock() - x->t0);
     return rc;
 }
@@ -339,6 +350,7 @@ static int run(cs_call *c, xcall *x)
                                cs_cfg.explore);
         idx = cs_explore_draw(c->st->calls, (uint64_t)cs_cfg.explore_seed, cand, n);
         x->idx = idx;
+        x->made = cs_shm_segments_made(&x->made_s);
         x->t0 = cs_explore_clock();
     } else if (d->valid && d->bytes == c->bytes && d->root == root && d->count == c->count &&
         d->commute == commute) {
@@ -373,7 +385,7 @@ static int recv_matches(const cs_call *c)
 int cs_dispatch_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
     cs_call c;
-    xcall x = {-1, 0};
+    xcall x = {-1, 0, 0, 0};
     if (comm != MPI_COMM_NULL && dt != MPI_DATATYPE_NULL &&
         cs_call_bcast_local(&c, buf, count, dt, root, comm) == 0 &&
         !c.st->is_inter && root >= 0 && root < c.size) {
@@ -388,7 +400,7 @@ int cs_dispatch_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
                        MPI_Op op, int root, MPI_Comm comm)
 {
     cs_call c;
-    xcall x = {-1, 0};
+    xcall x = {-1, 0, 0, 0};
     if (comm != MPI_COMM_NULL && op != MPI_OP_NULL && dt != MPI_DATATYPE_NULL &&
         cs_call_reduce_local(&c, sendbuf, recvbuf, count, dt, op, root, comm) == 0 &&
         !c.st->is_inter && root >= 0 && root < c.size) {
@@ -404,7 +416,7 @@ int cs_dispatch_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Dat
                           MPI_Op op, MPI_Comm comm)
 {
     cs_call c;
-    xcall x = {-1, 0};
+    xcall x = {-1, 0, 0, 0};
     if (comm != MPI_COMM_NULL && op != MPI_OP_NULL && dt != MPI_DATATYPE_NULL &&
         cs_call_allreduce_local(&c, sendbuf, recvbuf, count, dt, op, comm) == 0 &&
         !c.st->is_inter) {
@@ -420,7 +432,7 @@ int cs_dispatch_alltoall(const void *sendbuf, int scount, MPI_Datatype sdt, void
                          int rcount, MPI_Datatype rdt, MPI_Comm comm)
 {
     cs_call c;
-    xcall x = {-1, 0};
+    xcall x = {-1, 0, 0, 0};
     if (comm != MPI_COMM_NULL && rdt != MPI_DATATYPE_NULL &&
         (sendbuf == MPI_IN_PLACE || sdt != MPI_DATATYPE_NULL) &&
         cs_call_alltoall_local(&c, sendbuf, scount, sdt, recvbuf, rcount, rdt, comm) == 0 &&
@@ -435,7 +447,7 @@ int cs_dispatch_alltoall(const void *sendbuf, int scount, MPI_Datatype sdt, void
 int cs_dispatch_barrier(MPI_Comm comm)
 {
     cs_call c;
-    xcall x = {-1, 0};
+    xcall x = {-1, 0, 0, 0};
     if (comm != MPI_COMM_NULL && cs_call_barrier_local(&c, comm) == 0 && !c.st->is_inter) {
         int rc = run(&c, &x);
         if (rc >= 0)

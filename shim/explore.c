@@ -7,14 +7,20 @@
  * slot per (collective, communicator size, exact bytes, method) in open
  * addressing, under a spin lock (exploring is a tuning run: a lock per call,
  * uncontended some 20 ns, is nothing next to the calls it times).  A
- * slot's first call is not counted (a shared-memory method makes its
- * segment then).  cs_explore_build copies the table into a profile, with
- * the methods' names, at MPI_Finalize and at every snapshot. */
+ * slot's first call is not counted (a method's first call at a point
+ * meets cold caches and code); a call that made a shared-memory segment
+ * goes to the point's segment slot instead (idx CS_EXPLORE_SEGMENT, every
+ * call counted, not clipped: "COLL.segment" in the profile), so the
+ * segment's cost, which exploring once dropped, is measured where the
+ * application pays it.  cs_explore_build copies the table into a profile,
+ * with the methods' names, at MPI_Finalize and at every snapshot. */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "coll/coll.h"
+#include "common/colls.h"
 #include "record/profile.h"
 #include "shim.h"
 
@@ -69,17 +75,20 @@ void cs_explore_note(int coll, uint32_t size, uint64_t bytes, int idx, double se
     take();
     for (uint32_t k = 0; k < XSLOTS; k++) {
         xslot *s = &slots[(h + k) & (XSLOTS - 1)];
+        const int seg = idx == CS_EXPLORE_SEGMENT;
         if (!s->used) {
             *s = (xslot){1, (uint32_t)coll, size, (uint32_t)idx, bytes, 0, 0, 0, 0, 0};
-            give(); /* the first call of a slot is not counted */
-            return;
+            if (!seg) {
+                give(); /* the first call of a method's slot is not counted */
+                return;
+            }
         }
         if (s->coll == (uint32_t)coll && s->size == size && s->bytes == bytes &&
             s->idx == (uint32_t)idx) {
             if (s->calls == 0 || seconds < s->tmin)
                 s->tmin = seconds;
             double cap = CS_XCLIP * s->tmin > CS_XCLIP_FLOOR ? CS_XCLIP * s->tmin : CS_XCLIP_FLOOR;
-            if (seconds > cap) { /* descheduled (record/explore.h) */
+            if (!seg && seconds > cap) { /* descheduled (record/explore.h) */
                 seconds = cap;
                 s->clipped++;
             }
@@ -106,9 +115,17 @@ int cs_explore_build(cs_profile *p)
         const xslot *s = &slots[k];
         int n;
         const cs_method *t = s->used && s->calls ? cs_methods((enum cs_coll)s->coll, &n) : NULL;
-        if (!t || (int)s->idx >= n)
+        char segname[64];
+        const char *name = NULL;
+        if (t && s->idx == (uint32_t)CS_EXPLORE_SEGMENT) {
+            snprintf(segname, sizeof segname, "%s" CS_SEGMENT_SUFFIX, cs_coll_name((int)s->coll));
+            name = segname;
+        } else if (t && (int)s->idx < n) {
+            name = t[s->idx].name;
+        }
+        if (!name)
             continue;
-        cs_xcell c = {s->coll,  s->size, s->bytes, (char *)t[s->idx].name, s->calls,
+        cs_xcell c = {s->coll,  s->size, s->bytes, (char *)name, s->calls,
                       s->t,     s->t2,   s->tmin,  s->clipped};
         rc = cs_xtab_add(&p->xtab, &c);
     }

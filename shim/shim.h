@@ -48,10 +48,13 @@ int cs_dispatch_alltoall(const void *sendbuf, int scount, MPI_Datatype sdt, void
 
 /* Exploring (explore.c; record/explore.h): the candidate for the call
  * numbered `call` on its communicator among cand[0..n) (a hash: the same
- * on every rank); the time of a call of method idx (a registry index);
- * this process's table into p->xtab (nothing unless COLLSEL_EXPLORE). */
+ * on every rank); the time of a call of method idx (a registry index, or
+ * CS_EXPLORE_SEGMENT: a call that made a shared-memory segment, kept as
+ * "COLL.segment" at its point); this process's table into p->xtab
+ * (nothing unless COLLSEL_EXPLORE). */
 struct cs_profile;
 #define CS_EXPLORE_MAX 8 /* COLLSEL_EXPLORE's largest K */
+#define CS_EXPLORE_SEGMENT (-2)
 int cs_explore_draw(uint64_t call, uint64_t seed, const int *cand, int n) CS_HIDDEN;
 double cs_explore_clock(void) CS_HIDDEN; /* seconds, CLOCK_MONOTONIC */
 void cs_explore_note(int coll, uint32_t size, uint64_t bytes, int idx, double seconds) CS_HIDDEN;

@@ -296,6 +296,22 @@ static cs_shm *shm_make(const cs_call *c)
     return s;
 }
 
+static unsigned long made_count, made_ns;
+
+unsigned long cs_shm_segments_made(double *seconds)
+{
+    if (seconds)
+        *seconds = 1e-9 * (double)__atomic_load_n(&made_ns, __ATOMIC_RELAXED);
+    return __atomic_load_n(&made_count, __ATOMIC_RELAXED);
+}
+
+static unsigned long now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (unsigned long)t.tv_sec * 1000000000ul + (unsigned long)t.tv_nsec;
+}
+
 cs_shm *cs_shm_get(const cs_call *c)
 {
     cs_comm_state *st = c->st;
@@ -305,9 +321,17 @@ cs_shm *cs_shm_get(const cs_call *c)
     }
     if (st->shm_failed)
         return NULL;
+    /* the ranks meet first, so that the making's time (exploring charges it
+     * to the segment) holds no wait for a late rank: that wait is the
+     * call's, whatever its method (collective: every rank is here) */
+    PMPI_Barrier(c->pcomm);
+    const unsigned long t0 = now_ns();
     st->shm = shm_make(c);
-    if (st->shm)
+    if (st->shm) {
         ((cs_shm *)st->shm)->calls = 1;
+        __atomic_fetch_add(&made_ns, now_ns() - t0, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&made_count, 1, __ATOMIC_RELAXED);
+    }
     if (!st->shm) {
         st->shm_failed = 1;
         if (cs_coll_warn && c->rank == 0)

@@ -148,6 +148,42 @@ static void test_expect(void)
         cs_xtab_free(&runs[i]), cs_xtab_free(&same[i]);
 }
 
+/* The making of a segment (COLL.segment, record/explore.h): not a method,
+ * kept out of native's time, charged to the best where that needs one. */
+static void test_segment(void)
+{
+    cs_xtab t = {0};
+    double total, nat, best, half, sec;
+    uint64_t n;
+    expect_run(&t, 5, &total); /* native 200 us, shm.direct 100 us */
+    cs_xcell seg = {CS_ALLREDUCE, 2, 8, "allreduce" CS_SEGMENT_SUFFIX, 2, 300e-6, 0, 140e-6, 0};
+    T_CHECK(cs_xtab_add(&t, &seg) == 0, "add");
+    total += seg.t; /* the run's recorded time holds the making */
+    const cs_xcell *x = cs_xtab_find(&t, CS_ALLREDUCE, 2, 8, "allreduce.segment");
+    T_CHECK(x && cs_xcell_is_segment(x) && !cs_xcell_beats(x, cs_xtab_native(&t, x)),
+            "a segment is not a method");
+    T_CHECK(cs_xtab_segment(&t, CS_ALLREDUCE, 2, &sec, &n) == 0 && n == 2 &&
+                fabs(sec - 150e-6) < 1e-12, "the segment per rank: %g s over %llu", sec,
+            (unsigned long long)n);
+    T_CHECK(cs_xtab_segment(&t, CS_ALLREDUCE, 4, &sec, &n) == -1 && n == 0, "none at 4 ranks");
+    /* native: 40 calls of 10 us, no segment; best: 40 of 5 us and the 300 */
+    T_CHECK(cs_xtab_expect(&t, total, &nat, &best, &half) == 0 && fabs(nat - 400e-6) < 1e-12 &&
+                fabs(best - 500e-6) < 1e-12,
+            "with a segment: native %g, best %g", nat, best);
+    T_CHECK(cs_xtab_undecided(&t, 0) == 0, "2 segment calls leave nothing undecided");
+    cs_xtab_free(&t);
+    /* a best that needs none (a point-to-point method): the making goes */
+    cs_xtab u = {0};
+    cs_xcell un = {CS_ALLREDUCE, 2, 8, "allreduce.native", 20, 20 * 10e-6, 20 * 1e-10 * 1.0001, 9e-6, 0};
+    cs_xcell ux = {CS_ALLREDUCE, 2, 8, "allreduce.ring", 20, 20 * 5e-6, 20 * 25e-12 * 1.0001, 4.5e-6, 0};
+    T_CHECK(cs_xtab_add(&u, &un) == 0 && cs_xtab_add(&u, &ux) == 0 && cs_xtab_add(&u, &seg) == 0,
+            "add");
+    T_CHECK(cs_xtab_expect(&u, un.t + ux.t + seg.t, &nat, &best, &half) == 0 &&
+                fabs(nat - 400e-6) < 1e-12 && fabs(best - 200e-6) < 1e-12,
+            "a best without a segment: native %g, best %g", nat, best);
+    cs_xtab_free(&u);
+}
+
 static void test_roundtrip(void)
 {
     cs_profile p, q;
@@ -485,6 +521,7 @@ int main(void)
     test_roundtrip();
     test_explore();
     test_expect();
+    test_segment();
     test_rejects();
     test_partials();
     test_selection_versions();

@@ -233,6 +233,19 @@ tune "$tmp/perf-shm.csv" "$tmp/shm.tree"
         cat "$tmp/warm0.err" >&2; fail "warm0: COLLSEL_SHM_WARMUP=0 still warmed up"
     fi
     expect warm0 "barrier -> barrier.shm.dissemination (tree)"
+    # exploring that tree: the call that makes the segment is kept apart
+    # (barrier.segment: the making's time per rank, not the method's call),
+    # and the CSV carries it as the tree's segment row
+    run xseg COLLSEL_TREE="$tmp/shm.tree" COLLSEL_SHM_WARMUP=0 COLLSEL_EXPLORE=2 \
+        COLLSEL_RECORD="$tmp/xseg.prof"
+    "$collsel" show --explored "$tmp/xseg.prof" > "$tmp/xseg.txt" 2>&1 &&
+        "$collsel" show --explored --csv "$tmp/xseg.prof" > "$tmp/xseg.csv" 2>&1 ||
+        { cat "$tmp/xseg.txt" "$tmp/xseg.csv" >&2; fail "xseg: show --explored failed"; }
+    awk -v np="$np" '$1 == "barrier" && $2 == np && $4 == "barrier.segment" && $5 == np &&
+                     $6 > 0 && $9 == "-" { ok = 1 } END { exit !ok }' "$tmp/xseg.txt" ||
+        { cat "$tmp/xseg.txt" >&2; fail "xseg: no barrier.segment of $np rank calls"; }
+    grep -q "^barrier,$np,0,barrier.segment,[0-9.e+-]*,[0-9.e+-]*,[0-9.e+-]*,$np,application$" \
+        "$tmp/xseg.csv" || { cat "$tmp/xseg.csv" >&2; fail "xseg: no segment row in the CSV"; }
 }
 
 # 5. A corrupt tree file: one line naming the file; everything native.
