@@ -106,8 +106,16 @@ else
     # ranks than cores (one node) the report says the expectations are
     # optimistic there, and the runs keep only the methods that show their
     # gain; otherwise neither is said
-    grep -q "^        pair 9 of 9: " report.txt && grep -q "^== verified in the application: 9 pairs" report.txt ||
-        { bad "no paired runs by default"; cat report.txt; }
+    # (a tree that keeps every collective native has nothing to verify: no
+    # runs, one line, and the tree must then drive nothing)
+    if grep -q "verifying: the tree keeps every collective native, no paired runs" report.txt; then
+        $L "$collsel" exec --verbose 1 --tree app.tree -- "$app" --quick > nv.out 2> nv.err ||
+            bad "the all-native tree's run failed"
+        ! grep -q " selected by the tree " nv.err || { bad "no paired runs, yet the tree drives"; cat nv.err; }
+    else
+        grep -q "^        pair 9 of 9: " report.txt && grep -q "^== verified in the application: 9 pairs" report.txt ||
+            { bad "no paired runs by default"; cat report.txt; }
+    fi
     if [ "$np" -gt "$(nproc)" ]; then
         grep -q "^  ($np ranks on $(nproc) cores: exploring under-counts" report.txt ||
             bad "no warning for $np ranks on $(nproc) cores"
