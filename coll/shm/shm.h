@@ -264,7 +264,8 @@ cs_shm *cs_shm_reduction_start(const cs_call *c, int *esz, int *rc);
 
 /* The dynamic reductions (dynamic.c): contributions combined in the order
  * ranks arrive, by whichever rank holds a piece's lock.  reorder: the
- * combining order may depend on arrival (cs_shm_dynamic_reorders), else
+ * combining order may depend on arrival (an exact op, or c->reorder_fp:
+ * set_order), else
  * ranks p-1, p-2, ..., 0 are folded in that order (the bits of
  * reduce.shm.direct), the arrived prefix of it ahead of the late ranks.
  * everyone 1 = allreduce. */
@@ -289,9 +290,6 @@ int cs_shm_dynamic_applies(const cs_call *c, const cs_method *m);
  * elements (min and max too: -0/+0 and NaN show the order), user ops and
  * composite elements: 0. */
 int cs_shm_op_exact(MPI_Op op, MPI_Datatype dt);
-/* Whether call c's dynamic reduction combines in arrival order: an exact
- * op, or c->reorder_fp (the user allowed floating-point reordering). */
-int cs_shm_dynamic_reorders(const cs_call *c);
 
 /* Node-aware methods (node.c).  Their state, made by the first of them on
  * a communicator (collective over pcomm): the leaders' communicator (the
