@@ -60,16 +60,21 @@ int cs_show_explored(FILE *f, const char *path, const cs_profile *p, int csv)
                     (unsigned long long)x->calls);
         }
         /* the segments' costs, one row per (collective, size), as the
-         * replay's COLL.segment rows: bytes 0, reps the rank calls */
+         * replay's COLL.segment rows: bytes 0, reps the rank calls; only
+         * for a collective with rows above (a table with a segment and no
+         * method of its collective builds no tree: a few calls of it, none
+         * native beyond its first) */
         for (size_t i = 0; i < t->n; i++) {
             const cs_xcell *x = &t->x[i];
             double sec;
             uint64_t n;
-            int seen = 0; /* an earlier point of the same size made one already */
-            for (size_t j = 0; j < i && !seen; j++)
-                seen = t->x[j].coll == x->coll && t->x[j].comm_size == x->comm_size &&
-                       cs_xcell_is_segment(&t->x[j]);
-            if (!cs_xcell_is_segment(x) || seen ||
+            int seen = 0, rows = 0; /* seen: an earlier point of the size made one */
+            for (size_t j = 0; j < t->n; j++) {
+                seen |= j < i && t->x[j].coll == x->coll && t->x[j].comm_size == x->comm_size &&
+                        cs_xcell_is_segment(&t->x[j]);
+                rows |= t->x[j].coll == x->coll && cs_xtab_native(t, &t->x[j]) == &t->x[j];
+            }
+            if (!cs_xcell_is_segment(x) || seen || !rows ||
                 cs_xtab_segment(t, x->coll, x->comm_size, &sec, &n) < 0)
                 continue;
             fprintf(f, "%s,%u,0,%s,%.6g,%.6g,%.6g,%llu,application\n",

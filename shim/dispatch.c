@@ -309,7 +309,10 @@ typedef struct xcall {
 /* The end of a dispatched call: an explored one's time is noted; where it
  * made a segment, the making's time is noted as the segment's instead
  * (the call, a first one, is not a method's time; the segment's is what
- * the tree weighs against the calls). */
+ * the tree weighs against the calls).  The count is the process's: with
+ * threads calling collectives at once, a segment another thread made in
+ * the meantime is charged here (tuning runs; the call is then not a
+ * method's time either way). */
 static int explored(const cs_call *c, const xcall *x, int rc)
 {
     if (x->idx < 0)

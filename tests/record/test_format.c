@@ -5,6 +5,7 @@
 #include <math.h>
 #include <unistd.h>
 
+#include "record/show_explore.h"
 #include "testprof.h"
 
 static char dir[256];
@@ -171,6 +172,27 @@ static void test_segment(void)
                 fabs(best - 500e-6) < 1e-12,
             "with a segment: native %g, best %g", nat, best);
     T_CHECK(cs_xtab_undecided(&t, 0) == 0, "2 segment calls leave nothing undecided");
+    /* the CSV: the segment row after the methods', and none for a
+     * collective without a native row (collsel tune builds no tree from a
+     * segment alone: seen with mpi4py, an allreduce size explored a few
+     * times) */
+    cs_xcell lone = {CS_BCAST, 2, 4096, "bcast" CS_SEGMENT_SUFFIX, 2, 200e-6, 0, 90e-6, 0};
+    cs_xcell other = {CS_BCAST, 2, 4096, "bcast.shm.ota", 3, 3e-6, 3e-12, 1e-6, 0};
+    T_CHECK(cs_xtab_add(&t, &lone) == 0 && cs_xtab_add(&t, &other) == 0, "add");
+    cs_profile p;
+    cs_profile_init(&p);
+    p.xtab = t;
+    p.xtab.k = 2;
+    char *csv = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&csv, &len);
+    T_CHECK(f && cs_show_explored(f, "t.prof", &p, 1) == 0, "show --explored --csv");
+    if (f)
+        fclose(f);
+    T_CHECK(csv && strstr(csv, "\nallreduce,2,0,allreduce.segment,150,150,150,2,application\n") &&
+                !strstr(csv, "bcast.segment"),
+            "segment rows: %s", csv ? csv : "(none)");
+    free(csv);
     cs_xtab_free(&t);
     /* a best that needs none (a point-to-point method): the making goes */
     cs_xtab u = {0};
