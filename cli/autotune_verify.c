@@ -274,7 +274,8 @@ int at_verify(at_opts *o)
     if (!nstrip) {
         printf("  %s: %s stays\n",
                !driven   ? "the tree keeps every collective native: nothing to judge"
-               : o->prove ? "every collective the tree drives was faster with it beyond the noise"
+               : o->prove ? "every collective the tree drives, and the collective time as a "
+                            "whole, was faster with it beyond the noise"
                           : "no collective was slower with the tree beyond the noise",
                o->tree);
         return 0;
@@ -297,7 +298,11 @@ int at_verify(at_opts *o)
         rename(o->utree, o->tree);
         return 1;
     }
-    if (whole)
+    if (whole && o->prove)
+        printf("  not faster with the tree beyond the noise (the interval not below 1; more "
+               "ranks than cores, where a gain must show): the collective time as a whole, so "
+               "every collective the tree drives:");
+    else if (whole)
         printf("  slower with the tree beyond the noise (the interval above 1): the collective "
                "time as a whole, so every collective the tree drives:");
     else if (o->prove)

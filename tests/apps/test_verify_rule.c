@@ -82,13 +82,21 @@ int main(void)
     j[REDUCE].khi = 0.99, j[REDUCE].kpairs = 5;  /* too few pairs to show it */
     j[BARRIER].hi = 0.9;                         /* faster in time only: not shown */
     j[ALLREDUCE].kpairs = 0, j[ALLREDUCE].hi = 0.97; /* no completion: time shows it */
+    j[N].hi = 0.98;                              /* and the whole is faster */
     n = at_verify_rule(j, N, 1, strip, &whole);
     CHECK(n == 2 && !strip[BCAST] && strip[REDUCE] && strip[BARRIER] && !strip[ALLREDUCE] && !whole,
           "prove: kept where the interval lies below 1");
+    /* ... but not where the collective time as a whole does not show it */
+    j[N].hi = 1.06;
+    n = at_verify_rule(j, N, 1, strip, &whole);
+    CHECK(n == 4 && whole && strip[BCAST] && strip[ALLREDUCE],
+          "prove: the whole not faster: every collective given up");
     even(j);
     j[BCAST].seen = 0; /* native everywhere in the tree: nothing to give up */
     n = at_verify_rule(j, N, 1, strip, &whole);
     CHECK(n == 3 && !strip[BCAST], "prove: a collective the tree keeps native is not listed");
+    /* nothing kept per collective: not called the whole's fault */
+    CHECK(!whole, "prove: nothing left for the whole to give up");
 
     if (fails)
         return 1;
