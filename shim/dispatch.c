@@ -318,9 +318,10 @@ static int explored(const cs_call *c, const xcall *x, int rc)
     if (x->idx < 0)
         return rc;
     double s;
-    if (cs_shm_segments_made(&s) != x->made)
+    if (cs_shm_segments_made(&s) != x->made) {
         cs_explore_note(c->coll, (uint32_t)c->size, c->bytes, CS_EXPLORE_SEGMENT, s - x->made_s);
-    else
+        cs_explore_first(c->coll, (uint32_t)c->size, c->bytes, x->idx);
+    } else
         cs_explore_note(c->coll, (uint32_t)c->size, c->bytes, x->idx, cs_explore_clock() - x->t0);
     return rc;
 }

@@ -68,7 +68,9 @@ int cs_explore_draw(uint64_t call, uint64_t seed, const int *cand, int n)
     return cand[(int)((h >> 32) * (uint64_t)n >> 32)];
 }
 
-void cs_explore_note(int coll, uint32_t size, uint64_t bytes, int idx, double seconds)
+/* The call's time into its slot; count 0: only make the slot (its first
+ * call, not counted). */
+static void note(int coll, uint32_t size, uint64_t bytes, int idx, double seconds, int count)
 {
     uint64_t h = ((uint64_t)coll * 31 + size) * 0x9E3779B97F4A7C15ull ^ bytes * 0xC2B2AE3D27D4EB4Full ^
                  (uint64_t)idx * 0x165667B19E3779F9ull;
@@ -82,6 +84,11 @@ void cs_explore_note(int coll, uint32_t size, uint64_t bytes, int idx, double se
                 give(); /* the first call of a method's slot is not counted */
                 return;
             }
+        }
+        if (!count && s->coll == (uint32_t)coll && s->size == size && s->bytes == bytes &&
+            s->idx == (uint32_t)idx) {
+            give();
+            return;
         }
         if (s->coll == (uint32_t)coll && s->size == size && s->bytes == bytes &&
             s->idx == (uint32_t)idx) {
@@ -99,8 +106,18 @@ void cs_explore_note(int coll, uint32_t size, uint64_t bytes, int idx, double se
             return;
         }
     }
-    dropped++;
+    dropped += count;
     give();
+}
+
+void cs_explore_note(int coll, uint32_t size, uint64_t bytes, int idx, double seconds)
+{
+    note(coll, size, bytes, idx, seconds, 1);
+}
+
+void cs_explore_first(int coll, uint32_t size, uint64_t bytes, int idx)
+{
+    note(coll, size, bytes, idx, 0, 0);
 }
 
 int cs_explore_build(cs_profile *p)

@@ -58,6 +58,10 @@ struct cs_profile;
 int cs_explore_draw(uint64_t call, uint64_t seed, const int *cand, int n) CS_HIDDEN;
 double cs_explore_clock(void) CS_HIDDEN; /* seconds, CLOCK_MONOTONIC */
 void cs_explore_note(int coll, uint32_t size, uint64_t bytes, int idx, double seconds) CS_HIDDEN;
+/* The call that made a segment stands for its method's first call at the
+ * point (not counted, as every first call): the slot is made if it is not
+ * there, so that the method's next call there counts. */
+void cs_explore_first(int coll, uint32_t size, uint64_t bytes, int idx) CS_HIDDEN;
 int cs_explore_build(struct cs_profile *p) CS_HIDDEN;
 
 #endif
