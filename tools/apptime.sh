@@ -29,7 +29,8 @@
 # printed too, against the measured median.
 # --aa: both runs of every pair native (an A/A test: no tree, no tuning);
 # the spread of its ratios around 1 is what the measured column can tell
-# apart at all on this machine (the prediction is then 1).
+# apart at all on this machine (the prediction is then 1).  A tree that
+# keeps every collective native is said to make the pairs an A/A test too.
 # --launcher: start the ranks with LINE (word-split) instead, e.g. a
 # cluster's (tools/cluster.sh launcher openmpi); -n is then LINE's business.
 # COLLSEL_BUILD: the build to use (default build/), e.g. an older one to
@@ -38,7 +39,7 @@ set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${COLLSEL_BUILD:-$top/build}
 np=4 runs=5 tree= dir= launcher= aa= explore= base=
-usage() { sed -n '2,32s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,/^set -e/{/^#/s/^# \{0,1\}//p}' "$0"; }
 while [ $# -gt 0 ]; do
     case "$1" in
     -n) np=$2; shift 2 ;;
@@ -108,6 +109,13 @@ else
     pexits=$(awk -F, '$1 == "exits" && $7 > 0 { e = $13 } END { print e == "" ? "-" : e }' "$mix")
 fi
 echo "== $runs pairs of runs, native first in odd pairs, tuned first in even ones (tree $tree)"
+# a tree whose every leaf answers native first drives nothing: the pairs
+# then compare native with native (an A/A test of this application)
+if [ -z "$aa$base" ] && leaves=$("$c" tree show "$tree" 2> /dev/null) && [ -n "$leaves" ] &&
+    echo "$leaves" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[a-z]+\.[a-z]/) { if ($i !~ /\.native$/) d = 1; break } }
+                          END { exit d }'; then
+    echo "   (the tree keeps every collective native: these pairs are an A/A test, native against native)"
+fi
 printf '%-5s %12s %12s %12s %12s %12s\n' pair collectives completion wait exits wall
 i=1
 while [ "$i" -le "$runs" ]; do

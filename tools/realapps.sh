@@ -32,7 +32,7 @@ while [ $# -gt 0 ]; do
     --apps) APPS=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --budget) BUDGET=$2; shift 2 ;;
-    -h|--help) sed -n '2,24s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -e/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
     *) echo "realapps.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
 done

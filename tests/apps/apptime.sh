@@ -23,6 +23,16 @@ grep -q "^median of tuned / native, collective time: $num (range $num-$num); wal
     { bad "native against a tree: no median line"; cat d1.txt; }
 grep -q "^  application collective time: predicted $num, measured median $num" d1.txt ||
     { bad "native against a tree: no prediction"; cat d1.txt; }
+! grep -q "A/A test" d1.txt || { bad "a tree that drives the barrier called an A/A test"; cat d1.txt; }
+# a tree that keeps everything native: the pairs are said to be an A/A test
+{ echo "collective,comm_size,msg_bytes,method,median_us"
+  echo "barrier,2,0,barrier.native,1"
+  echo "barrier,2,0,barrier.dissemination,10"; } > native.csv
+"$collsel" tune --perf native.csv -o native.tree > native.txt 2>&1 || { bad "tune native"; cat native.txt; }
+"$tool" -n 2 -r 2 --tree native.tree --dir d4 -- "$app" --quick > d4.txt 2>&1 ||
+    { bad "an all-native tree: exit $?"; cat d4.txt; }
+grep -q "^   (the tree keeps every collective native: these pairs are an A/A test" d4.txt ||
+    { bad "an all-native tree: not called an A/A test"; cat d4.txt; }
 "$tool" -n 2 -r 2 --tree shm.counter.tree --baseline dissemination.tree --dir d2 -- "$app" --quick > d2.txt 2>&1 ||
     { bad "--baseline: exit $?"; cat d2.txt; }
 grep -q "^== tree against tree: shm.counter.tree against dissemination.tree" d2.txt &&
