@@ -274,7 +274,7 @@ static void log_decision(const cs_call *c, const cs_method *m, const char *why)
 /* The warm-up of a communicator (COLLSEL_SHM_WARMUP=N): until its N-th
  * selected call, or until its calls moved N x 16 KiB, the tree's
  * shared-memory and node-aware methods do not apply (st->shm_cold; the
- * next candidate runs).  Making a segment costs 0.3-3 ms (README); a
+ * next candidate runs; run() makes no private duplicate for them then).  Making a segment costs 0.3-3 ms (README); a
  * communicator that is split, used a few times and freed would pay that
  * for microseconds of gain.  Forced methods run at once.  The counts are
  * the same on every rank (every rank makes the same calls), so is the
@@ -338,14 +338,18 @@ static int run(cs_call *c, xcall *x)
     struct cs_decision *d = &c->st->last[c->coll];
     if (c->size < 2 && sel[c->coll].force <= 0)
         return -1; /* one rank: native (cs_pick), without a private communicator */
-    if (sel[c->coll].node && c->pcomm == MPI_COMM_NULL) {
+    warm_up(c);
+    if (sel[c->coll].node && c->pcomm == MPI_COMM_NULL && !c->st->shm_cold) {
         /* the node split comes with the private duplicate: make it before
-         * deciding (collective; every rank gets here at the same call) */
+         * deciding (collective; every rank gets here at the same call).
+         * Not during the warm-up, when no shared-memory or node-aware
+         * method applies anyway: a communicator used a few times pays
+         * neither (the duplicate and the split: 25-75 us at 2 ranks) unless
+         * a point-to-point method runs on it */
         int rc = cs_call_attach(c);
         if (rc != MPI_SUCCESS)
             return -1;
     }
-    warm_up(c);
     if (cs_cfg.explore > 0 && sel[c->coll].force < 0 && sel[c->coll].nmap > 0) {
         /* exploring: one of the leaf's first candidates or native, drawn
          * by the communicator's call count (the same on every rank) */
