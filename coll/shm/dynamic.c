@@ -282,9 +282,8 @@ static void post_local(const dyn_step *d, int wants)
  * (cs_combine: a fold of a few elements costs no library call).  The one
  * rank of a reduce that wants the result does not post: nobody reads its
  * contribution, which it folds straight from its buffer (unless that is
- * out, in place: an earlier fold would overwrite it; measured at 2 ranks,
- * 1-2 KiB: the post's copy made the root's path 1.15-1.2x
- * reduce.shm.tree's). */
+ * out, in place: an earlier fold would overwrite it): a copy of the chunk
+ * less on the path of the one rank that waits for all. */
 static int run_local(dyn_step *d, int wants, int everyone, char *out, int posted)
 {
     cs_shm *s = d->s;
