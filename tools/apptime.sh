@@ -66,6 +66,7 @@ c=$B/cli/collsel
 [ -x "$c" ] || { echo "apptime.sh: no $c (build first, or set COLLSEL_BUILD)" >&2; exit 2; }
 dir=${dir:-$(mktemp -d "${TMPDIR:-/tmp}/apptime.XXXXXX")}
 mkdir -p "$dir"
+rm -f "$dir/ratios" # a --dir used before: this run's pairs only (they were appended to its)
 run() {
     if [ -n "$launcher" ]; then
         # shellcheck disable=SC2086

@@ -24,6 +24,12 @@ grep -q "^median of tuned / native, collective time: $num (range $num-$num); wal
 grep -q "^  application collective time: predicted $num, measured median $num" d1.txt ||
     { bad "native against a tree: no prediction"; cat d1.txt; }
 ! grep -q "A/A test" d1.txt || { bad "a tree that drives the barrier called an A/A test"; cat d1.txt; }
+# the same --dir again: this run's 2 pairs, not 4 (the demo's second run
+# once reported "42 pairs" of its 21)
+"$tool" -n 2 -r 2 --tree shm.counter.tree --dir d1 -- "$app" --quick > d1b.txt 2>&1 ||
+    { bad "the same --dir again: exit $?"; cat d1b.txt; }
+grep -q "^median of tuned / native, collective time: .*(2 pairs)$" d1b.txt ||
+    { bad "the same --dir again: not this run's pairs only"; cat d1b.txt; }
 # a tree that keeps everything native: the pairs are said to be an A/A test
 { echo "collective,comm_size,msg_bytes,method,median_us"
   echo "barrier,2,0,barrier.native,1"
