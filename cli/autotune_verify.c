@@ -206,15 +206,14 @@ int at_verify(at_opts *o)
         natk[MAX_PAIRS][CS_NCOLL + 1], tunk[MAX_PAIRS][CS_NCOLL + 1];
     const int n = o->verify < MAX_PAIRS ? o->verify : MAX_PAIRS;
     char what[160];
-    cs_tree *t0 = NULL;
-    cs_err e0;
-    int any = 1; /* a tree that cannot be read is run as it is (the runs say why) */
-    if (cs_tree_read(&t0, o->tree, &e0) == 0) {
-        any = 0;
-        for (int c = 0; c < CS_NCOLL; c++)
-            any |= drives(t0, c);
-        cs_tree_free(t0);
-    }
+    cs_tree *tree = NULL;
+    cs_err e;
+    if (cs_tree_read(&tree, o->tree, &e) < 0)
+        tree = NULL; /* run as it is (the runs say why); drives() says yes */
+    int driven[CS_NCOLL], any = 0;
+    for (int c = 0; c < CS_NCOLL; c++)
+        any |= driven[c] = drives(tree, c);
+    cs_tree_free(tree);
     if (!any) { /* the runs would compare native with native */
         at_step(o, o->nsteps, "verifying: the tree keeps every collective native, no paired "
                               "runs", 0);
@@ -249,10 +248,6 @@ int at_verify(at_opts *o)
     at_judged judged[CS_NCOLL + 1] = {{0}};
     int strip[CS_NCOLL], whole;
     double r[MAX_PAIRS];
-    cs_tree *tree = NULL;
-    cs_err e;
-    if (cs_tree_read(&tree, o->tree, &e) < 0)
-        tree = NULL;
     for (int c = 0; c <= CS_NCOLL; c++) {
         at_judged *jc = &judged[c];
         for (int i = 0; i < n; i++)
@@ -262,18 +257,17 @@ int at_verify(at_opts *o)
         printf("  %-10s", c == CS_NCOLL ? "all" : cs_coll_name(c));
         jc->pairs = ratios(nat, tun, n, c, r, &jc->lo, &jc->hi);
         jc->kpairs = ratios(natk, tunk, n, c, r, &jc->klo, &jc->khi);
-        const int native = c < CS_NCOLL && !drives(tree, c);
+        const int native = c < CS_NCOLL && !driven[c];
         printf("%s\n", native ? "  (native everywhere in the tree)" : "");
         jc->seen = !native;
     }
-    int driven = 0;
+    int ran = 0; /* driven collectives that ran */
     for (int c = 0; c < CS_NCOLL; c++)
-        driven += judged[c].seen;
-    cs_tree_free(tree);
+        ran += judged[c].seen;
     const int nstrip = at_verify_rule(judged, CS_NCOLL, o->prove, strip, &whole);
     if (!nstrip) {
         printf("  %s: %s stays\n",
-               !driven   ? "the tree keeps every collective native: nothing to judge"
+               !ran      ? "no collective the tree drives ran in these runs: nothing to judge"
                : o->prove ? "every collective the tree drives, and the collective time as a "
                             "whole, was faster with it beyond the noise"
                           : "no collective was slower with the tree beyond the noise",

@@ -274,9 +274,9 @@ static void log_decision(const cs_call *c, const cs_method *m, const char *why)
 /* The warm-up of a communicator (COLLSEL_SHM_WARMUP=N): until its N-th
  * selected call, or until its calls moved N x 16 KiB, the tree's
  * shared-memory and node-aware methods do not apply (st->shm_cold; the
- * next candidate runs; run() makes no private duplicate for them then).  Making a segment costs 0.3-3 ms (README); a
- * communicator that is split, used a few times and freed would pay that
- * for microseconds of gain.  Forced methods run at once.  The counts are
+ * next candidate runs; run() makes no private duplicate for them then).
+ * Making a segment costs 0.3-3 ms (README); a communicator that is split,
+ * used a few times and freed would pay that for microseconds of gain.  Forced methods run at once.  The counts are
  * the same on every rank (every rank makes the same calls), so is the
  * decision; when the warm-up ends, the cached decisions are taken (and
  * logged) again. */

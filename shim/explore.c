@@ -74,10 +74,10 @@ static void note(int coll, uint32_t size, uint64_t bytes, int idx, double second
 {
     uint64_t h = ((uint64_t)coll * 31 + size) * 0x9E3779B97F4A7C15ull ^ bytes * 0xC2B2AE3D27D4EB4Full ^
                  (uint64_t)idx * 0x165667B19E3779F9ull;
+    const int seg = idx == CS_EXPLORE_SEGMENT;
     take();
     for (uint32_t k = 0; k < XSLOTS; k++) {
         xslot *s = &slots[(h + k) & (XSLOTS - 1)];
-        const int seg = idx == CS_EXPLORE_SEGMENT;
         if (!s->used) {
             *s = (xslot){1, (uint32_t)coll, size, (uint32_t)idx, bytes, 0, 0, 0, 0, 0};
             if (!seg) {
@@ -85,13 +85,12 @@ static void note(int coll, uint32_t size, uint64_t bytes, int idx, double second
                 return;
             }
         }
-        if (!count && s->coll == (uint32_t)coll && s->size == size && s->bytes == bytes &&
-            s->idx == (uint32_t)idx) {
-            give();
-            return;
-        }
         if (s->coll == (uint32_t)coll && s->size == size && s->bytes == bytes &&
             s->idx == (uint32_t)idx) {
+            if (!count) { /* its first call only: the slot is there */
+                give();
+                return;
+            }
             if (s->calls == 0 || seconds < s->tmin)
                 s->tmin = seconds;
             double cap = CS_XCLIP * s->tmin > CS_XCLIP_FLOOR ? CS_XCLIP * s->tmin : CS_XCLIP_FLOOR;

@@ -296,20 +296,14 @@ static cs_shm *shm_make(const cs_call *c)
     return s;
 }
 
-static unsigned long made_count, made_ns;
+static unsigned long made_count;
+static int64_t made_ns;
 
 unsigned long cs_shm_segments_made(double *seconds)
 {
     if (seconds)
         *seconds = 1e-9 * (double)__atomic_load_n(&made_ns, __ATOMIC_RELAXED);
     return __atomic_load_n(&made_count, __ATOMIC_RELAXED);
-}
-
-static unsigned long now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (unsigned long)t.tv_sec * 1000000000ul + (unsigned long)t.tv_nsec;
 }
 
 cs_shm *cs_shm_get(const cs_call *c)
@@ -325,11 +319,11 @@ cs_shm *cs_shm_get(const cs_call *c)
      * to the segment) holds no wait for a late rank: that wait is the
      * call's, whatever its method (collective: every rank is here) */
     PMPI_Barrier(c->pcomm);
-    const unsigned long t0 = now_ns();
+    const int64_t t0 = cs_shm_now_ns();
     st->shm = shm_make(c);
     if (st->shm) {
         ((cs_shm *)st->shm)->calls = 1;
-        __atomic_fetch_add(&made_ns, now_ns() - t0, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&made_ns, cs_shm_now_ns() - t0, __ATOMIC_RELAXED);
         __atomic_fetch_add(&made_count, 1, __ATOMIC_RELAXED);
     }
     if (!st->shm) {

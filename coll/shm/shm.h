@@ -280,6 +280,9 @@ int cs_shm_dynamic_last(const cs_call *c, void *out, int *last);
  * returns its place (1: it arrived first; s->p: last) and, where first is
  * not NULL, the rank that arrived first.  At most CS_SHM_DYN_MAX ranks. */
 int cs_shm_arrive(const cs_shm *s, int at, uint64_t step, int *first);
+/* CLOCK_MONOTONIC in nanoseconds (wait.c: the stuck-wait report; the
+ * making time of a segment). */
+int64_t cs_shm_now_ns(void);
 /* applies(): cs_shm_applies_dense, a commutative op, at most
  * CS_SHM_DYN_MAX ranks. */
 int cs_shm_dynamic_applies(const cs_call *c, const cs_method *m);

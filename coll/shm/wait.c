@@ -91,7 +91,7 @@ void cs_shm_set_stuck(double seconds)
     __atomic_store_n(&stuck_ns, (int64_t)(seconds * 1e9), __ATOMIC_RELAXED);
 }
 
-static int64_t now_ns(void)
+int64_t cs_shm_now_ns(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -147,7 +147,7 @@ static void check_stuck(const cs_shm *s, const cs_shm_flag *f, uint64_t v, int64
     int64_t limit = __atomic_load_n(&stuck_ns, __ATOMIC_RELAXED);
     if (*t0 < 0 || limit <= 0 || !cs_coll_warn)
         return;
-    int64_t t = now_ns();
+    int64_t t = cs_shm_now_ns();
     if (*t0 == 0) {
         *t0 = t;
     } else if (t - *t0 >= limit) {
