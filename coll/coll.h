@@ -323,10 +323,28 @@ extern _Thread_local __attribute__((tls_model("initial-exec"))) const cs_method 
 extern _Thread_local const cs_method *cs_method_running; /* SMPI: one copy per simulated rank */
 #endif
 
+/* shm/prepare.c: the receive buffer of a call of at least
+ * CS_SHM_PREPARE_MIN bytes is this thread's job while its method runs: a
+ * shared-memory wait maps its missing pages (see shm.h).  begin returns the
+ * job it replaces (a composed method's step runs inside its method), end
+ * puts it back. */
+#define CS_SHM_PREPARE_MIN (64 * 1024)
+typedef struct {
+    char *p;
+    size_t left, page;
+} cs_shm_prep;
+cs_shm_prep cs_shm_prepare_begin(const cs_call *c);
+void cs_shm_prepare_end(cs_shm_prep was);
+
 static inline int cs_method_run(const cs_method *m, const cs_call *c)
 {
     cs_method_running = m;
-    return m->fn(c, m);
+    if (c->bytes < CS_SHM_PREPARE_MIN)
+        return m->fn(c, m);
+    cs_shm_prep was = cs_shm_prepare_begin(c);
+    int rc = m->fn(c, m);
+    cs_shm_prepare_end(was);
+    return rc;
 }
 
 #endif

@@ -338,8 +338,33 @@ out:
     return rc;
 }
 
+/* The first meeting of a communicator's ranks in a call of ours is the
+ * private duplicate's creation; a rank that gets there first would wait
+ * inside the MPI library.  For a call of CS_SHM_PREPARE_MIN bytes or more
+ * (the same on every rank, so is this barrier), the ranks meet first in a
+ * barrier that the early ones spend mapping their receive buffers
+ * (shm/prepare.c): the first call on a buffer the application has just
+ * allocated, which is often the first of a communicator too. */
+static void meet_preparing(const cs_call *c)
+{
+    cs_shm_prep was = cs_shm_prepare_begin(c);
+    MPI_Request r;
+    if (PMPI_Ibarrier(c->comm, &r) == MPI_SUCCESS) {
+        int done = 0;
+        while (PMPI_Test(&r, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
+            if (!cs_shm_prepare_some()) { /* nothing (more) to map */
+                PMPI_Wait(&r, MPI_STATUS_IGNORE);
+                break;
+            }
+    }
+    cs_shm_prepare_end(was);
+}
+
 int cs_call_attach(cs_call *c)
 {
+    if (c->st->pcomm == MPI_COMM_NULL && !c->st->is_inter && c->st->dup_rc == MPI_SUCCESS &&
+        c->bytes >= CS_SHM_PREPARE_MIN && c->coll != CS_BARRIER)
+        meet_preparing(c);
     int rc = state_attach(c->comm, c->st);
     c->pcomm = c->st->pcomm;
     return rc;

@@ -61,6 +61,11 @@ static const struct cs_var {
      "Runs with different N give a call position (the first calls, which meet the startup's "
      "skew; a step's first allreduce) a different method each time, so that the positions' "
      "own costs fall on every method (collsel autotune numbers its exploring runs)"},
+    {"COLLSEL_SHM_PREPARE", CS_V_INT, "1", 0, 1, offsetof(cs_config, shm_prepare), "0|1",
+     "1: a rank that waits in a call of 64 KiB or more maps the pages of its receive buffer "
+     "that the kernel has not mapped yet (a buffer just allocated faults on every page at the "
+     "first write: 0.63 ms per 2 MiB measured here), so that the call's copy does not; the "
+     "contents are untouched; 0: off"},
     {"COLLSEL_SHM_STUCK", CS_V_SECONDS, "10", 0, 1 << 24, offsetof(cs_config, shm_stuck), "SECONDS",
      "seconds one wait of a shared-memory method may take before it is reported (at "
      "COLLSEL_VERBOSE >= 1, one line: the method, the communicator, the call's number on it, "

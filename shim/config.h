@@ -24,6 +24,8 @@ typedef struct cs_config {
     int explore;        /* COLLSEL_EXPLORE: candidates per tree leaf tried in the
                            application (shim/explore.c), 0: none */
     int explore_seed;   /* COLLSEL_EXPLORE_SEED: which calls get which candidate */
+    int shm_prepare;    /* COLLSEL_SHM_PREPARE: 1 = a waiting rank maps its
+                           receive buffer's missing pages (shm/prepare.c) */
     double shm_stuck;   /* COLLSEL_SHM_STUCK: seconds of one shared-memory wait
                            before it is reported (0: never) */
     double record_interval; /* COLLSEL_RECORD_INTERVAL: seconds between

@@ -523,6 +523,7 @@ int cs_life_init(int provided)
     cs_shm_set_node_size(cs_cfg.node_size);
     cs_shm_set_limit((size_t)cs_cfg.shm_limit_mib << 20);
     cs_shm_set_stuck(cs_cfg.shm_stuck);
+    cs_shm_set_prepare(cs_cfg.shm_prepare);
     cs_coll_warn = coll_warn;
     record_init();
     cs_dispatch_init();

@@ -187,6 +187,22 @@ typedef struct {
 } cs_shm_idler;
 void cs_shm_idle(const cs_shm *s, const cs_shm_flag *f, uint64_t v, cs_shm_idler *w);
 int cs_shm_spin_for(int p, int cpus);
+/* prepare.c: what a wait does before it polls again (cs_shm_idle): while
+ * this thread's call has a receive buffer with pages the kernel has not
+ * mapped yet, map 16 more pages' worth (returns 1 when it looked; 0: no
+ * job).  A receive buffer the application has just allocated faults on
+ * every page at the collective's first write (1.2 us a page here); a rank
+ * that waits for another does that work in its wait instead. */
+#ifndef COLLSEL_SMPI
+extern _Thread_local __attribute__((tls_model("initial-exec"))) cs_shm_prep cs_shm_prep_job;
+#else
+extern _Thread_local cs_shm_prep cs_shm_prep_job;
+#endif
+int cs_shm_prepare_some(void);
+/* 0: no mapping (COLLSEL_SHM_PREPARE=0; the barrier of a communicator's
+ * first large call, commstate.c, stays: it must be the same on every
+ * rank). */
+void cs_shm_set_prepare(int on);
 void cs_shm_set_stuck(double seconds);
 static inline void cs_shm_set(cs_shm_flag *f, uint64_t v)
 {
