@@ -330,7 +330,7 @@ extern _Thread_local const cs_method *cs_method_running; /* SMPI: one copy per s
  * puts it back. */
 #define CS_SHM_PREPARE_MIN (64 * 1024)
 typedef struct {
-    char *p;
+    char *p; /* the next piece */
     size_t left, page;
 } cs_shm_prep;
 cs_shm_prep cs_shm_prepare_begin(const cs_call *c);

@@ -158,8 +158,10 @@ static void check_stuck(const cs_shm *s, const cs_shm_flag *f, uint64_t v, int64
 
 void cs_shm_idle(const cs_shm *s, const cs_shm_flag *f, uint64_t v, cs_shm_idler *w)
 {
-    if (cs_shm_prep_job.left && cs_shm_prepare_some())
-        return; /* a piece of the receive buffer mapped: poll again */
+    /* a long wait (past 128 polls, or yielding) maps a piece of the
+     * receive buffer instead (prepare.c), then polls again */
+    if (cs_shm_prep_job.left && (w->polls >= 128 || w->polls >= s->spin) && cs_shm_prepare_some())
+        return;
     if (w->polls >= s->spin) {
         sched_yield(); /* yield on every further poll */
         if (f && w->yields++ % 64 == 0)
