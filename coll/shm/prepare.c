@@ -46,6 +46,7 @@ void cs_shm_set_prepare(int on)
     __atomic_store_n(&refused, !on, __ATOMIC_RELAXED);
 }
 
+#ifndef COLLSEL_SMPI
 /* The receive buffer of call c: the bytes this rank's collective writes,
  * when they are one run of memory (a plain datatype); NULL when the rank
  * receives nothing (a bcast's root, a reduce's other ranks). */
@@ -66,6 +67,7 @@ static void *recv_range(const cs_call *c, size_t *bytes)
         return NULL;
     }
 }
+#endif
 
 cs_shm_prep cs_shm_prepare_begin(const cs_call *c)
 {
