@@ -396,7 +396,8 @@ static int step_explore(at_opts *o)
 /* What the tree built on the explored times makes of the exploring runs'
  * collective time: at each explored point its first candidate's mean
  * there (native's where that was not measured on CS_XMIN_CALLS calls),
- * against native's; the rest of the time unchanged but the segments
+ * against native's, and the point's first calls as its first calls and
+ * native's (where both were drawn first); the rest of the time unchanged but the segments
  * those runs made (in their recorded time), kept only where the tree uses
  * a method that needs one.  The tree may keep native where a method beat it (its
  * margin, its leaves span points). */
@@ -418,11 +419,13 @@ void at_tree_expect(const at_opts *o)
         total += p.cells[i].t_total;
     for (size_t i = 0, j; i < x->n; i = j) {
         const cs_xcell *n0 = cs_xtab_native(x, &x->x[i]), *pick = n0;
-        double calls = 0, spent = 0;
+        double calls = 0, spent = 0, fcalls = 0, fspent = 0;
         j = cs_xtab_point_end(x, i);
         for (size_t k = i; k < j; k++)
             if (cs_xcell_is_segment(&x->x[k]))
                 seg += x->x[k].t; /* the making only, not a call */
+            else if (cs_xcell_is_first(&x->x[k]))
+                fcalls += (double)x->x[k].calls, fspent += x->x[k].t;
             else
                 calls += (double)x->x[k].calls, spent += x->x[k].t;
         if (!n0 || n0->calls == 0)
@@ -439,6 +442,14 @@ void at_tree_expect(const at_opts *o)
         segments |= name && cs_name_needs_segment(name); /* made once, for all its calls */
         nat += calls * cs_xcell_mean(n0, NULL) - spent;
         tuned += calls * cs_xcell_mean(pick, NULL) - spent;
+        /* the point's first calls as native's and as the tree's method's
+         * (cs_xtab_expect) */
+        const cs_xcell *fn = cs_xtab_first(x, n0, n0->method),
+                       *fp = cs_xtab_first(x, n0, pick->method);
+        if (fcalls > 0 && fn && fp) {
+            nat += fcalls * cs_xcell_mean(fn, NULL) - fspent;
+            tuned += fcalls * cs_xcell_mean(fp, NULL) - fspent;
+        }
     }
     char xh[96] = "";
     if (o->xhalf >= 0)

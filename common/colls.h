@@ -45,6 +45,12 @@ int cs_coll_sized(int c);
  * with shm or node ("allreduce.reduce_bcast.shm_tree_k4-knomial_k2"). */
 #define CS_SEGMENT_SUFFIX ".segment"
 int cs_name_is_segment(const char *name);
+/* CS_FIRST_SUFFIX ends the row of a method's calls that were the first at
+ * their point in a process ("bcast.shm.ota@first": the first touch of the
+ * application's buffer, cold caches), which exploring keeps apart from the
+ * method's other calls; cs_name_is_first says so of a name. */
+#define CS_FIRST_SUFFIX "@first"
+int cs_name_is_first(const char *name);
 int cs_name_needs_segment(const char *name);
 
 #endif

@@ -120,6 +120,25 @@ int cs_xcell_is_segment(const cs_xcell *x)
     return cs_name_is_segment(x->method);
 }
 
+int cs_xcell_is_first(const cs_xcell *x)
+{
+    return cs_name_is_first(x->method);
+}
+
+/* A method's counted calls (neither a segment's making nor first calls). */
+static int is_calls(const cs_xcell *x)
+{
+    return !cs_xcell_is_segment(x) && !cs_xcell_is_first(x);
+}
+
+const cs_xcell *cs_xtab_first(const cs_xtab *t, const cs_xcell *x, const char *method)
+{
+    char name[160];
+    snprintf(name, sizeof name, "%s" CS_FIRST_SUFFIX, method);
+    const cs_xcell *f = cs_xtab_find(t, x->coll, x->comm_size, x->bytes, name);
+    return f && f->calls ? f : NULL;
+}
+
 int cs_xtab_segment(const cs_xtab *t, uint32_t coll, uint32_t comm_size, double *seconds,
                     uint64_t *calls)
 {
@@ -139,7 +158,7 @@ int cs_xtab_segment(const cs_xtab *t, uint32_t coll, uint32_t comm_size, double 
 
 int cs_xcell_beats(const cs_xcell *x, const cs_xcell *nat)
 {
-    if (!nat || x == nat || cs_xcell_is_segment(x) || x->calls < CS_XMIN_CALLS ||
+    if (!nat || x == nat || !is_calls(x) || x->calls < CS_XMIN_CALLS ||
         nat->calls < CS_XMIN_CALLS)
         return 0;
     double h, hn, m = cs_xcell_mean(x, &h), mn = cs_xcell_mean(nat, &hn);
@@ -159,8 +178,8 @@ size_t cs_xtab_undecided(const cs_xtab *t, double share)
         size_t methods = 0;
         for (size_t k = i; k < j; k++) {
             tp += t->x[k].t;
-            if (cs_xcell_is_segment(&t->x[k]))
-                continue; /* a segment is made once: no count of calls decides it */
+            if (!is_calls(&t->x[k]))
+                continue; /* a segment is made once, a first call is one: no count decides */
             few |= t->x[k].calls < CS_XMIN_CALLS;
             methods++;
         }
@@ -182,7 +201,7 @@ int cs_xtab_expect(const cs_xtab *t, double total, double *nat, double *best, do
         if (!n0 || n0->calls == 0)
             continue;
         measured = 1;
-        double hn = 0, hb = 0, h, calls = 0, spent = 0;
+        double hn = 0, hb = 0, h, calls = 0, spent = 0, fcalls = 0, fspent = 0;
         const double mn = cs_xcell_mean(n0, &hn);
         double mb = mn;
         const char *mbest = NULL;
@@ -190,6 +209,11 @@ int cs_xtab_expect(const cs_xtab *t, double total, double *nat, double *best, do
             const double m = cs_xcell_mean(&t->x[k], &h);
             if (cs_xcell_is_segment(&t->x[k])) /* the making only, not a call */
                 continue;
+            if (cs_xcell_is_first(&t->x[k])) { /* a point's first calls: below */
+                fcalls += (double)t->x[k].calls;
+                fspent += t->x[k].t;
+                continue;
+            }
             calls += (double)t->x[k].calls;
             spent += t->x[k].t;
             if (cs_xcell_beats(&t->x[k], n0) && m < mb)
@@ -200,6 +224,18 @@ int cs_xtab_expect(const cs_xtab *t, double total, double *nat, double *best, do
         db += calls * mb - spent;
         if (mb < mn) /* the saving's interval; none where native stays */
             var += calls * calls * (hn * hn + hb * hb);
+        /* the first calls the runs drew, as native's first calls and the
+         * best method's (where both were drawn first at least once) */
+        const cs_xcell *fn = cs_xtab_first(t, n0, n0->method),
+                       *fb = mbest ? cs_xtab_first(t, n0, mbest) : fn;
+        if (fcalls > 0 && fn && fb) {
+            double hfn, hfb;
+            const double mfn = cs_xcell_mean(fn, &hfn), mfb = cs_xcell_mean(fb, &hfb);
+            dn += fcalls * mfn - fspent;
+            db += fcalls * mfb - fspent;
+            if (fb != fn)
+                var += fcalls * fcalls * (hfn * hfn + hfb * hfb);
+        }
     }
     /* total holds the segments' making: natively none is made */
     *nat = total + dn - seg, *best = total + db - (segments ? 0 : seg), *half = sqrt(var);

@@ -86,6 +86,11 @@ size_t cs_xtab_point_end(const cs_xtab *t, size_t i);
 const cs_xcell *cs_xtab_native(const cs_xtab *t, const cs_xcell *x);
 /* Is x the calls that made a segment ("COLL.segment")? */
 int cs_xcell_is_segment(const cs_xcell *x);
+/* Is x a method's calls that were the first at their point in a process
+ * ("METHOD@first", shim/explore.c)? */
+int cs_xcell_is_first(const cs_xcell *x);
+/* The first calls of method at x's point (NULL: none drawn first). */
+const cs_xcell *cs_xtab_first(const cs_xtab *t, const cs_xcell *x, const char *method);
 /* The segment's cost per rank for communicators of comm_size ranks whose
  * segment a call of collective coll made: the mean time of the making over
  * those rank calls; *calls: how many.  -1 where none. */
@@ -108,7 +113,11 @@ size_t cs_xtab_undecided(const cs_xtab *t, double share);
  * that beat native beyond the noise (cs_xcell_beats), else native; the
  * rest of the time as recorded.  The segments' making, in total, is taken
  * out of *nat, and out of *best unless some point's fastest method needs a
- * segment (cs_name_needs_segment; the run made the ones they need).  *half: the 95 % half width of the
+ * segment (cs_name_needs_segment; the run made the ones they need).
+ * The calls that were first at their point in a process ("@first" rows,
+ * the application's buffer touched for the first time) count as native's
+ * first calls in *nat and as the best method's in *best, where both were
+ * drawn first at least once (else as recorded).  *half: the 95 % half width of the
  * saving nat - best, the points' taken as independent (their half widths
  * in quadrature; per point native's and the method's in quadrature).
  * 0, or -1 where nothing was measured natively (then all 0). */

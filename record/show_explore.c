@@ -94,6 +94,10 @@ int cs_show_explored(FILE *f, const char *path, const cs_profile *p, int csv)
     fprintf(f, "(COLL.segment: the making of a communicator's shared-memory segment by a "
                "call at that point, per rank that made one, apart from the call's method; "
                "charged once to the shared-memory methods: CSV rows COLL.segment,SIZE,0)\n");
+    fprintf(f, "(METHOD@first: the calls that were the first at their point in a process, "
+               "whichever method was drawn, apart from that method's other calls: the "
+               "application's buffer touched for the first time, cold caches; the "
+               "expectation below takes native's and the best method's for them)\n");
     fprintf(f, "(beats: faster than native beyond the noise, at least %d calls each and the "
                "difference above both intervals: only those are candidates of the tree built "
                "on these times, and of the expectation below)\n", CS_XMIN_CALLS);
@@ -102,6 +106,8 @@ int cs_show_explored(FILE *f, const char *path, const cs_profile *p, int csv)
             "beats");
     for (size_t i = 0; i < t->n; i++) {
         const cs_xcell *x = &t->x[i], *nat = cs_xtab_native(t, x);
+        if (nat && cs_xcell_is_first(x)) /* first calls against native's first calls */
+            nat = cs_xtab_first(t, x, nat->method);
         double h, m = cs_xcell_mean(x, &h), hn = 0, mn = nat ? cs_xcell_mean(nat, &hn) : 0;
         char a[32], b[32];
         snprintf(a, sizeof a, "%.3f +- %.3f", 1e6 * m, 1e6 * h);

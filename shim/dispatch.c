@@ -309,7 +309,10 @@ typedef struct xcall {
 /* The end of a dispatched call: an explored one's time is noted; where it
  * made a segment, the making's time is noted as the segment's instead
  * (the call, a first one, is not a method's time; the segment's is what
- * the tree weighs against the calls).  The count is the process's: with
+ * the tree weighs against the calls).  The first call at its point in
+ * this process goes to its method's first-call slot (without the making
+ * of a segment: that is the segment's), and counts as the method's first
+ * call there (not counted as its time).  The count is the process's: with
  * threads calling collectives at once, a segment another thread made in
  * the meantime is charged here (tuning runs; the call is then not a
  * method's time either way). */
@@ -317,12 +320,20 @@ static int explored(const cs_call *c, const xcall *x, int rc)
 {
     if (x->idx < 0)
         return rc;
-    double s;
+    double s, t = cs_explore_clock() - x->t0;
+    const uint32_t p = (uint32_t)c->size;
+    const int first = cs_explore_point_first(c->coll, p, c->bytes);
     if (cs_shm_segments_made(&s) != x->made) {
-        cs_explore_note(c->coll, (uint32_t)c->size, c->bytes, CS_EXPLORE_SEGMENT, s - x->made_s);
-        cs_explore_first(c->coll, (uint32_t)c->size, c->bytes, x->idx);
-    } else
-        cs_explore_note(c->coll, (uint32_t)c->size, c->bytes, x->idx, cs_explore_clock() - x->t0);
+        cs_explore_note(c->coll, p, c->bytes, CS_EXPLORE_SEGMENT, s - x->made_s);
+        t -= s - x->made_s;
+        cs_explore_first(c->coll, p, c->bytes, x->idx);
+    } else if (first) {
+        cs_explore_first(c->coll, p, c->bytes, x->idx);
+    } else {
+        cs_explore_note(c->coll, p, c->bytes, x->idx, t);
+    }
+    if (first)
+        cs_explore_note(c->coll, p, c->bytes, CS_EXPLORE_FIRST + x->idx, t);
     return rc;
 }
 

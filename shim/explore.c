@@ -12,7 +12,14 @@
  * goes to the point's segment slot instead (idx CS_EXPLORE_SEGMENT, every
  * call counted, not clipped: "COLL.segment" in the profile), so the
  * segment's cost, which exploring once dropped, is measured where the
- * application pays it.  cs_explore_build copies the table into a profile,
+ * application pays it.  The first call at a point in a process (whatever
+ * method was drawn) goes to that method's first-call slot (idx
+ * CS_EXPLORE_FIRST + idx, every call counted, not clipped: "METHOD@first"),
+ * apart from the making of a segment it did: the first touch of the
+ * application's buffer is paid there, by native inside the call, by a
+ * shared-memory method partly in a wait (coll/shm/prepare.c), and the
+ * expectations put native's and the tree's own first calls in place of the
+ * ones the runs drew.  cs_explore_build copies the table into a profile,
  * with the methods' names, at MPI_Finalize and at every snapshot. */
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +40,7 @@ typedef struct xslot {
 } xslot;
 
 static xslot slots[XSLOTS];
+static uint64_t points[XSLOTS]; /* points seen (a hash of the key, never 0) */
 static uint64_t dropped; /* calls that found no slot */
 static int lock;
 
@@ -74,7 +82,7 @@ static void note(int coll, uint32_t size, uint64_t bytes, int idx, double second
 {
     uint64_t h = ((uint64_t)coll * 31 + size) * 0x9E3779B97F4A7C15ull ^ bytes * 0xC2B2AE3D27D4EB4Full ^
                  (uint64_t)idx * 0x165667B19E3779F9ull;
-    const int seg = idx == CS_EXPLORE_SEGMENT;
+    const int seg = idx == CS_EXPLORE_SEGMENT || idx >= CS_EXPLORE_FIRST; /* every call counted */
     take();
     for (uint32_t k = 0; k < XSLOTS; k++) {
         xslot *s = &slots[(h + k) & (XSLOTS - 1)];
@@ -119,6 +127,25 @@ void cs_explore_first(int coll, uint32_t size, uint64_t bytes, int idx)
     note(coll, size, bytes, idx, 0, 0);
 }
 
+int cs_explore_point_first(int coll, uint32_t size, uint64_t bytes)
+{
+    uint64_t h = (((uint64_t)coll * 31 + size) * 0x9E3779B97F4A7C15ull ^ bytes * 0xC2B2AE3D27D4EB4Full) | 1;
+    int first = 0;
+    take();
+    for (uint32_t k = 0; k < XSLOTS; k++) {
+        uint64_t *s = &points[(h + k) & (XSLOTS - 1)];
+        if (*s == h)
+            break;
+        if (!*s) {
+            *s = h;
+            first = 1;
+            break;
+        }
+    } /* (a full table: no point is first any more) */
+    give();
+    return first;
+}
+
 int cs_explore_build(cs_profile *p)
 {
     if (cs_cfg.explore <= 0)
@@ -131,10 +158,13 @@ int cs_explore_build(cs_profile *p)
         const xslot *s = &slots[k];
         int n;
         const cs_method *t = s->used && s->calls ? cs_methods((enum cs_coll)s->coll, &n) : NULL;
-        char segname[64];
+        char segname[128];
         const char *name = NULL;
         if (t && s->idx == (uint32_t)CS_EXPLORE_SEGMENT) {
             snprintf(segname, sizeof segname, "%s" CS_SEGMENT_SUFFIX, cs_coll_name((int)s->coll));
+            name = segname;
+        } else if (t && s->idx >= CS_EXPLORE_FIRST && (int)(s->idx - CS_EXPLORE_FIRST) < n) {
+            snprintf(segname, sizeof segname, "%s" CS_FIRST_SUFFIX, t[s->idx - CS_EXPLORE_FIRST].name);
             name = segname;
         } else if (t && (int)s->idx < n) {
             name = t[s->idx].name;

@@ -55,6 +55,11 @@ int cs_dispatch_alltoall(const void *sendbuf, int scount, MPI_Datatype sdt, void
 struct cs_profile;
 #define CS_EXPLORE_MAX 8 /* COLLSEL_EXPLORE's largest K */
 #define CS_EXPLORE_SEGMENT (-2)
+/* CS_EXPLORE_FIRST + idx: the call was the first at its point in this
+ * process (cs_explore_point_first), run by method idx: kept as
+ * "METHOD@first", every call counted (not a method's steady time: the
+ * application's buffer touched for the first time, cold caches) */
+#define CS_EXPLORE_FIRST 0x10000
 int cs_explore_draw(uint64_t call, uint64_t seed, const int *cand, int n) CS_HIDDEN;
 double cs_explore_clock(void) CS_HIDDEN; /* seconds, CLOCK_MONOTONIC */
 void cs_explore_note(int coll, uint32_t size, uint64_t bytes, int idx, double seconds) CS_HIDDEN;
@@ -63,5 +68,8 @@ void cs_explore_note(int coll, uint32_t size, uint64_t bytes, int idx, double se
  * there, so that the method's next call there counts. */
 void cs_explore_first(int coll, uint32_t size, uint64_t bytes, int idx) CS_HIDDEN;
 int cs_explore_build(struct cs_profile *p) CS_HIDDEN;
+/* 1 the first time this process asks of the point (coll, size, bytes),
+ * then 0. */
+int cs_explore_point_first(int coll, uint32_t size, uint64_t bytes) CS_HIDDEN;
 
 #endif

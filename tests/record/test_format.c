@@ -151,6 +151,22 @@ static void test_expect(void)
 
 /* The making of a segment (COLL.segment, record/explore.h): not a method,
  * kept out of native's time, charged to the best where that needs one. */
+/* collsel show --explored --csv of table t (K 2), malloc'd. */
+static char *explored_csv(const cs_xtab *t)
+{
+    cs_profile p;
+    cs_profile_init(&p);
+    p.xtab = *t;
+    p.xtab.k = 2;
+    char *csv = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&csv, &len);
+    T_CHECK(f && cs_show_explored(f, "t.prof", &p, 1) == 0, "show --explored --csv");
+    if (f)
+        fclose(f);
+    return csv;
+}
+
 static void test_segment(void)
 {
     cs_xtab t = {0};
@@ -179,16 +195,7 @@ static void test_segment(void)
     cs_xcell lone = {CS_BCAST, 2, 4096, "bcast" CS_SEGMENT_SUFFIX, 2, 200e-6, 0, 90e-6, 0};
     cs_xcell other = {CS_BCAST, 2, 4096, "bcast.shm.ota", 3, 3e-6, 3e-12, 1e-6, 0};
     T_CHECK(cs_xtab_add(&t, &lone) == 0 && cs_xtab_add(&t, &other) == 0, "add");
-    cs_profile p;
-    cs_profile_init(&p);
-    p.xtab = t;
-    p.xtab.k = 2;
-    char *csv = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&csv, &len);
-    T_CHECK(f && cs_show_explored(f, "t.prof", &p, 1) == 0, "show --explored --csv");
-    if (f)
-        fclose(f);
+    char *csv = explored_csv(&t);
     T_CHECK(csv && strstr(csv, "\nallreduce,2,0,allreduce.segment,150,150,150,2,application\n") &&
                 !strstr(csv, "bcast.segment"),
             "segment rows: %s", csv ? csv : "(none)");
@@ -204,6 +211,45 @@ static void test_segment(void)
                 fabs(nat - 400e-6) < 1e-12 && fabs(best - 200e-6) < 1e-12,
             "a best without a segment: native %g, best %g", nat, best);
     cs_xtab_free(&u);
+}
+
+/* A point's first calls (METHOD@first): not a method's calls, and in the
+ * expectation native's first calls stand for them on the native side, the
+ * best method's on the other (as with the receive buffer's first touch:
+ * native 1000 us, shm.direct 200 us); with no first call of the best
+ * method drawn, they stay as recorded. */
+static void test_first(void)
+{
+    cs_xtab t = {0};
+    double total, nat, best, half;
+    expect_run(&t, 5, &total); /* native 200 us, shm.direct 100 us */
+    cs_xcell fn = {CS_ALLREDUCE, 2, 8, "allreduce.native" CS_FIRST_SUFFIX, 2, 2 * 1000e-6, 0, 990e-6, 0};
+    cs_xcell fx = {CS_ALLREDUCE, 2, 8, "allreduce.shm.direct" CS_FIRST_SUFFIX, 1, 200e-6, 0, 200e-6, 0};
+    T_CHECK(cs_name_is_first(fn.method) && !cs_name_is_first("allreduce.native") &&
+                !cs_name_is_segment(fn.method), "the names");
+    T_CHECK(cs_xtab_add(&t, &fn) == 0, "add");
+    total += fn.t;
+    const cs_xcell *x = cs_xtab_find(&t, CS_ALLREDUCE, 2, 8, fn.method);
+    T_CHECK(x && cs_xcell_is_first(x) && !cs_xcell_beats(x, cs_xtab_native(&t, x)),
+            "first calls are not a method");
+    T_CHECK(cs_xtab_first(&t, x, "allreduce.shm.direct") == NULL &&
+                cs_xtab_first(&t, x, "allreduce.native") == x, "cs_xtab_first");
+    /* no first call of shm.direct: the 2 ms stay in both */
+    T_CHECK(cs_xtab_expect(&t, total, &nat, &best, &half) == 0 && fabs(nat - 2400e-6) < 1e-12 &&
+                fabs(best - 2200e-6) < 1e-12,
+            "first calls as recorded: native %g, best %g", nat, best);
+    T_CHECK(cs_xtab_add(&t, &fx) == 0, "add");
+    total += fx.t;
+    /* 3 first calls: native 3 x 1000 + 400, best 3 x 200 + 200 */
+    T_CHECK(cs_xtab_expect(&t, total, &nat, &best, &half) == 0 && fabs(nat - 3400e-6) < 1e-12 &&
+                fabs(best - 800e-6) < 1e-12,
+            "first calls as native's and the best's: native %g, best %g", nat, best);
+    T_CHECK(cs_xtab_undecided(&t, 0) == 0, "first calls leave nothing undecided");
+    char *csv = explored_csv(&t);
+    T_CHECK(csv && !strstr(csv, CS_FIRST_SUFFIX), "no first rows in the perf table: %s",
+            csv ? csv : "(none)");
+    free(csv);
+    cs_xtab_free(&t);
 }
 
 static void test_roundtrip(void)
@@ -544,6 +590,7 @@ int main(void)
     test_explore();
     test_expect();
     test_segment();
+    test_first();
     test_rejects();
     test_partials();
     test_selection_versions();
