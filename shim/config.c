@@ -61,7 +61,7 @@ static const struct cs_var {
      "Runs with different N give a call position (the first calls, which meet the startup's "
      "skew; a step's first allreduce) a different method each time, so that the positions' "
      "own costs fall on every method (collsel autotune numbers its exploring runs)"},
-    {"COLLSEL_SHM_PREPARE", CS_V_INT, "1", 0, 1, offsetof(cs_config, shm_prepare), "0|1",
+    {"COLLSEL_SHM_PREPARE", CS_V_INT, "1", 0, 1, offsetof(cs_config, shm_prepare), "N",
      "1: a rank that waits in a call of 64 KiB or more maps the pages of its receive buffer "
      "that the kernel has not mapped yet (a buffer just allocated faults on every page at the "
      "first write: 0.63 ms per 2 MiB measured here), so that the call's copy does not; the "
