@@ -17,7 +17,7 @@ int *cs_pick_map(const cs_tree *t, int coll, int *n)
 }
 
 int cs_pick_ranked(const cs_tree *t, const int *map, int nmap, const cs_call *c, uint64_t bytes,
-                   int *out, int k)
+                   int *out, int k, int check)
 {
     int nm, m = 0, native = 0;
     const cs_method *tab = cs_methods(c->coll, &nm);
@@ -26,7 +26,7 @@ int cs_pick_ranked(const cs_tree *t, const int *map, int nmap, const cs_call *c,
                 ? cs_tree_decide(t, c->coll, (uint32_t)c->size, bytes, &ids) : 0;
     for (int i = 0; i < n && m < k; i++) {
         int idx = ids[i] < nmap ? map[ids[i]] : -1;
-        if (idx == 0 || (idx > 0 && idx < nm && cs_method_applies(&tab[idx], c))) {
+        if (idx == 0 || (idx > 0 && idx < nm && (!check || cs_method_applies(&tab[idx], c)))) {
             int dup = 0;
             for (int j = 0; j < m; j++)
                 dup |= out[j] == idx;

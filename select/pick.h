@@ -34,9 +34,11 @@ int cs_pick(const cs_tree *t, const int *map, int nmap, const cs_call *c, uint64
             int *pos);
 
 /* Exploring (COLLSEL_EXPLORE): the leaf's first k candidates that this
- * build has and that apply to call c, in the tree's order, then native if
- * not among them, into out (room for k + 1); their number (>= 1). */
+ * build has and that apply to call c (check 0: every one taken as
+ * applying, for a call whose communicator has no node split yet), in the
+ * tree's order, then native if not among them, into out (room for k + 1);
+ * their number (>= 1). */
 int cs_pick_ranked(const cs_tree *t, const int *map, int nmap, const cs_call *c, uint64_t bytes,
-                   int *out, int k);
+                   int *out, int k, int check);
 
 #endif

@@ -350,7 +350,12 @@ static int run(cs_call *c, xcall *x)
     if (c->size < 2 && sel[c->coll].force <= 0)
         return -1; /* one rank: native (cs_pick), without a private communicator */
     warm_up(c);
-    if (sel[c->coll].node && c->pcomm == MPI_COMM_NULL && !c->st->shm_cold) {
+    const int exploring = cs_cfg.explore > 0 && sel[c->coll].force < 0 && sel[c->coll].nmap > 0;
+    /* exploring, a call that would make the duplicate and the split draws
+     * first (below): native drawn, it runs as in a native run (no
+     * duplicate, no receive buffer prepared in the meeting before it) */
+    const int unsplit = sel[c->coll].node && c->pcomm == MPI_COMM_NULL && !c->st->shm_cold;
+    if (unsplit && !exploring) {
         /* the node split comes with the private duplicate: make it before
          * deciding (collective; every rank gets here at the same call).
          * Not during the warm-up, when no shared-memory or node-aware
@@ -361,16 +366,28 @@ static int run(cs_call *c, xcall *x)
         if (rc != MPI_SUCCESS)
             return -1;
     }
-    if (cs_cfg.explore > 0 && sel[c->coll].force < 0 && sel[c->coll].nmap > 0) {
+    if (exploring) {
         /* exploring: one of the leaf's first candidates or native, drawn
-         * by the communicator's call count (the same on every rank) */
+         * by the communicator's call count (the same on every rank); on a
+         * communicator without its split yet, every candidate is taken as
+         * applying, and one drawn that does not once it is made runs native
+         * (timed from here: the duplicate, the split and the meeting are
+         * the call's, as they are in a run with the tree) */
         int cand[CS_EXPLORE_MAX + 1];
         int n = cs_pick_ranked(tree, sel[c->coll].map, sel[c->coll].nmap, c, c->bytes, cand,
-                               cs_cfg.explore);
+                               cs_cfg.explore, !unsplit);
         idx = cs_explore_draw(c->st->calls, (uint64_t)cs_cfg.explore_seed, cand, n);
-        x->idx = idx;
         x->made = cs_shm_segments_made(&x->made_s);
         x->t0 = cs_explore_clock();
+        x->idx = idx;
+        if (unsplit && idx != 0) {
+            if (cs_call_attach(c) != MPI_SUCCESS) {
+                x->idx = 0;
+                return -1;
+            }
+            if (!cs_method_applies(&t[idx], c))
+                x->idx = idx = 0;
+        }
     } else if (d->valid && d->bytes == c->bytes && d->root == root && d->count == c->count &&
         d->commute == commute) {
         idx = d->idx; /* same inputs, same decision (and already logged) */
