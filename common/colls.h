@@ -51,6 +51,13 @@ int cs_name_is_segment(const char *name);
  * method's other calls; cs_name_is_first says so of a name. */
 #define CS_FIRST_SUFFIX "@first"
 int cs_name_is_first(const char *name);
+/* CS_UNCOUNTED_SUFFIX ends the row of a point's calls that exploring did
+ * not count as any method's ("bcast.uncounted": each method's first call
+ * there, what a call that made a segment took besides the making), kept
+ * so that the expectations can put native's and the best method's mean in
+ * their place; cs_name_is_uncounted says so of a name. */
+#define CS_UNCOUNTED_SUFFIX ".uncounted"
+int cs_name_is_uncounted(const char *name);
 int cs_name_needs_segment(const char *name);
 
 #endif

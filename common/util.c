@@ -453,6 +453,12 @@ int cs_name_is_segment(const char *name)
     return dot && !strcmp(dot, CS_SEGMENT_SUFFIX);
 }
 
+int cs_name_is_uncounted(const char *name)
+{
+    const char *dot = strchr(name, '.');
+    return dot && !strcmp(dot, CS_UNCOUNTED_SUFFIX);
+}
+
 int cs_name_is_first(const char *name)
 {
     size_t n = strlen(name), k = strlen(CS_FIRST_SUFFIX);

@@ -125,10 +125,16 @@ int cs_xcell_is_first(const cs_xcell *x)
     return cs_name_is_first(x->method);
 }
 
-/* A method's counted calls (neither a segment's making nor first calls). */
+int cs_xcell_is_uncounted(const cs_xcell *x)
+{
+    return cs_name_is_uncounted(x->method);
+}
+
+/* A method's counted calls (not a segment's making, first calls, the
+ * uncounted ones). */
 static int is_calls(const cs_xcell *x)
 {
-    return !cs_xcell_is_segment(x) && !cs_xcell_is_first(x);
+    return !cs_xcell_is_segment(x) && !cs_xcell_is_first(x) && !cs_xcell_is_uncounted(x);
 }
 
 const cs_xcell *cs_xtab_first(const cs_xtab *t, const cs_xcell *x, const char *method)
@@ -214,7 +220,7 @@ int cs_xtab_expect(const cs_xtab *t, double total, double *nat, double *best, do
                 fspent += t->x[k].t;
                 continue;
             }
-            calls += (double)t->x[k].calls;
+            calls += (double)t->x[k].calls; /* (the uncounted too: as the others) */
             spent += t->x[k].t;
             if (cs_xcell_beats(&t->x[k], n0) && m < mb)
                 mb = m, hb = h, mbest = t->x[k].method;

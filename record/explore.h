@@ -89,6 +89,9 @@ int cs_xcell_is_segment(const cs_xcell *x);
 /* Is x a method's calls that were the first at their point in a process
  * ("METHOD@first", shim/explore.c)? */
 int cs_xcell_is_first(const cs_xcell *x);
+/* Is x a point's calls that exploring counted as no method's
+ * ("COLL.uncounted")? */
+int cs_xcell_is_uncounted(const cs_xcell *x);
 /* The first calls of method at x's point (NULL: none drawn first). */
 const cs_xcell *cs_xtab_first(const cs_xtab *t, const cs_xcell *x, const char *method);
 /* The segment's cost per rank for communicators of comm_size ranks whose
@@ -117,7 +120,9 @@ size_t cs_xtab_undecided(const cs_xtab *t, double share);
  * The calls that were first at their point in a process ("@first" rows,
  * the application's buffer touched for the first time) count as native's
  * first calls in *nat and as the best method's in *best, where both were
- * drawn first at least once (else as recorded).  *half: the 95 % half width of the
+ * drawn first at least once (else as recorded); the uncounted calls
+ * ("COLL.uncounted") as every method's, at native's mean and the best
+ * method's.  *half: the 95 % half width of the
  * saving nat - best, the points' taken as independent (their half widths
  * in quadrature; per point native's and the method's in quadrature).
  * 0, or -1 where nothing was measured natively (then all 0). */

@@ -98,6 +98,9 @@ int cs_show_explored(FILE *f, const char *path, const cs_profile *p, int csv)
                "whichever method was drawn, apart from that method's other calls: the "
                "application's buffer touched for the first time, cold caches; the "
                "expectation below takes native's and the best method's for them)\n");
+    fprintf(f, "(COLL.uncounted: calls at the point counted as no method's: each method's "
+               "first there, the rest of a call that made a segment; the expectation below "
+               "takes native's and the best method's mean for them)\n");
     fprintf(f, "(beats: faster than native beyond the noise, at least %d calls each and the "
                "difference above both intervals: only those are candidates of the tree built "
                "on these times, and of the expectation below)\n", CS_XMIN_CALLS);
@@ -111,14 +114,15 @@ int cs_show_explored(FILE *f, const char *path, const cs_profile *p, int csv)
         double h, m = cs_xcell_mean(x, &h), hn = 0, mn = nat ? cs_xcell_mean(nat, &hn) : 0;
         char a[32], b[32];
         snprintf(a, sizeof a, "%.3f +- %.3f", 1e6 * m, 1e6 * h);
-        if (nat && nat != x && nat->calls > 0 && !cs_xcell_is_segment(x))
+        const int alike = !cs_xcell_is_segment(x) && !cs_xcell_is_uncounted(x); /* a method's */
+        if (nat && nat != x && nat->calls > 0 && alike)
             snprintf(b, sizeof b, "%+.3f +- %.3f", 1e6 * (m - mn), 1e6 * (h + hn));
         else
             snprintf(b, sizeof b, "-");
         fprintf(f, "%-10s %5u %12llu  %-32s %9llu %20s %22s", cs_coll_name((int)x->coll),
                 x->comm_size, (unsigned long long)x->bytes, x->method,
                 (unsigned long long)x->calls, a, b);
-        if (nat && nat != x && mn > 0 && !cs_xcell_is_segment(x))
+        if (nat && nat != x && mn > 0 && alike)
             fprintf(f, " %7.3f", m / mn);
         else
             fprintf(f, " %7s", "-");

@@ -326,9 +326,9 @@ static int explored(const cs_call *c, const xcall *x, int rc)
     if (cs_shm_segments_made(&s) != x->made) {
         cs_explore_note(c->coll, p, c->bytes, CS_EXPLORE_SEGMENT, s - x->made_s);
         t -= s - x->made_s;
-        cs_explore_first(c->coll, p, c->bytes, x->idx);
+        cs_explore_first(c->coll, p, c->bytes, x->idx, first ? -1 : t);
     } else if (first) {
-        cs_explore_first(c->coll, p, c->bytes, x->idx);
+        cs_explore_first(c->coll, p, c->bytes, x->idx, -1);
     } else {
         cs_explore_note(c->coll, p, c->bytes, x->idx, t);
     }

@@ -19,7 +19,12 @@
  * application's buffer is paid there, by native inside the call, by a
  * shared-memory method partly in a wait (coll/shm/prepare.c), and the
  * expectations put native's and the tree's own first calls in place of the
- * ones the runs drew.  cs_explore_build copies the table into a profile,
+ * ones the runs drew.  A call counted as no method's (a method's first at
+ * a point, the rest of a call that made a segment) goes to the point's
+ * uncounted slot (idx CS_EXPLORE_UNCOUNTED: "COLL.uncounted"), so that
+ * the expectations can count it as native's mean and the best method's
+ * (with 8 calls of a point per rank and run, 4 methods drawn, they were a
+ * third of its calls, counted in both as whatever was drawn).  cs_explore_build copies the table into a profile,
  * with the methods' names, at MPI_Finalize and at every snapshot. */
 #include <stdint.h>
 #include <stdio.h>
@@ -77,12 +82,13 @@ int cs_explore_draw(uint64_t call, uint64_t seed, const int *cand, int n)
 }
 
 /* The call's time into its slot; count 0: only make the slot (its first
- * call, not counted). */
-static void note(int coll, uint32_t size, uint64_t bytes, int idx, double seconds, int count)
+ * call, not counted).  Returns 1 when the call was not counted. */
+static int note(int coll, uint32_t size, uint64_t bytes, int idx, double seconds, int count)
 {
     uint64_t h = ((uint64_t)coll * 31 + size) * 0x9E3779B97F4A7C15ull ^ bytes * 0xC2B2AE3D27D4EB4Full ^
                  (uint64_t)idx * 0x165667B19E3779F9ull;
-    const int seg = idx == CS_EXPLORE_SEGMENT || idx >= CS_EXPLORE_FIRST; /* every call counted */
+    const int seg = idx == CS_EXPLORE_SEGMENT || idx == CS_EXPLORE_UNCOUNTED ||
+                    idx >= CS_EXPLORE_FIRST; /* every call counted */
     take();
     for (uint32_t k = 0; k < XSLOTS; k++) {
         xslot *s = &slots[(h + k) & (XSLOTS - 1)];
@@ -90,14 +96,14 @@ static void note(int coll, uint32_t size, uint64_t bytes, int idx, double second
             *s = (xslot){1, (uint32_t)coll, size, (uint32_t)idx, bytes, 0, 0, 0, 0, 0};
             if (!seg) {
                 give(); /* the first call of a method's slot is not counted */
-                return;
+                return 1;
             }
         }
         if (s->coll == (uint32_t)coll && s->size == size && s->bytes == bytes &&
             s->idx == (uint32_t)idx) {
             if (!count) { /* its first call only: the slot is there */
                 give();
-                return;
+                return 1;
             }
             if (s->calls == 0 || seconds < s->tmin)
                 s->tmin = seconds;
@@ -110,21 +116,25 @@ static void note(int coll, uint32_t size, uint64_t bytes, int idx, double second
             s->t += seconds;
             s->t2 += seconds * seconds;
             give();
-            return;
+            return 0;
         }
     }
     dropped += count;
     give();
+    return 0;
 }
 
 void cs_explore_note(int coll, uint32_t size, uint64_t bytes, int idx, double seconds)
 {
-    note(coll, size, bytes, idx, seconds, 1);
+    if (note(coll, size, bytes, idx, seconds, 1))
+        note(coll, size, bytes, CS_EXPLORE_UNCOUNTED, seconds, 1);
 }
 
-void cs_explore_first(int coll, uint32_t size, uint64_t bytes, int idx)
+void cs_explore_first(int coll, uint32_t size, uint64_t bytes, int idx, double seconds)
 {
     note(coll, size, bytes, idx, 0, 0);
+    if (seconds >= 0)
+        note(coll, size, bytes, CS_EXPLORE_UNCOUNTED, seconds, 1);
 }
 
 int cs_explore_point_first(int coll, uint32_t size, uint64_t bytes)
@@ -160,8 +170,9 @@ int cs_explore_build(cs_profile *p)
         const cs_method *t = s->used && s->calls ? cs_methods((enum cs_coll)s->coll, &n) : NULL;
         char segname[128];
         const char *name = NULL;
-        if (t && s->idx == (uint32_t)CS_EXPLORE_SEGMENT) {
-            snprintf(segname, sizeof segname, "%s" CS_SEGMENT_SUFFIX, cs_coll_name((int)s->coll));
+        if (t && (s->idx == (uint32_t)CS_EXPLORE_SEGMENT || s->idx == (uint32_t)CS_EXPLORE_UNCOUNTED)) {
+            snprintf(segname, sizeof segname, "%s%s", cs_coll_name((int)s->coll),
+                     s->idx == (uint32_t)CS_EXPLORE_SEGMENT ? CS_SEGMENT_SUFFIX : CS_UNCOUNTED_SUFFIX);
             name = segname;
         } else if (t && s->idx >= CS_EXPLORE_FIRST && (int)(s->idx - CS_EXPLORE_FIRST) < n) {
             snprintf(segname, sizeof segname, "%s" CS_FIRST_SUFFIX, t[s->idx - CS_EXPLORE_FIRST].name);

@@ -60,13 +60,18 @@ struct cs_profile;
  * "METHOD@first", every call counted (not a method's steady time: the
  * application's buffer touched for the first time, cold caches) */
 #define CS_EXPLORE_FIRST 0x10000
+/* CS_EXPLORE_UNCOUNTED: a call counted as no method's (a method's first at
+ * its point, the rest of a call that made a segment): "COLL.uncounted" */
+#define CS_EXPLORE_UNCOUNTED (-3)
 int cs_explore_draw(uint64_t call, uint64_t seed, const int *cand, int n) CS_HIDDEN;
 double cs_explore_clock(void) CS_HIDDEN; /* seconds, CLOCK_MONOTONIC */
 void cs_explore_note(int coll, uint32_t size, uint64_t bytes, int idx, double seconds) CS_HIDDEN;
 /* The call that made a segment stands for its method's first call at the
  * point (not counted, as every first call): the slot is made if it is not
- * there, so that the method's next call there counts. */
-void cs_explore_first(int coll, uint32_t size, uint64_t bytes, int idx) CS_HIDDEN;
+ * there, so that the method's next call there counts; its seconds (the
+ * making's taken out) go to the point's uncounted calls (< 0: none, the
+ * call is a first-call slot's). */
+void cs_explore_first(int coll, uint32_t size, uint64_t bytes, int idx, double seconds) CS_HIDDEN;
 int cs_explore_build(struct cs_profile *p) CS_HIDDEN;
 /* 1 the first time this process asks of the point (coll, size, bytes),
  * then 0. */

@@ -245,6 +245,19 @@ static void test_first(void)
                 fabs(best - 800e-6) < 1e-12,
             "first calls as native's and the best's: native %g, best %g", nat, best);
     T_CHECK(cs_xtab_undecided(&t, 0) == 0, "first calls leave nothing undecided");
+    /* 4 uncounted calls (methods' first ones) of 50 us: native's 10 and
+     * shm.direct's 5 in their place */
+    cs_xcell un = {CS_ALLREDUCE, 2, 8, "allreduce" CS_UNCOUNTED_SUFFIX, 4, 4 * 50e-6, 0, 50e-6, 0};
+    T_CHECK(cs_name_is_uncounted(un.method) && !cs_name_is_segment(un.method) &&
+                !cs_name_is_first(un.method), "the uncounted name");
+    T_CHECK(cs_xtab_add(&t, &un) == 0, "add");
+    total += un.t;
+    x = cs_xtab_find(&t, CS_ALLREDUCE, 2, 8, un.method);
+    T_CHECK(x && cs_xcell_is_uncounted(x) && !cs_xcell_beats(x, cs_xtab_native(&t, x)),
+            "uncounted calls are not a method");
+    T_CHECK(cs_xtab_expect(&t, total, &nat, &best, &half) == 0 && fabs(nat - 3440e-6) < 1e-12 &&
+                fabs(best - 820e-6) < 1e-12,
+            "uncounted calls as native's and the best's: native %g, best %g", nat, best);
     char *csv = explored_csv(&t);
     T_CHECK(csv && !strstr(csv, CS_FIRST_SUFFIX), "no first rows in the perf table: %s",
             csv ? csv : "(none)");
