@@ -444,12 +444,7 @@ void at_tree_expect(const at_opts *o)
         tuned += calls * cs_xcell_mean(pick, NULL) - spent;
         /* the point's first calls as native's and as the tree's method's
          * (cs_xtab_expect) */
-        const cs_xcell *fn = cs_xtab_first(x, n0, n0->method),
-                       *fp = cs_xtab_first(x, n0, pick->method);
-        if (fcalls > 0 && fn && fp) {
-            nat += fcalls * cs_xcell_mean(fn, NULL) - fspent;
-            tuned += fcalls * cs_xcell_mean(fp, NULL) - fspent;
-        }
+        cs_xtab_first_swap(x, n0, pick->method, fcalls, fspent, &nat, &tuned, NULL);
     }
     char xh[96] = "";
     if (o->xhalf >= 0)

@@ -162,6 +162,21 @@ int cs_xtab_segment(const cs_xtab *t, uint32_t coll, uint32_t comm_size, double 
     return n ? 0 : -1;
 }
 
+int cs_xtab_first_swap(const cs_xtab *t, const cs_xcell *n0, const char *method, double fcalls,
+                       double fspent, double *dn, double *dm, double *var)
+{
+    const cs_xcell *fn = cs_xtab_first(t, n0, n0->method), *fm = cs_xtab_first(t, n0, method);
+    double hn = 0, hm = 0;
+    const double mn = fn ? cs_xcell_mean(fn, &hn) : 0, mm = fm ? cs_xcell_mean(fm, &hm) : 0;
+    if (fcalls <= 0 || !fn || !fm || fn == fm || fabs(mn - mm) <= hn + hm)
+        return 0;
+    *dn += fcalls * mn - fspent;
+    *dm += fcalls * mm - fspent;
+    if (var)
+        *var += fcalls * fcalls * (hn * hn + hm * hm);
+    return 1;
+}
+
 int cs_xcell_beats(const cs_xcell *x, const cs_xcell *nat)
 {
     if (!nat || x == nat || !is_calls(x) || x->calls < CS_XMIN_CALLS ||
@@ -230,18 +245,8 @@ int cs_xtab_expect(const cs_xtab *t, double total, double *nat, double *best, do
         db += calls * mb - spent;
         if (mb < mn) /* the saving's interval; none where native stays */
             var += calls * calls * (hn * hn + hb * hb);
-        /* the first calls the runs drew, as native's first calls and the
-         * best method's (where both were drawn first at least once) */
-        const cs_xcell *fn = cs_xtab_first(t, n0, n0->method),
-                       *fb = mbest ? cs_xtab_first(t, n0, mbest) : fn;
-        if (fcalls > 0 && fn && fb) {
-            double hfn, hfb;
-            const double mfn = cs_xcell_mean(fn, &hfn), mfb = cs_xcell_mean(fb, &hfb);
-            dn += fcalls * mfn - fspent;
-            db += fcalls * mfb - fspent;
-            if (fb != fn)
-                var += fcalls * fcalls * (hfn * hfn + hfb * hfb);
-        }
+        if (mbest)
+            cs_xtab_first_swap(t, n0, mbest, fcalls, fspent, &dn, &db, &var);
     }
     /* total holds the segments' making: natively none is made */
     *nat = total + dn - seg, *best = total + db - (segments ? 0 : seg), *half = sqrt(var);

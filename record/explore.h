@@ -94,6 +94,15 @@ int cs_xcell_is_first(const cs_xcell *x);
 int cs_xcell_is_uncounted(const cs_xcell *x);
 /* The first calls of method at x's point (NULL: none drawn first). */
 const cs_xcell *cs_xtab_first(const cs_xtab *t, const cs_xcell *x, const char *method);
+/* A point's first calls (fcalls of them, fspent seconds as drawn; n0: its
+ * native entry) counted as native's first calls (into *dn) and as
+ * method's (into *dm), with their variance (into *var, if not NULL),
+ * where both were drawn first and their means differ beyond the two
+ * 95 % half widths (first calls carry the startup's skew: LAMMPS's, a few
+ * ms, made the expectation swing by +- 0.56 between runs before); 1 if
+ * so, else 0 (nothing added: the calls stay as drawn). */
+int cs_xtab_first_swap(const cs_xtab *t, const cs_xcell *n0, const char *method, double fcalls,
+                       double fspent, double *dn, double *dm, double *var);
 /* The segment's cost per rank for communicators of comm_size ranks whose
  * segment a call of collective coll made: the mean time of the making over
  * those rank calls; *calls: how many.  -1 where none. */
@@ -119,8 +128,8 @@ size_t cs_xtab_undecided(const cs_xtab *t, double share);
  * segment (cs_name_needs_segment; the run made the ones they need).
  * The calls that were first at their point in a process ("@first" rows,
  * the application's buffer touched for the first time) count as native's
- * first calls in *nat and as the best method's in *best, where both were
- * drawn first at least once (else as recorded); the uncounted calls
+ * first calls in *nat and as the best method's in *best where those
+ * differ beyond the noise (cs_xtab_first_swap; else as recorded); the uncounted calls
  * ("COLL.uncounted") as every method's, at native's mean and the best
  * method's.  *half: the 95 % half width of the
  * saving nat - best, the points' taken as independent (their half widths
