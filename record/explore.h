@@ -98,8 +98,8 @@ const cs_xcell *cs_xtab_first(const cs_xtab *t, const cs_xcell *x, const char *m
  * native entry) counted as native's first calls (into *dn) and as
  * method's (into *dm), with their variance (into *var, if not NULL),
  * where both were drawn first and their means differ beyond the two
- * 95 % half widths (first calls carry the startup's skew: LAMMPS's, a few
- * ms, made the expectation swing by +- 0.56 between runs before); 1 if
+ * 95 % half widths (first calls carry the startup's skew, LAMMPS's a few
+ * ms: means of a few of them must not decide); 1 if
  * so, else 0 (nothing added: the calls stay as drawn). */
 int cs_xtab_first_swap(const cs_xtab *t, const cs_xcell *n0, const char *method, double fcalls,
                        double fspent, double *dn, double *dm, double *var);
