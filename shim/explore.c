@@ -24,8 +24,9 @@
  * uncounted slot (idx CS_EXPLORE_UNCOUNTED: "COLL.uncounted"), so that
  * the expectations can count it as native's mean and the best method's
  * (with 8 calls of a point per rank and run, 4 methods drawn, they were a
- * third of its calls, counted in both as whatever was drawn).  cs_explore_build copies the table into a profile,
- * with the methods' names, at MPI_Finalize and at every snapshot. */
+ * third of its calls, counted in both as whatever was drawn).
+ * cs_explore_build copies the table into a profile, with the methods'
+ * names, at MPI_Finalize and at every snapshot. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -139,7 +140,8 @@ void cs_explore_first(int coll, uint32_t size, uint64_t bytes, int idx, double s
 
 int cs_explore_point_first(int coll, uint32_t size, uint64_t bytes)
 {
-    uint64_t h = (((uint64_t)coll * 31 + size) * 0x9E3779B97F4A7C15ull ^ bytes * 0xC2B2AE3D27D4EB4Full) | 1;
+    uint64_t h = ((uint64_t)coll * 31 + size) * 0x9E3779B97F4A7C15ull;
+    h = (h ^ bytes * 0xC2B2AE3D27D4EB4Full) | 1;
     int first = 0;
     take();
     for (uint32_t k = 0; k < XSLOTS; k++) {
@@ -170,12 +172,14 @@ int cs_explore_build(cs_profile *p)
         const cs_method *t = s->used && s->calls ? cs_methods((enum cs_coll)s->coll, &n) : NULL;
         char segname[128];
         const char *name = NULL;
-        if (t && (s->idx == (uint32_t)CS_EXPLORE_SEGMENT || s->idx == (uint32_t)CS_EXPLORE_UNCOUNTED)) {
+        const int seg = s->idx == (uint32_t)CS_EXPLORE_SEGMENT;
+        if (t && (seg || s->idx == (uint32_t)CS_EXPLORE_UNCOUNTED)) {
             snprintf(segname, sizeof segname, "%s%s", cs_coll_name((int)s->coll),
-                     s->idx == (uint32_t)CS_EXPLORE_SEGMENT ? CS_SEGMENT_SUFFIX : CS_UNCOUNTED_SUFFIX);
+                     seg ? CS_SEGMENT_SUFFIX : CS_UNCOUNTED_SUFFIX);
             name = segname;
         } else if (t && s->idx >= CS_EXPLORE_FIRST && (int)(s->idx - CS_EXPLORE_FIRST) < n) {
-            snprintf(segname, sizeof segname, "%s" CS_FIRST_SUFFIX, t[s->idx - CS_EXPLORE_FIRST].name);
+            snprintf(segname, sizeof segname, "%s" CS_FIRST_SUFFIX,
+                     t[s->idx - CS_EXPLORE_FIRST].name);
             name = segname;
         } else if (t && (int)s->idx < n) {
             name = t[s->idx].name;

@@ -225,8 +225,9 @@ static void test_first(void)
     cs_xtab t = {0};
     double total, nat, best, half;
     expect_run(&t, 5, &total); /* native 200 us, shm.direct 100 us */
-    cs_xcell fn = {CS_ALLREDUCE, 2, 8, "allreduce.native" CS_FIRST_SUFFIX, 2, 2 * 1000e-6, 0, 990e-6, 0};
-    cs_xcell fx = {CS_ALLREDUCE, 2, 8, "allreduce.shm.direct" CS_FIRST_SUFFIX, 1, 200e-6, 0, 200e-6, 0};
+    cs_xcell fn = {CS_ALLREDUCE, 2, 8, "allreduce.native" CS_FIRST_SUFFIX, 2, 2e-3, 0, 990e-6, 0},
+             fx = {CS_ALLREDUCE, 2, 8, "allreduce.shm.direct" CS_FIRST_SUFFIX, 1, 200e-6, 0,
+                   200e-6, 0};
     T_CHECK(cs_name_is_first(fn.method) && !cs_name_is_first("allreduce.native") &&
                 !cs_name_is_segment(fn.method), "the names");
     T_CHECK(cs_xtab_add(&t, &fn) == 0, "add");
@@ -265,7 +266,7 @@ static void test_first(void)
     cs_xtab v = {0};
     double tv;
     expect_run(&v, 5, &tv);
-    cs_xcell noisy = {CS_ALLREDUCE, 2, 8, "allreduce.native" CS_FIRST_SUFFIX, 2, 2000e-6, 4e-6, 0, 0};
+    cs_xcell noisy = {CS_ALLREDUCE, 2, 8, "allreduce.native" CS_FIRST_SUFFIX, 2, 2e-3, 4e-6, 0, 0};
     T_CHECK(cs_xtab_add(&v, &noisy) == 0 && cs_xtab_add(&v, &fx) == 0, "add");
     tv += noisy.t + fx.t;
     T_CHECK(cs_xtab_expect(&v, tv, &nat, &best, &half) == 0 && fabs(nat - 2600e-6) < 1e-12 &&

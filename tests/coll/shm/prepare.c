@@ -72,7 +72,8 @@ static int can_populate(void)
 static double one(const cs_method *m, enum cs_coll coll, MPI_Comm comm, int rank, int prepare)
 {
     cs_shm_set_prepare(prepare);
-    char *map = mmap(NULL, BYTES + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *map =
+        mmap(NULL, BYTES + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     double *send = malloc(BYTES);
     if (map == MAP_FAILED || !send) {
         perror("prepare: mmap");
