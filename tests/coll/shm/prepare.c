@@ -9,7 +9,9 @@
  * mapped (mincore): at least 90 % must be, where the kernel can populate
  * (MADV_POPULATE_WRITE, else only the results are checked); with
  * COLLSEL's preparation off (cs_shm_set_prepare(0)) at most 10 %, so the
- * check can fail.  Every result is checked (integer-valued doubles).
+ * check can fail.  A look that came after rank 0 arrived (the looker woken
+ * late on a loaded machine; CLOCK_MONOTONIC is the node's) is not judged.
+ * Every result is checked (integer-valued doubles).
  *   usage: prepare   (2 ranks) */
 #include <errno.h>
 #include <pthread.h>
@@ -34,7 +36,15 @@ typedef struct {
     const char *buf;
     size_t bytes;
     double share; /* of the pages mapped, LOOK_MS into the call */
+    double when;  /* CLOCK_MONOTONIC of the look (the node's clock) */
 } look;
+
+static double mono(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 static void *looker(void *arg)
 {
@@ -48,6 +58,7 @@ static void *looker(void *arg)
         for (size_t i = 0; i < n; i++)
             in += v[i] & 1;
     l->share = v ? (double)in / (double)n : -1;
+    l->when = mono();
     free(v);
     return NULL;
 }
@@ -84,13 +95,14 @@ static double one(const cs_method *m, enum cs_coll coll, MPI_Comm comm, int rank
         send[i] = (double)(i % 1000 + rank);
     if (rank == 0) /* the late rank's buffer is not the subject: mapped */
         memcpy(recv, send, BYTES);
-    look l = {(const char *)map + 4096, BYTES - 4096, -1};
+    look l = {(const char *)map + 4096, BYTES - 4096, -1, 0};
     pthread_t th;
     int looking = rank == 1 && pthread_create(&th, NULL, looker, &l) == 0;
     if (rank == 0)
         nanosleep(&(struct timespec){0, LATE_MS * 1000000L}, NULL);
     /* cs_call_* makes the private duplicate on a fresh communicator: the
      * ranks meet there first */
+    double arrived = mono(); /* rank 0's, sent to rank 1 below */
     cs_call c;
     int rc = coll == CS_BCAST    ? cs_call_bcast(&c, recv, N, MPI_DOUBLE, 0, comm)
              : coll == CS_REDUCE ? cs_call_reduce(&c, send, recv, N, MPI_DOUBLE, MPI_SUM, 1, comm)
@@ -116,6 +128,17 @@ static double one(const cs_method *m, enum cs_coll coll, MPI_Comm comm, int rank
     }
     munmap(map, BYTES + 4096);
     free(send);
+    /* a look after rank 0 arrived (a loaded machine woke the looker late)
+     * sees the copy's pages, not the wait's: not judged */
+    if (rank == 0)
+        MPI_Send(&arrived, 1, MPI_DOUBLE, 1, 7, MPI_COMM_WORLD);
+    else
+        MPI_Recv(&arrived, 1, MPI_DOUBLE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (ran && rank == 1 && l.when >= arrived) {
+        printf("skip %s: looked %.1f ms after rank 0 arrived (a loaded machine): not judged\n",
+               m->name, 1e3 * (l.when - arrived));
+        return -1;
+    }
     return ran && rank == 1 ? l.share : -1;
 }
 
