@@ -397,9 +397,9 @@ static int step_explore(at_opts *o)
  * collective time: at each explored point its first candidate's mean
  * there (native's where that was not measured on CS_XMIN_CALLS calls),
  * against native's, and the point's first calls as its first calls and
- * native's (where both were drawn first); the rest of the time unchanged but the segments
- * those runs made (in their recorded time), kept only where the tree uses
- * a method that needs one.  The tree may keep native where a method beat it (its
+ * native's (where those differ beyond the noise, cs_xtab_first_swap); the
+ * rest of the time unchanged but the segments those runs made (in their
+ * recorded time), kept only where the tree uses a method that needs one.  The tree may keep native where a method beat it (its
  * margin, its leaves span points). */
 void at_tree_expect(const at_opts *o)
 {

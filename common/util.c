@@ -447,16 +447,21 @@ int cs_coll_sized(int c)
     return c >= 0 && c < CS_NCOLL && colls[c].sized;
 }
 
-int cs_name_is_segment(const char *name)
+/* Is name a row beside the methods, "COLL" then suffix? */
+static int coll_row(const char *name, const char *suffix)
 {
     const char *dot = strchr(name, '.');
-    return dot && !strcmp(dot, CS_SEGMENT_SUFFIX);
+    return dot && !strcmp(dot, suffix);
+}
+
+int cs_name_is_segment(const char *name)
+{
+    return coll_row(name, CS_SEGMENT_SUFFIX);
 }
 
 int cs_name_is_uncounted(const char *name)
 {
-    const char *dot = strchr(name, '.');
-    return dot && !strcmp(dot, CS_UNCOUNTED_SUFFIX);
+    return coll_row(name, CS_UNCOUNTED_SUFFIX);
 }
 
 int cs_name_is_first(const char *name)

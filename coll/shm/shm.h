@@ -189,8 +189,8 @@ void cs_shm_idle(const cs_shm *s, const cs_shm_flag *f, uint64_t v, cs_shm_idler
 int cs_shm_spin_for(int p, int cpus);
 /* prepare.c: what a wait does before it polls again (cs_shm_idle): while
  * this thread's call has a receive buffer with pages the kernel has not
- * mapped yet, map 16 more pages' worth (returns 1 when it looked; 0: no
- * job).  A receive buffer the application has just allocated faults on
+ * mapped yet, look over up to 1024 more pages and map 16 from the first
+ * one missing (returns 1 when it looked; 0: no job).  A receive buffer the application has just allocated faults on
  * every page at the collective's first write (1.2 us a page here); a rank
  * that waits for another does that work in its wait instead. */
 #ifndef COLLSEL_SMPI
