@@ -18,6 +18,7 @@ void cs_timing_defaults(cs_timing_opts *o)
     o->round_seconds = 100e-6;
     o->max_round_calls = 1000;
     o->calls_per_round = 0;
+    o->arrivals = NULL;
 }
 
 /* One round of r calls starting at call index *i; the allreduced (MAX)

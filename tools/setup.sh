@@ -1,23 +1,41 @@
 #!/bin/sh
-# tools/setup.sh: install what collsel needs from Debian's packages (only
-# what is missing) and build it (Open MPI flavour in build/, MPICH flavour
-# in build-mpich/, SimGrid SMPI replay tools in build-smpi/).  clang and
-# its runtime (libFuzzer, sanitizers) are for tests/fuzz/run.sh.  Sourced by tools/demo.sh and tools/test.sh.
+# tools/setup.sh: install what collsel needs from the distribution's
+# packages (only what is missing) and build it (Open MPI flavour in build/,
+# MPICH flavour in build-mpich/, SimGrid SMPI replay tools in build-smpi/).
+# clang and its runtime (libFuzzer, sanitizers) are for tests/fuzz/run.sh.
+# Run by tools/demo.sh and tools/test.sh.
+#
+# Works on Debian 12 and 13 and Ubuntu 24.04: no package name carries a
+# compiler version; the one that does (clang's runtime, libclang-rt-N-dev)
+# is resolved from the release's default clang (clang depends on clang-N).
+# SETUP_NO_BUILD=1: install only.
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 pkgs="build-essential pkg-config meson ninja-build gfortran python3 libopenmpi-dev openmpi-bin
       mpich libmpich-dev libunwind-dev libzstd-dev libcairo2-dev libpng-dev libsimgrid-dev
-      zstd clang libclang-rt-14-dev"
+      zstd clang iproute2 procps"
+SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+updated=""
+apt_update() { [ -n "$updated" ] || { $SUDO apt-get update -q; updated=1; }; }
+install() {
+    echo "setup: installing:$*"
+    apt_update
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "$@"
+}
 missing=""
-for p in $pkgs; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-    echo "setup: installing:$missing"
-    SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
-    $SUDO apt-get update -q
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends $missing
+for p in $pkgs; do installed "$p" || missing="$missing $p"; done
+# shellcheck disable=SC2086
+[ -z "$missing" ] || install $missing
+# clang's runtime for the release's own clang: libclang-rt-N-dev (Debian 12:
+# 14, Debian 13: 19, Ubuntu 24.04: 18), N read from the installed clang
+cv=$(clang --version 2>/dev/null | sed -n 's/.*clang version \([0-9][0-9]*\)\..*/\1/p' | head -1)
+if [ -z "$cv" ]; then
+    echo "setup: cannot read clang's version (clang --version); its runtime is not installed" >&2
+    exit 1
 fi
+installed "libclang-rt-$cv-dev" || install "libclang-rt-$cv-dev"
+[ "${SETUP_NO_BUILD:-0}" = 1 ] && exit 0
 cd "$top"
 [ -f build/build.ninja ] || meson setup build -Dwerror=true
 ninja -C build
