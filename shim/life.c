@@ -281,6 +281,24 @@ out:
     cs_profile_free(&p);
 }
 
+/* A rank that the launcher's daemon (its parent) ends with SIGTERM stays
+ * alive a little after writing its partial file.  Open MPI 5's daemon
+ * (PRRTE's odls) sends SIGCONT, sleeps 250 ms, SIGTERM, sleeps 250 ms, then
+ * SIGKILL to every rank of the node; each sleep ends early on a SIGCHLD.
+ * The first rank to die at once would cut the second sleep, and a rank the
+ * scheduler had not yet run (an oversubscribed core) was killed before its
+ * handler wrote anything: 1 rank of 3 lost in about 1 run of 6 here.
+ * Waiting up to LINGER_S lets every rank of the node write first; the
+ * SIGKILL that follows ends the wait.  Open MPI 4's daemon waits 1 s
+ * (odls_base_sigkill_timeout) after SIGTERM.  Async-signal-safe. */
+#define LINGER_S 0.5
+static void linger(void)
+{
+    struct timespec ts = {0, (long)(LINGER_S * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
 /* SIGTERM/SIGINT.  Where the application has no handler of its own the
  * process is about to die: write the partial profile (under alarm(), so a
  * write that cannot finish never keeps it alive) and re-raise with the
@@ -306,6 +324,8 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
     unsigned left = alarm(3);
     write_partial(!app);
     if (!app) {
+        if (sig == SIGTERM && info && info->si_code == SI_USER && info->si_pid == getppid())
+            linger();
         sigaction(sig, &dfl, NULL);
         raise(sig); /* delivered with the default action when we return */
         return;
