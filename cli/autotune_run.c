@@ -27,9 +27,15 @@ int at_in_path(const char *prog)
     return 0;
 }
 
-/* The launcher for -n N: the flavour's own mpirun. */
+/* The launcher for -n N: the flavour's own mpirun.  Open MPI (4's ORTE and
+ * 5's PRRTE alike) refuses more ranks than cores unless told to
+ * oversubscribe, and 5 refuses to bind them to cores unless overload is
+ * allowed; ranks that share a core must yield when idle, or a busy-polling
+ * one starves its peer.  MPICH's hydra oversubscribes by itself. */
 int at_default_launcher(at_opts *o)
 {
+    static char *const ompi_over[] = {"--oversubscribe", "--bind-to", "core:overload-allowed",
+                                      "--mca", "mpi_yield_when_idle", "1"};
     static const char *const ompi[] = {"mpirun.openmpi", "mpirun", "mpiexec"};
     static const char *const mpich[] = {"mpirun.mpich", "mpiexec.hydra", "mpiexec.mpich",
                                         "mpiexec"};
@@ -41,6 +47,10 @@ int at_default_launcher(at_opts *o)
         if (at_in_path(c[i])) {
             o->launcher[0] = (char *)c[i], o->launcher[1] = "-n", o->launcher[2] = n;
             o->nlauncher = 3;
+            long cores = sysconf(_SC_NPROCESSORS_ONLN);
+            if (c == ompi && cores > 0 && (o->nranks ? o->nranks : 2) > cores)
+                for (size_t k = 0; k < sizeof ompi_over / sizeof ompi_over[0]; k++)
+                    o->launcher[o->nlauncher++] = ompi_over[k];
             return 0;
         }
     fprintf(stderr, CMD "no mpirun of %s found (tried %s ...): give --launcher\n",

@@ -11,6 +11,7 @@
 # next segment made on the node removes it, checked with objects planted
 # under the name of a dead process (removed) and of a live one (kept).
 mpiexec=$1 flavour=$2 np=$3 collsel=$4 churn=$5 stuck=$6 out=$7
+rankenv=$(cd "$(dirname "$0")/../.." && pwd)/tests/rankenv.sh
 rm -rf "$out"; mkdir -p "$out"
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
@@ -62,15 +63,14 @@ job all-KILL normal 0; p=$(pids "$out/all-KILL"); sleep 0.5
 kill -KILL $p; wait $jobpid; [ $? != 124 ] || bad "all-KILL: the launcher did not end"
 after all-KILL may-leave
 
-# refused by COLLSEL_SHM_LIMIT: everywhere, and on rank 1 only (MPMD)
+# refused by COLLSEL_SHM_LIMIT: everywhere, and on rank 1 only (tests/rankenv.sh)
 mkdir -p "$out/limit" "$out/limit-one"
 COLLSEL_SHM_LIMIT=0 COLLSEL_VERBOSE=1 timeout 60 "$mpiexec" "$flavour" 2 "$collsel" exec \
     --force barrier=barrier.shm.ota -- "$stuck" "$out/limit" 10 0 -1 > "$out/limit/log" 2>&1 ||
     bad "limit: exit $?: $(cat "$out/limit/log")"
 grep -q "no shared-memory segment" "$out/limit/log" || bad "limit: the segment was not refused"
 after limit
-timeout 60 "$mpiexec" "$flavour" 1 "$collsel" exec --force barrier=barrier.shm.ota -- \
-    "$stuck" "$out/limit-one" 10 0 -1 : -n 1 env COLLSEL_SHM_LIMIT=0 "$collsel" exec \
+timeout 60 "$mpiexec" "$flavour" 2 "$rankenv" 1 COLLSEL_SHM_LIMIT=0 -- "$collsel" exec \
     --force barrier=barrier.shm.ota -- "$stuck" "$out/limit-one" 10 0 -1 > "$out/limit-one/log" 2>&1 ||
     bad "limit-one: exit $?: $(cat "$out/limit-one/log")"
 grep -q "stuck: 10 calls, 0 wrong" "$out/limit-one/log" || bad "limit-one: wrong results: $(cat "$out/limit-one/log")"

@@ -14,6 +14,7 @@
 # example_app's row communicators (ranks 2i, 2i+1: bcast and reduce) where
 # a node holds two ranks.
 mpiexec=$1 flavour=$2 np=$3 lib=$4 collsel=$5 app=$6 anysource=$7
+rankenv=$(cd "$(dirname "$0")/../../.." && pwd)/tests/rankenv.sh
 rpn=$np # ranks per node
 [ -n "${CS_TEST_CLUSTER_NODES:-}" ] && rpn=$((np / CS_TEST_CLUSTER_NODES))
 tmp=${TMPDIR:-/tmp}/cs-preload-$$
@@ -263,24 +264,23 @@ n=$(grep -c "^collsel: COLLSEL_" "$tmp/badtreex.err")
 [ "$n" -eq 1 ] && grep -q "COLLSEL_TREE=$tmp/bad.tree: .*; nothing to explore)" "$tmp/badtreex.err" ||
     { cat "$tmp/badtreex.err" >&2; fail "badtreex: $n lines, expected 1 saying nothing is explored"; }
 
-# 6. Ranks that disagree (here: rank 0 and rank 1 get different forced
-#    bcast methods, MPMD launch) must not hang: bcast stays native, with one
-#    line; the collective they agree on (barrier) stays forced.  (Not on a
-#    cluster: its launcher takes no MPMD lines.)
+# 6. Ranks that disagree (here: rank 0 and the others get different forced
+#    bcast methods, set per rank by tests/rankenv.sh) must not hang: bcast
+#    stays native, with one line; the collective they agree on (barrier)
+#    stays forced.
 if [ "$flavour" = openmpi ] && [ "$rpn" = "$np" ]; then
-    MPIEXEC_EXTRA="-x LD_PRELOAD=$lib -x COLLSEL_VERBOSE=2 -x COLLSEL_FORCE=bcast=binomial,barrier=bruck" \
-        "$mpiexec" "$flavour" 1 "$app" --quick : -n $((np - 1)) -x LD_PRELOAD="$lib" \
-        -x COLLSEL_FORCE=bcast=linear,barrier=bruck "$app" --quick \
-        > "$tmp/disagree.out" 2> "$tmp/disagree.err" ||
+    COLLSEL_FORCE=bcast=linear,barrier=bruck \
+    MPIEXEC_EXTRA="-x LD_PRELOAD=$lib -x COLLSEL_VERBOSE=2 -x COLLSEL_FORCE" \
+        "$mpiexec" "$flavour" "$np" "$rankenv" 0 COLLSEL_FORCE=bcast=binomial,barrier=bruck -- \
+        "$app" --quick > "$tmp/disagree.out" 2> "$tmp/disagree.err" ||
         { cat "$tmp/disagree.err" >&2; fail "disagree: example_app exited non-zero"; }
     cmp -s "$tmp/ref.out" "$tmp/disagree.out" || fail "disagree: output differs from native"
     expect disagree "the ranks disagree about bcast"
     expect disagree "barrier -> barrier.bruck (forced)"
     # exploring with different seeds would draw different methods for one
     # call: the tree's collectives stay native, with one line
-    MPIEXEC_EXTRA="-x LD_PRELOAD=$lib -x COLLSEL_TREE=$tmp/app.tree -x COLLSEL_EXPLORE=2 -x COLLSEL_EXPLORE_SEED=1" \
-        "$mpiexec" "$flavour" 1 "$app" --quick : -n $((np - 1)) -x LD_PRELOAD="$lib" \
-        -x COLLSEL_TREE="$tmp/app.tree" -x COLLSEL_EXPLORE=2 -x COLLSEL_EXPLORE_SEED=2 "$app" --quick \
+    MPIEXEC_EXTRA="-x LD_PRELOAD=$lib -x COLLSEL_TREE=$tmp/app.tree -x COLLSEL_EXPLORE=2 -x COLLSEL_EXPLORE_SEED=2" \
+        "$mpiexec" "$flavour" "$np" "$rankenv" 0 COLLSEL_EXPLORE_SEED=1 -- "$app" --quick \
         > "$tmp/disseed.out" 2> "$tmp/disseed.err" ||
         { cat "$tmp/disseed.err" >&2; fail "disseed: example_app exited non-zero"; }
     cmp -s "$tmp/ref.out" "$tmp/disseed.out" || fail "disseed: output differs from native"
