@@ -108,7 +108,8 @@ static void usage(FILE *f)
             "                       (ratio: median / native's median) and the median span\n"
             "  --node-size N        cut each machine into virtual nodes of N ranks (as\n"
             "                       COLLSEL_NODE_SIZE does in the preload library), so\n"
-            "                       that the node-aware methods run on one machine\n");
+            "                       that the node-aware methods run on one machine\n"
+            "  -h, --help           this text\n");
 }
 
 /* Time op through method m; returns median us (collective). */

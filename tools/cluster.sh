@@ -7,6 +7,8 @@
 #   tools/cluster.sh down
 #   tools/cluster.sh exec NODE CMD [ARGS...]
 #   tools/cluster.sh kill NODE        (SIGKILL every process in NODE: a node failure)
+#   tools/cluster.sh pids NODE        (the processes inside NODE, one PID a line,
+#                                      the node's own holder left out)
 #   tools/cluster.sh launcher openmpi|mpich [--nodes N] [--ranks-per-node R]
 #   tools/cluster.sh ping FROM TO [COUNT]   (the link's RTT: min/median/p95/max us)
 #   tools/cluster.sh status | check
@@ -383,6 +385,11 @@ kill)
     nd=$(node_name "$1") || die "no node '$1' (1..N or ${PFX}K)"
     p=$(holder "$nd") || die "no node $nd (is the cluster up?)" 1
     kill_node "$nd" KILL "$p" ;; # the node stays (its namespaces), as a rebooted one
+pids)
+    [ $# -eq 1 ] || die "pids takes NODE"
+    nd=$(node_name "$1") || die "no node '$1' (1..N or ${PFX}K)"
+    p=$(holder "$nd") || die "no node $nd (is the cluster up?)" 1
+    node_pids "$nd" | grep -vx "$p" || : ;;
 launcher) launcher "$@" ;;
 ping)
     [ $# -ge 2 ] && [ $# -le 3 ] || die "ping takes FROM TO [COUNT]"

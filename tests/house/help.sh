@@ -1,13 +1,14 @@
 #!/bin/bash
-# One source for every help text, held by a test: help.sh SRC COLLSEL REPLAY
+# One source for every help text, held by a test: help.sh SRC COLLSEL REPLAY BENCH
 #  - the README's command table names the commands of `collsel --help`, and
 #    every flag a row shows is in that command's --help;
 #  - the README's environment table is the environment section of
 #    `collsel --help` (printed from shim/config.c's table): the same
 #    VARIABLE=VALUE entries;
 #  - every flag a command parses (each "--flag" literal of its source) is in
-#    its --help.
-src=${1:?usage: help.sh SRC COLLSEL REPLAY} collsel=$2 replay=$3
+#    its --help (collsel's commands, collsel-replay and collsel-bench).
+src=${1:?usage: help.sh SRC COLLSEL REPLAY BENCH} collsel=$2 replay=$3
+bench=${4:?usage: help.sh SRC COLLSEL REPLAY BENCH}
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 help=$("$collsel" --help) || bad "collsel --help failed"
@@ -56,5 +57,9 @@ for c in $cmds; do
     check_flags "collsel $c" "$("$collsel" "$c" --help 2>&1)" $(printf "$src/%s " ${files[$c]})
 done
 check_flags collsel-replay "$("$replay" --help 2>&1)" "$src/replay/replay.c" "$src/replay/spec.c"
+# collsel-bench: --help before MPI_Init (no launcher needed)
+bh=$("$bench" --help 2>&1) || bad "collsel-bench --help failed"
+echo "$bh" | grep -q "^usage: .*collsel-bench" || bad "collsel-bench --help prints no usage line"
+check_flags collsel-bench "$bh" "$src/replay/bench.c"
 [ "$fail" = 0 ] && echo "help texts: ok"
 exit $fail

@@ -12,6 +12,11 @@
  *                           Allreduce rank r leaves r us after rank 0; the
  *                           Barrier's arrivals 0..35 us apart, rank 0 last;
  *                           3 records of an operation that lack the others')
+ *   mkprofile records       the arrival records of `arrivals` as CSV on
+ *                           stdout (comm,seq,entry_ns,exit_ns,comm_size,
+ *                           comm_rank,world_rank,node,coll,bin,wexp): the
+ *                           inputs from which the show test computes the
+ *                           figures it expects
  *   mkprofile odd FILE      the golden profile with strings that are not
  *                           valid UTF-8 (bytes 0xf5..0xff, cut sequences)
  *                           and control characters, for the JSON output
@@ -103,6 +108,21 @@ static void golden(cs_profile *p)
     p->meta.duration = 3.75;
 }
 
+/* Where arrivals() puts each record: into the profile, or printed (records). */
+static FILE *rec_out;
+
+static void add_rec(cs_profile *p, const cs_arr_rec *x, const char *site)
+{
+    if (rec_out) {
+        fprintf(rec_out, "%llu,%llu,%lld,%lld,%u,%u,%u,%u,%s,%u,%u\n", (unsigned long long)x->comm,
+                (unsigned long long)x->seq, (long long)x->entry, (long long)x->exit, x->comm_size,
+                x->comm_rank, x->world_rank, x->node, cs_rcoll_name((int)x->coll), x->bin, x->wexp);
+        return;
+    }
+    if (cs_arr_add_rec(&p->arr, x, site) < 0)
+        die("arrival record", NULL);
+}
+
 /* Per-rank arrival records of the golden run, matched into its cells. */
 static void arrivals(cs_profile *p)
 {
@@ -115,23 +135,22 @@ static void arrivals(cs_profile *p)
             cs_arr_rec x = {11, op, t, last + 20000 + (int64_t)r * 1000, 8, r, r, r / 4,
                             CS_R_ALLREDUCE,
                             (uint32_t)cs_bin_of(16), 0, op < 32 ? 0 : 3};
-            if (cs_arr_add_rec(&p->arr, &x, "example_app+0x1f3c residual+0x4c") < 0)
-                die("arrival record", NULL);
+            add_rec(p, &x, "example_app+0x1f3c residual+0x4c");
         }
     for (uint64_t op = 0; op < 40; op++) /* Barrier, 8 ranks */
         for (uint32_t r = 0; r < 8; r++) {
             int64_t t = 90000000 + (int64_t)op * 1000000 + (int64_t)((r * 3 + 7) % 8) * 5000;
             cs_arr_rec x = {22, op, t, 90000000 + (int64_t)op * 1000000 + 35000 + 30000, 8, r,
                             r, r / 4, CS_R_BARRIER, 0, 0, 0};
-            if (cs_arr_add_rec(&p->arr, &x, "example_app+0x2400 main+0x1b8") < 0)
-                die("arrival record", NULL);
+            add_rec(p, &x, "example_app+0x2400 main+0x1b8");
         }
     for (uint32_t r = 0; r < 3; r++) { /* an operation whose other ranks' records are lost */
         cs_arr_rec x = {11, 48, 48000000, 48010000, 8, r, r, 0, CS_R_ALLREDUCE,
                         (uint32_t)cs_bin_of(16), 0, 3};
-        if (cs_arr_add_rec(&p->arr, &x, NULL) < 0)
-            die("arrival record", NULL);
+        add_rec(p, &x, NULL);
     }
+    if (rec_out)
+        return;
     if (cs_arr_match(&p->arr) < 0)
         die("match", NULL);
     p->arr.clock_err = 1.5e-6;
@@ -250,10 +269,19 @@ int main(int argc, char **argv)
 {
     if (argc >= 8 && !strcmp(argv[1], "cell"))
         return one_cell(argc, argv);
+    if (argc == 2 && !strcmp(argv[1], "records")) {
+        cs_profile p;
+        golden(&p);
+        rec_out = stdout;
+        printf("comm,seq,entry_ns,exit_ns,comm_size,comm_rank,world_rank,node,coll,bin,wexp\n");
+        arrivals(&p);
+        cs_profile_free(&p);
+        return fflush(stdout) == 0 ? 0 : 1;
+    }
     if (argc != 3 || (strcmp(argv[1], "golden") && strcmp(argv[1], "bad") &&
                       strcmp(argv[1], "odd") && strcmp(argv[1], "arrivals"))) {
         fprintf(stderr, "usage: mkprofile golden|arrivals FILE | mkprofile bad DIR | mkprofile "
-                        "odd FILE\n");
+                        "odd FILE | mkprofile records\n");
         return 2;
     }
     cs_profile p;

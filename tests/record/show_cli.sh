@@ -1,12 +1,14 @@
 #!/bin/sh
 # show_cli.sh COLLSEL MKPROFILE GOLDEN_DIR [golden|errors]
 # golden: `collsel show` text/CSV/JSON of a known profile equal the golden files
-#         (one without arrivals: "not recorded"; one with);
+#         (one without arrivals: "not recorded"; one with, whose arrival
+#         figures are also computed from mkprofile's records: show_expect.py);
 #         partial files are merged and flagged INCOMPLETE.
 # errors: every damaged file, a missing file and bad usage exit 2 with one
 #         line on stderr naming the file; --help exits 0.
 set -u
 collsel=$(realpath "$1"); mkprofile=$(realpath "$2"); golden=$(realpath "$3"); what=${4:-golden}
+here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cs-show-XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
@@ -30,6 +32,16 @@ if [ "$what" = golden ]; then
         "$collsel" show a.prof $opt > arr.$fmt 2> err.$fmt || bad "show a.prof $opt exit $?"
         diff -u "$golden/show.arr.$fmt" arr.$fmt >&2 || bad "show $opt differs from $golden/show.arr.$fmt"
     done
+    # the figures of the arrivals (wait, spread and its p50 / p95, late
+    # ranks, exits, before) computed from the records mkprofile put in,
+    # not from the golden files: these are regenerated with the code
+    if command -v python3 > /dev/null; then
+        "$mkprofile" records > recs.csv || bad "mkprofile records failed"
+        python3 "$here/show_expect.py" recs.csv arr.csv arr.text >&2 ||
+            bad "show's arrival figures differ from those computed from the records"
+    else
+        bad "python3 is needed to compute the expected arrival figures"
+    fi
     # --compare: the completion of both runs, the same figure show gives
     compl=$(grep '^Allreduce,' arr.csv | cut -d, -f14)
     "$collsel" show --compare a.prof a.prof --csv |

@@ -49,8 +49,12 @@ expect() { # expect NAME PATTERN: stderr of run NAME has a line matching PATTERN
     grep -q -- "$2" "$tmp/$1.err" || { cat "$tmp/$1.err" >&2; fail "$1: no stderr line like '$2'"; }
 }
 
-"$mpiexec" "$flavour" "$np" "$app" --quick > "$tmp/ref.out" 2> "$tmp/ref.err" ||
-    fail "native example_app failed"
+# a launcher that cannot run here (tests/cluster/mpiexec.sh where namespaces
+# cannot be made) says why and exits 77: the same skip, not a failure
+"$mpiexec" "$flavour" "$np" "$app" --quick > "$tmp/ref.out" 2> "$tmp/ref.err"
+rc=$?
+[ $rc = 77 ] && { cat "$tmp/ref.err" >&2; exit 77; }
+[ $rc = 0 ] || { cat "$tmp/ref.err" >&2; fail "native example_app failed"; }
 
 # 1. Forced methods, all three collectives at once; every run must match.
 i=0
