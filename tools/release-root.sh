@@ -13,6 +13,9 @@
 #                  reused: its packages and builds stay); without it the
 #                  root is removed at the end
 #   --shell        an interactive shell in the root instead of the tests
+#   --results DIR  copy what the command left in /results of the root to
+#                  DIR (tools/test.sh there writes its tally to
+#                  /results/tally: every test with its result)
 #   COMMAND        run in the checkout inside the root instead of the
 #                  default, the README's test command for the MPI flavours:
 #                  tools/test.sh --mpi-only (both flavours built from a
@@ -28,7 +31,7 @@
 # or the archive cannot be reached.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-suite=trixie dir= keep=0 shell=0
+suite=trixie dir= keep=0 shell=0 results=
 usage() { sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -36,6 +39,7 @@ while [ $# -gt 0 ]; do
     --dir) dir=${2:?--dir needs a directory}; shift 2 ;;
     --keep) keep=1; shift ;;
     --shell) shell=1; shift ;;
+    --results) results=${2:?--results needs a directory}; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     --) shift; break ;;
     *) echo "release-root.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
@@ -103,7 +107,14 @@ if [ "$shell" = 1 ]; then
 fi
 [ $# -gt 0 ] || set -- ./tools/test.sh --mpi-only
 say "running in the root: $*"
+rm -rf --one-file-system "$root/results" && mkdir -p "$root/results"
 # shellcheck disable=SC2016
 chroot "$root" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     HOME=/root LANG=C.UTF-8 TERM=dumb CI="${CI:-}" COLLSEL_RELEASE_ROOT="$suite" \
-    sh -c 'cd /src && exec "$@"' sh "$@"
+    COLLSEL_TEST_TALLY=/results/tally sh -c 'cd /src && exec "$@"' sh "$@"
+rc=$?
+if [ -n "$results" ]; then
+    mkdir -p "$results" && cp -R "$root/results/." "$results/" ||
+        echo "release-root.sh: cannot copy the results to $results" >&2
+fi
+exit $rc

@@ -15,17 +15,32 @@
 # The last line is the count, 'N passed, N failed, N skipped'.  A stage of
 # meson tests is one meson_stage call; a stage run elsewhere (a chroot)
 # runs its `meson test` there and hands its testlog.json to count_testlog.
+#   6. the MPI flavours' tests (1. and 2. without the cluster) on the other
+#      Debian release, in a root that tools/release-root.sh makes with
+#      debootstrap and removes: on Debian 12 that is Debian 13 (Open MPI
+#      5.0.7, MPICH 4.2.1, gcc 14), on Debian 13 Debian 12; its tests are
+#      counted as 'trixie-openmpi: NAME' ...  COLLSEL_TEST_RELEASE=SUITE
+#      picks the release, =none skips the stage (counted as a skip).
+# --mpi-only: stages 1 and 2 only, without the cluster (what 6. runs in
+# the root; COLLSEL_TEST_TALLY=FILE: the tally is also copied there).
 # Exit status 0 only if nothing failed.
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
-"$top/tools/setup.sh"
+mpi_only=0
+case ${1:-} in
+--mpi-only) mpi_only=1 ;;
+-h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+"") ;;
+*) echo "tools/test.sh: unknown option '$1' (--mpi-only, --help)" >&2; exit 2 ;;
+esac
+SETUP_MPI_ONLY=$mpi_only "$top/tools/setup.sh"
 cd "$top"
 start=$(date +%s)
 tally=$(mktemp) # one line per test: pass|fail|skip<TAB>STAGE: NAME<TAB>REASON
 cluster=
 cleanup() {
     [ -z "$cluster" ] || "$top/tools/cluster.sh" down
-    rm -f "$tally" "$tally.out" "$tally.rc" "$tally.retries"
+    rm -rf "$tally" "$tally.out" "$tally.rc" "$tally.retries" "$tally.release" "$tally.results"
 }
 trap cleanup EXIT
 # MPICH cluster runs retried after MPICH's own finalize hang, one line each
@@ -75,6 +90,9 @@ could_run() {
         command -v mpicc.mpich > /dev/null && command -v mpirun.mpich > /dev/null ;;
     *"slurm: skipped: not root"*) [ "$(id -u)" = 0 ] ;;
     *"slurm: skipped: "*) command -v slurmctld > /dev/null && command -v slurmd > /dev/null ;;
+    *"release-root.sh: SKIP: not root"*) [ "$(id -u)" = 0 ] ;;
+    *"release-root.sh: SKIP: no debootstrap"*) command -v debootstrap > /dev/null ;;
+    *"release-root.sh: SKIP: "*|*"release stage: "*) return 1 ;; # space, the archive
     *) return 2 ;;
     esac
 }
@@ -82,19 +100,55 @@ could_run() {
 # the multi-node tests run on a cluster on this machine (tools/cluster.sh:
 # 4 nodes as namespaces); where namespaces cannot be made, they skip with
 # the reason (and could_run says whether that was right)
-if "$top/tools/cluster.sh" up 4 --ranks-per-node 2 > /dev/null; then
-    cluster=1
+# the release this machine is (Debian's codename), and the other one that
+# stage 6 tests
+. /etc/os-release 2> /dev/null || :
+here=${VERSION_CODENAME:-unknown}
+if [ "$mpi_only" = 1 ]; then
+    # in a release root (stage 6 of the machine outside): no cluster there
+    flav=${COLLSEL_RELEASE_ROOT:+$COLLSEL_RELEASE_ROOT-}
+    echo "== 1/2 tests of the Open MPI build ($here, no cluster)"
+    meson_stage "${flav}openmpi" build --num-processes 2 --no-suite cluster --no-suite cluster-long
+    echo "== 2/2 tests of the MPICH build ($here, no cluster)"
+    meson_stage "${flav}mpich" build-mpich --num-processes 1 --suite mpich --no-suite cluster \
+        --no-suite cluster-long
+else
+    if "$top/tools/cluster.sh" up 4 --ranks-per-node 2 > /dev/null; then
+        cluster=1
+    fi
+    echo "== 1/6 tests of the Open MPI build"
+    meson_stage openmpi build --num-processes 2
+    echo "== 2/6 tests of the MPICH build"
+    meson_stage mpich build-mpich --num-processes 1 --suite mpich
+    echo "== 3/6 correctness matrix under ASan + UBSan"
+    script_stage sanitizers "$top/tests/coll/matrix/run-sanitizers.sh" "$top/build-sanitize"
+    echo "== 4/6 the replay on a simulated cluster (SimGrid SMPI)"
+    script_stage smpi "$top/tests/sim/run.sh" "$top/build-smpi" "$top/build/cli/collsel"
+    echo "== 5/6 fuzz targets, 4 s each (tests/fuzz/run.sh)"
+    script_stage fuzz "$top/tests/fuzz/run.sh" 4
+    case ${COLLSEL_TEST_RELEASE:-} in
+    "") case $here in bookworm) other=trixie ;; trixie) other=bookworm ;; *) other= ;; esac ;;
+    *) other=$COLLSEL_TEST_RELEASE ;;
+    esac
+    : > "$tally.release"
+    if [ "$other" = none ]; then
+        printf 'skip\trelease: %s\trelease stage: COLLSEL_TEST_RELEASE=none\n' "-" >> "$tally"
+    elif [ -z "$other" ]; then
+        printf 'skip\trelease: %s\trelease stage: no other Debian release to test from %s\n' \
+            "-" "${PRETTY_NAME:-this system}" >> "$tally"
+    else
+        echo "== 6/6 the MPI flavours on $other (tools/release-root.sh)"
+        mkdir -p "$tally.results"
+        script_stage "release" "$top/tools/release-root.sh" --suite "$other" \
+            --results "$tally.results" -- ./tools/test.sh --mpi-only
+        # the root's own tally replaces the stage's one line: every test
+        # counted, its skips judged there (by that machine's could_run)
+        if [ -s "$tally.results/tally" ]; then
+            sed '$d' "$tally" > "$tally.out" && mv "$tally.out" "$tally"
+            cp "$tally.results/tally" "$tally.release"
+        fi
+    fi
 fi
-echo "== 1/5 tests of the Open MPI build"
-meson_stage openmpi build --num-processes 2
-echo "== 2/5 tests of the MPICH build"
-meson_stage mpich build-mpich --num-processes 1 --suite mpich
-echo "== 3/5 correctness matrix under ASan + UBSan"
-script_stage sanitizers "$top/tests/coll/matrix/run-sanitizers.sh" "$top/build-sanitize"
-echo "== 4/5 the replay on a simulated cluster (SimGrid SMPI)"
-script_stage smpi "$top/tests/sim/run.sh" "$top/build-smpi" "$top/build/cli/collsel"
-echo "== 5/5 fuzz targets, 4 s each (tests/fuzz/run.sh)"
-script_stage fuzz "$top/tests/fuzz/run.sh" 4
 
 # skips this machine could have run become failures
 while IFS="$(printf '\t')" read -r res name why; do
@@ -107,6 +161,8 @@ while IFS="$(printf '\t')" read -r res name why; do
     esac
 done < "$tally" > "$tally.out"
 mv "$tally.out" "$tally"
+[ ! -s "$tally.release" ] || cat "$tally.release" >> "$tally"
+[ -z "${COLLSEL_TEST_TALLY:-}" ] || cp "$tally" "$COLLSEL_TEST_TALLY" || :
 n() { grep -c "^$1	" "$tally" || :; }
 passed=$(n pass) failed=$(n fail) skipped=$(n skip)
 if [ "$skipped" -gt 0 ]; then
