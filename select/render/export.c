@@ -899,3 +899,52 @@ out:
     cs_tree_free(t);
     return rc;
 }
+
+/* ---- the tables against the targets (unit test) --------------------------- */
+
+int cs_export_table_check(const struct cs_xtarget *tg, FILE *f)
+{
+    int bad = 0;
+    for (size_t i = 0; i < sizeof xalgs / sizeof xalgs[0]; i++) {
+        const xalg *x = &xalgs[i];
+        for (int v = 0; v < 4; v++) { /* fan-out 2 / 4, unsegmented / 1 KiB segments */
+            cs_rmeth m = {x->coll, "", v & 1 ? 4 : 2, v & 2 ? 1024 : 0};
+            snprintf(m.algo, sizeof m.algo, "%s", x->algo);
+            char name[160];
+            snprintf(name, sizeof name, "%s.%s", cs_coll_name(x->coll), x->algo);
+            xrule xr = {0, 0, 0, 0, 0, NULL, ""};
+            cs_err e = {{0}};
+            if (map_rule(tg, x->coll, name, x, &m, &xr, &e) < 0) {
+                fprintf(f, "%s: %s\n", tg->name, e.msg);
+                bad++;
+                continue;
+            }
+            if (tg->lib != CS_XLIB_MPICH)
+                continue;
+            cs_buf o = {0};
+            emit_mpich_leaf(&o, tg, x->coll, &xr);
+            const char *key;
+            size_t len;
+            if (mpich_rejects(tg, (const char *)o.p, o.n, 1, &key, &len)) {
+                fprintf(f, "%s: %s writes \"%.*s\", not in the target's lists\n", tg->name, name,
+                        (int)len, key);
+                bad++;
+            }
+            cs_buf_free(&o);
+        }
+    }
+    for (int c = 0; tg->lib == CS_XLIB_MPICH && c < CS_NCOLL; c++) {
+        const char *key;
+        size_t len;
+        cs_buf o = {0};
+        put_mpich_str(&o, tg, mpich_native[c]);
+        put_mpich_str(&o, tg, mpich_inter[c]);
+        if (mpich_rejects(tg, (const char *)o.p, o.n, 1, &key, &len)) {
+            fprintf(f, "%s: MPICH's %s rules written with \"%.*s\", not in the target's lists\n",
+                    tg->name, cs_coll_name(c), (int)len, key);
+            bad++;
+        }
+        cs_buf_free(&o);
+    }
+    return bad;
+}
