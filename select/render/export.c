@@ -1,5 +1,7 @@
-/* `collsel export TREE --format ompi-rules|mpich-json -o FILE`: the decision
- * trees as the tuning file of the MPI library itself.
+/* `collsel export TREE [--target RELEASE | --format FORMAT] -o FILE`: the
+ * decision trees as the tuning file of the MPI library itself, for one
+ * release (the targets, what each accepts and how the installed one is
+ * found: export_target.c).
  *
  * ompi-rules: Open MPI coll/tuned's classic dynamic rules file
  * (--mca coll_tuned_use_dynamic_rules 1 --mca
@@ -8,11 +10,18 @@
  *   NCOLL, then per collective: ID (allreduce 2, alltoall 3, barrier 6, bcast 7,
  *   reduce 11),
  *   NCOMM, then per comm size: COMMSIZE NMSG, then per message size:
- *   MSGSIZE ALG FANINOUT SEGSIZE.
+ *   MSGSIZE ALG FANINOUT SEGSIZE (ompi-5.0: "rule-file-version-2" first and
+ *   a fifth number, MAXREQUESTS, on every rule).
  * The rules of the largest listed comm size <= the communicator's size
  * apply, and in them the rule of the largest MSGSIZE <= the message size
  * (bytes = count x type size for bcast and reduce, 0 for barrier); the
  * first entries are for 0.  We emit an entry at each band's lower edge.
+ *
+ * ompi-json (ompi-6.0): {"rule_file_version": 3, "module": "tuned",
+ *   "collectives": {"bcast": [{"comm_size_min", "comm_size_max",
+ *   "comm_rank_distribution": "any", "rules": [{"msg_size_min",
+ *   "msg_size_max", "alg", "faninout", "seg_size", "reqs"}]}]}}, bounds
+ *   inclusive, the last of each level open.
  *
  * mpich-json: MPICH's collective selection tree
  * (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE, MPIR level):
@@ -51,7 +60,8 @@ typedef struct xalg {
     int ompi;           /* Open MPI 4.1 coll_tuned algorithm id (0 = its own choice) */
     int ompi_exact;     /* 1 exact, 0 closest, 2 exact only for fan-out 4 (k-nomial radix),
                            3 exact only for fan-out 2 (Bruck's radix) */
-    const char *mpich;  /* MPICH 4.0 MPIR algorithm, NULL = MPICH's own choice */
+    const char *mpich;  /* MPICH 4.0 MPIR algorithm, NULL = MPICH's own choice (a
+                           target writes it renamed: export_target.c) */
     int mpich_exact;    /* as ompi_exact */
     const char *why;    /* why Open MPI's counterpart is not exact */
 } xalg;
