@@ -39,7 +39,8 @@
  *
  * Methods map to the closest algorithm of the library (tables below);
  * "native" maps to the library's own choice (Open MPI: algorithm 0; MPICH:
- * its default rule nested in place).  Methods without an exact counterpart
+ * the installed library's own rules of the collective nested in place, or,
+ * with --no-mpich-defaults, MPICH 4.0's from the table below).  Methods without an exact counterpart
  * are listed on stdout.
  */
 #include <getopt.h>
@@ -374,8 +375,8 @@ static void emit_ompi_json(cs_buf *o, int coll, const xband *xb, int n, int firs
 /* ---- MPICH ------------------------------------------------------------------ */
 
 /* MPICH 4.0's default MPIR rules (from its built-in tuning JSON), used for
- * "native" regions, the intercommunicator branch and the collectives the
- * tree does not cover. */
+ * "native" regions and the intercommunicator branch when the installed
+ * library's own are not read (--no-mpich-defaults), renamed per target. */
 static const char *const mpich_native[CS_NCOLL] = {
     "{\"comm_size<8\": {\"algorithm=MPIR_Bcast_intra_binomial\": {}}, "
     "\"comm_size=pow2\": {\"avg_msg_size<=12288\": {\"algorithm=MPIR_Bcast_intra_binomial\": {}}, "
@@ -452,10 +453,76 @@ static void put_mpich_str(cs_buf *o, const cs_xtarget *tg, const char *s)
     put_mpich(o, tg, s, strlen(s));
 }
 
-static void emit_mpich_leaf(cs_buf *o, const cs_xtarget *tg, int coll, const xrule *r)
+/* The MPICH file being written: the target, the library's own rules (the
+ * JSON read from libmpich, NULL without: then the table's), and the parts
+ * of the output copied from them (offset pairs, checked as the library's). */
+typedef struct xmpich {
+    const cs_xtarget *tg;
+    const char *defaults;
+    cs_buf copied;
+} xmpich;
+
+/* The end of the JSON object at p (the byte after its '}'), NULL if it
+ * does not close; the library's rules have no braces inside strings. */
+static const char *obj_end(const char *p)
+{
+    int depth = 0;
+    for (; *p; p++)
+        if ((depth += *p == '{' ? 1 : *p == '}' ? -1 : 0) == 0)
+            return p + 1;
+    return NULL;
+}
+
+/* The value of member key of the object at p: its start, *len set; NULL if
+ * there is none. */
+static const char *json_member(const char *p, const char *key, size_t *len)
+{
+    size_t kl = strlen(key);
+    if (!p || *p != '{')
+        return NULL;
+    for (p++;;) {
+        p += strspn(p, " \t\r\n,");
+        if (*p != '"')
+            return NULL;
+        const char *k = p + 1, *q = strchr(k, '"');
+        if (!q)
+            return NULL;
+        const char *v = q + 1 + strspn(q + 1, " \t\r\n:");
+        const char *end = *v == '{' ? obj_end(v) : NULL;
+        if (!end)
+            return NULL;
+        if ((size_t)(q - k) == kl && strncmp(k, key, kl) == 0) {
+            *len = (size_t)(end - v);
+            return v;
+        }
+        p = end;
+    }
+}
+
+/* The library's own rules of coll for branch ("comm_type=intra" or
+ * "comm_type=inter") into o, renamed for the target; 0 if it has none
+ * (then the table's). */
+static int put_lib_rules(cs_buf *o, xmpich *xm, int coll, const char *branch)
+{
+    char key[64];
+    size_t cl, bl;
+    snprintf(key, sizeof key, "collective=%s", cs_coll_name(coll));
+    const char *c = json_member(xm->defaults, key, &cl);
+    const char *b = c ? json_member(c, branch, &bl) : NULL;
+    if (!b)
+        return 0;
+    size_t range[2] = {o->n, 0};
+    put_mpich(o, xm->tg, b, bl);
+    range[1] = o->n;
+    cs_buf_put(&xm->copied, range, sizeof range);
+    return 1;
+}
+
+static void emit_mpich_leaf(cs_buf *o, xmpich *xm, int coll, const xrule *r)
 {
     if (!r->mpich) {
-        put_mpich_str(o, tg, mpich_native[coll]);
+        if (!put_lib_rules(o, xm, coll, "comm_type=intra"))
+            put_mpich_str(o, xm->tg, mpich_native[coll]);
     } else if (strstr(r->mpich, "reduce_scatter_gather") ||
                strstr(r->mpich, "reduce_scatter_allgather")) {
         /* Rabenseifner: commutative ops and count >= pof2 only; else the
@@ -478,8 +545,7 @@ static void emit_mpich_leaf(cs_buf *o, const cs_xtarget *tg, int coll, const xru
     }
 }
 
-static void emit_mpich(cs_buf *o, const cs_xtarget *tg, int coll, const xband *xb, int n,
-                       int first)
+static void emit_mpich(cs_buf *o, xmpich *xm, int coll, const xband *xb, int n, int first)
 {
     cs_buf_printf(o, "%s  \"collective=%s\": {\n    \"comm_type=intra\": {\n", first ? "" : ",\n",
                   cs_coll_name(coll));
@@ -489,7 +555,7 @@ static void emit_mpich(cs_buf *o, const cs_xtarget *tg, int coll, const xband *x
         else
             cs_buf_printf(o, "      \"comm_size=any\": ");
         if (xb[i].n == 1) { /* one method for every size (always so for barrier) */
-            emit_mpich_leaf(o, tg, coll, &xb[i].r[0]);
+            emit_mpich_leaf(o, xm, coll, &xb[i].r[0]);
             cs_buf_printf(o, "%s\n", i + 1 < n ? "," : "");
             continue;
         }
@@ -500,13 +566,14 @@ static void emit_mpich(cs_buf *o, const cs_xtarget *tg, int coll, const xband *x
                               (unsigned long long)xb[i].r[r + 1].ms_lo - 1);
             else
                 cs_buf_printf(o, "        \"avg_msg_size=any\": ");
-            emit_mpich_leaf(o, tg, coll, &xb[i].r[r]);
+            emit_mpich_leaf(o, xm, coll, &xb[i].r[r]);
             cs_buf_printf(o, "%s\n", r + 1 < xb[i].n ? "," : "");
         }
         cs_buf_printf(o, "      }%s\n", i + 1 < n ? "," : "");
     }
     cs_buf_printf(o, "    },\n    \"comm_type=inter\": ");
-    put_mpich_str(o, tg, mpich_inter[coll]);
+    if (!put_lib_rules(o, xm, coll, "comm_type=inter"))
+        put_mpich_str(o, xm->tg, mpich_inter[coll]);
     cs_buf_printf(o, "\n  }");
 }
 
@@ -765,8 +832,8 @@ static int parse_args(int argc, char **argv, xopts *x)
 }
 
 /* Translate and emit the rules of one collective of t into o. */
-static int emit_collective(cs_buf *o, const cs_tree *t, int coll, const xopts *x, int first,
-                           cs_err *e)
+static int emit_collective(cs_buf *o, const cs_tree *t, int coll, const xopts *x, xmpich *xm,
+                           int first, cs_err *e)
 {
     cs_bands bs;
     if (cs_bands_build(t, coll, &bs, e) < 0)
@@ -780,7 +847,7 @@ static int emit_collective(cs_buf *o, const cs_tree *t, int coll, const xopts *x
     else if (ok == 0 && x->tg->file == CS_XFILE_OMPI_JSON)
         emit_ompi_json(o, coll, xb, nxb, first);
     else if (ok == 0)
-        emit_mpich(o, x->tg, coll, xb, nxb, first);
+        emit_mpich(o, xm, coll, xb, nxb, first);
     if (ok == 0)
         printf("%-8s %zu leaves -> %d comm-size rule%s\n", cs_coll_name(coll), bs.nleaves, nxb,
                nxb == 1 ? "" : "s");
@@ -801,6 +868,7 @@ static void emit_mpich_others(cs_buf *o, const cs_tree *t, const xopts *x, const
         int n = emit_mpich_rest(o, x->tg, t, defaults);
         printf("MPICH's built-in rules of %d other collective%s copied from %s\n", n,
                n == 1 ? "" : "s", deffrom);
+        printf("native regions and intercommunicators: the rules of that library\n");
         return;
     }
     char covered[64] = "";
@@ -834,21 +902,31 @@ static void emit_head(cs_buf *o, const xopts *x, const char *base, uint32_t crc,
     }
 }
 
-/* MPICH: fail (e) if the file would carry a key the target rejects; ours:
- * the first n_ours bytes, written by collsel. */
-static int mpich_check(const xopts *x, const cs_buf *o, size_t n_ours, const char *deffrom,
-                       cs_err *e)
+/* MPICH: fail (e) if the file would carry a key the target rejects.  The
+ * first n_ours bytes are collsel's but for the parts xm copied from the
+ * library; the rest is the library's rules of the other collectives. */
+static int mpich_check(const xopts *x, const cs_buf *o, size_t n_ours, const xmpich *xm,
+                       const char *deffrom, cs_err *e)
 {
     const char *key, *p = (const char *)o->p;
-    size_t len;
-    if (mpich_rejects(x->tg, p, n_ours, 1, &key, &len))
-        return cs_fail(e, "the export would write \"%.*s\", which --target %s does not accept: "
-                          "not written", (int)len, key, x->tg->name);
-    if (mpich_rejects(x->tg, p + n_ours, o->n - n_ours, 0, &key, &len))
-        return cs_fail(e, "MPICH's built-in rules in %s use \"%.*s\", which --target %s does not "
-                          "accept: not written; give that release's library with --mpich-lib, "
-                          "or use --no-mpich-defaults", deffrom, (int)len, key, x->tg->name);
-    return 0;
+    const size_t *cp = (const size_t *)xm->copied.p;
+    size_t ncp = xm->copied.n / (2 * sizeof(size_t)), at = 0, len;
+    for (size_t i = 0; i <= ncp; i++) { /* collsel's text: up to each copied part, and after */
+        size_t end = i < ncp ? cp[2 * i] : n_ours;
+        if (mpich_rejects(x->tg, p + at, end - at, 1, &key, &len))
+            return cs_fail(e, "the export would write \"%.*s\", which --target %s does not "
+                              "accept: not written", (int)len, key, x->tg->name);
+        if (i < ncp)
+            at = cp[2 * i + 1];
+    }
+    int bad = 0; /* the library's: the parts copied, the other collectives */
+    for (size_t i = 0; i < ncp && !bad; i++)
+        bad = mpich_rejects(x->tg, p + cp[2 * i], cp[2 * i + 1] - cp[2 * i], 0, &key, &len);
+    if (!bad && !mpich_rejects(x->tg, p + n_ours, o->n - n_ours, 0, &key, &len))
+        return 0;
+    return cs_fail(e, "MPICH's built-in rules in %s use \"%.*s\", which --target %s does not "
+                      "accept: not written; give that release's library with --mpich-lib, or "
+                      "use --no-mpich-defaults", deffrom, (int)len, key, x->tg->name);
 }
 
 int cs_cmd_export(int argc, char **argv)
@@ -866,6 +944,7 @@ int cs_cmd_export(int argc, char **argv)
     int ncoll = 0, first = 1, mpich = x.tg->lib == CS_XLIB_MPICH;
     char *defaults = NULL, deffrom[4096] = "";
     char *incopy = strdup(x.in);
+    xmpich xm = {x.tg, NULL, {0}};
     rc = 2;
     if (!incopy || cs_rfile_crc(x.in, &crc, &e) < 0)
         goto out;
@@ -877,12 +956,13 @@ int cs_cmd_export(int argc, char **argv)
     }
     if (mpich && !x.no_defaults)
         CS_CHECK(cs_mpich_defaults_load(x.mpich_lib, &defaults, deffrom, sizeof deffrom, &e));
+    xm.defaults = defaults;
     emit_head(&o, &x, basename(incopy), crc, ncoll);
     printf("%s mapping of %s (crc32 %08x):\n", cs_xlib_name(x.tg->lib), x.in, (unsigned)crc);
     for (int coll = 0; coll < CS_NCOLL; coll++) {
         if (!cs_tree_has(t, coll))
             continue;
-        CS_CHECK(emit_collective(&o, t, coll, &x, first, &e));
+        CS_CHECK(emit_collective(&o, t, coll, &x, &xm, first, &e));
         first = 0;
     }
     size_t n_ours = o.n;
@@ -892,9 +972,9 @@ int cs_cmd_export(int argc, char **argv)
     } else if (x.tg->file == CS_XFILE_OMPI_JSON)
         cs_buf_printf(&o, "\n  }\n}\n");
     rc = 1;
-    if (o.oom)
+    if (o.oom || xm.copied.oom)
         cs_fail(&e, "out of memory");
-    else if (mpich && mpich_check(&x, &o, n_ours, deffrom, &e) < 0)
+    else if (mpich && mpich_check(&x, &o, n_ours, &xm, deffrom, &e) < 0)
         rc = 2;
     else if (cs_write_file_atomic(x.out, o.p, o.n, &e) == 0) {
         printf("wrote %s\n", x.out);
@@ -905,6 +985,7 @@ out:
         fprintf(stderr, "collsel export: %s\n", e.msg);
     free(incopy);
     free(defaults);
+    cs_buf_free(&xm.copied);
     cs_buf_free(&o);
     cs_tree_free(t);
     return rc;
@@ -932,7 +1013,8 @@ int cs_export_table_check(const struct cs_xtarget *tg, FILE *f)
             if (tg->lib != CS_XLIB_MPICH)
                 continue;
             cs_buf o = {0};
-            emit_mpich_leaf(&o, tg, x->coll, &xr);
+            xmpich xm = {tg, NULL, {0}};
+            emit_mpich_leaf(&o, &xm, x->coll, &xr);
             const char *key;
             size_t len;
             if (mpich_rejects(tg, (const char *)o.p, o.n, 1, &key, &len)) {
