@@ -43,6 +43,14 @@ awk 'BEGIN {
 }' > perf.csv
 "$collsel" tune --perf perf.csv -o probe.tree > tune.out 2>&1 || { cat tune.out; exit 1; }
 colls="bcast reduce allreduce alltoall barrier"
+# default FORMAT OUT WANT LIBRARY: --format FORMAT without --target takes
+# WANT, the target of the LIBRARY ("Open MPI 5.0.7") installed
+default() {
+    "$collsel" export probe.tree --format $1 -o $2 > $2.out 2>&1 ||
+        fail "export --format $1: $(cat $2.out)"
+    grep -q "^target $3 (installed: $4 " $2.out ||
+        fail "$4: default target not $3: $(head -1 $2.out)"
+}
 bytes() { case $1 in alltoall) echo 4096 ;; barrier) echo 0 ;; *) echo 65536 ;; esac; }
 
 # ---- Open MPI --------------------------------------------------------------
@@ -60,7 +68,8 @@ ompi_expect() {
 # ompi_run COLL FILE|none -> $seen: the rank 0 probe lines
 ompi_run() {
     extra="-x LD_PRELOAD=$probe"
-    [ "$2" != none ] && extra="$extra --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename $PWD/$2"
+    [ "$2" != none ] && extra="$extra --mca coll_tuned_use_dynamic_rules 1" &&
+        extra="$extra --mca coll_tuned_dynamic_rules_filename $PWD/$2"
     MPIEXEC_EXTRA="$extra" timeout 120 "$mpiexec" openmpi 2 ./app_ompi "$1" "$(bytes "$1")" \
         > run.out 2>&1
     rc=$?
@@ -74,10 +83,7 @@ if command -v mpicc.openmpi > /dev/null && command -v ompi_info > /dev/null; the
     4.*|5.0.[0-6]) want=ompi-4.1; targets=ompi-4.1 ;;
     *) want=ompi-5.0; targets="ompi-4.1 ompi-5.0" ;;
     esac
-    "$collsel" export probe.tree --format ompi-rules -o default.conf > default.out 2>&1 ||
-        fail "export --format ompi-rules: $(cat default.out)"
-    grep -q "^target $want (installed: Open MPI $ver " default.out ||
-        fail "Open MPI $ver: default target not $want: $(head -1 default.out)"
+    default ompi-rules default.conf $want "Open MPI $ver"
     for t in $targets; do
         "$collsel" export probe.tree --target $t -o $t.conf > $t.out 2>&1 ||
             fail "export --target $t: $(cat $t.out)"
@@ -86,7 +92,10 @@ if command -v mpicc.openmpi > /dev/null && command -v ompi_info > /dev/null; the
             ompi_run $c $t.conf; ours=$seen
             want_fn=$(ompi_expect $c $t)
             echo "Open MPI $ver $t $c: with the file: $ours natively: $native"
-            case "$ours" in *"$want_fn"*) ;; *) fail "Open MPI $ver, $t, $c: ran '$ours', not $want_fn" ;; esac
+            case "$ours" in
+            *"$want_fn"*) ;;
+            *) fail "Open MPI $ver, $t, $c: ran '$ours', not $want_fn" ;;
+            esac
             [ "$ours" != "$native" ] || fail "Open MPI $ver, $c: the file changed nothing ($ours)"
             ran=$((ran + 1))
         done
@@ -113,10 +122,7 @@ if command -v mpicc.mpich > /dev/null && command -v mpichversion > /dev/null; th
     4.0.*) want=mpich-4.0 other=mpich-4.1 barrier=dissemination ;;
     *) want=mpich-4.1 other=mpich-4.0 barrier=k_dissemination ;;
     esac
-    "$collsel" export probe.tree --format mpich-json -o probe.json > probe.out 2>&1 ||
-        fail "export --format mpich-json: $(cat probe.out)"
-    grep -q "^target $want (installed: MPICH $ver " probe.out ||
-        fail "MPICH $ver: default target not $want: $(head -1 probe.out)"
+    default mpich-json probe.json $want "MPICH $ver"
     for c in $colls; do
         C=$(echo $c | tr a-z A-Z)
         case $c in

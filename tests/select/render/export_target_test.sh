@@ -74,13 +74,17 @@ bad() {
         fail "$o/$m $*: exit $rc, stderr: $(cat err.txt) (want exit 2, one line /$pat/)"
     [ ! -e x.bad ] || fail "$o/$m $*: a file was written"
 }
-bad ompi-5.0.7 none "--target 'ompi-5' is not known (valid: ompi-4.1, ompi-5.0, ompi-6.0, mpich-4.0, mpich-4.1)" --target ompi-5
+valid="ompi-4.1, ompi-5.0, ompi-6.0, mpich-4.0, mpich-4.1"
+bad ompi-5.0.7 none "--target 'ompi-5' is not known (valid: $valid)" --target ompi-5
 bad ompi-5.0.7 mpich-4.2.1 "both installed: give --target" 
 bad none none "no MPI library found"
 bad none none "writes --format ompi-json, not mpich-json" --target ompi-6.0 --format mpich-json
 bad none none "--format 'lam' is not known" --format lam
 # a 4.1 library's built-in rules cannot go into a 4.0 file: refused, named
-printf '\0{"collective=bcast":{"comm_type=intra":{"algorithm=MPIR_Bcast_intra_binomial":{}}},"collective=ibarrier":{"comm_type=intra":{"algorithm=MPIR_Bcast_intra_tree":{}}}}\0' > lib41.so
-bad none none "MPIR_Bcast_intra_tree.*mpich-4.0 does not accept" --target mpich-4.0 --mpich-lib lib41.so
+b='{"collective=bcast":{"comm_type=intra":{"algorithm=MPIR_Bcast_intra_binomial":{}}},'
+i='"collective=ibarrier":{"comm_type=intra":{"algorithm=MPIR_Bcast_intra_tree":{}}}}'
+printf '\0%s%s\0' "$b" "$i" > lib41.so
+bad none none "MPIR_Bcast_intra_tree.*mpich-4.0 does not accept" --target mpich-4.0 \
+    --mpich-lib lib41.so
 [ $fails -eq 0 ] && echo "export_target: all checks passed"
 exit $fails
