@@ -782,6 +782,20 @@ static int choose_target(const char *target, const char *fmt, xopts *x)
     return 0;
 }
 
+/* Open MPI 6.0's classic reader (coll_tuned_dynamic_file.c on main) takes a
+ * comm size as the end of its rules, where 4.1 and 5.0 take it as their
+ * start: a classic file for an installed 6.x gets one line. */
+static void note_classic_on_6(const xopts *x)
+{
+    int ver[3];
+    char desc[160];
+    if (x->tg->file == CS_XFILE_OMPI_CLASSIC && cs_mpi_installed(CS_XLIB_OMPI, ver, desc,
+                                                                 sizeof desc) && ver[0] >= 6)
+        fprintf(stderr, "collsel export: note: %s reads classic rules with each comm size as "
+                        "the end of its rules, not the start; --target ompi-6.0 writes its "
+                        "JSON\n", desc);
+}
+
 /* Parse and check the options; returns -1 (done: --help), 0, or 2 (bad). */
 static int parse_args(int argc, char **argv, xopts *x)
 {
@@ -823,6 +837,7 @@ static int parse_args(int argc, char **argv, xopts *x)
     }
     if (choose_target(target, fmt, x))
         return 2;
+    note_classic_on_6(x);
     if (x->tg->lib == CS_XLIB_OMPI && (x->mpich_lib || x->no_defaults)) {
         fprintf(stderr, "collsel export: %s is for the MPICH targets only (this one: %s)\n",
                 x->mpich_lib ? "--mpich-lib" : "--no-mpich-defaults", x->tg->name);

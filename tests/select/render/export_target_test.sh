@@ -38,7 +38,12 @@ target ompi-4.1.4 none ompi-4.1
 target ompi-5.0.6 none ompi-4.1
 target ompi-5.0.7 none ompi-5.0
 target ompi-6.0.0 none ompi-6.0
-target ompi-6.0.0 none ompi-5.0 --format ompi-rules
+target ompi-6.0.0 none ompi-6.0 --format ompi-json
+# 6.0 reads classic comm sizes as the end of their rules: one line
+run ompi-6.0.0 none --format ompi-rules -o x.out || fail "--format ompi-rules on 6.0: exit $?"
+grep -q "^target ompi-5.0 (installed: Open MPI 6.0.0" out.txt && [ "$(wc -l < err.txt)" -eq 1 ] &&
+    grep -q "Open MPI 6.0.0 .*end of its rules.*ompi-6.0" err.txt ||
+    fail "--format ompi-rules on 6.0: $(head -1 out.txt) / $(cat err.txt)"
 target ompi-5.0.7 mpich-4.2.1 ompi-5.0 --format ompi-rules
 target none mpich-4.0.2 mpich-4.0 --no-mpich-defaults
 target none mpich-4.2.1 mpich-4.1 --no-mpich-defaults
