@@ -26,7 +26,7 @@ typedef int (*cs_cmd_fn)(int argc, char **argv);
     X(penalty, "the performance penalty of a tree against measured data") \
     X(map, "draw decision maps (or penalty heat maps) as PNG") \
     X(codegen, "generate C decision functions") \
-    X(export, "export the tree as an Open MPI or MPICH tuning file")
+    X(export, "export the tree as the tuning file of an Open MPI or MPICH release")
 /* clang-format on */
 
 #define CS_DECLARE(name, doc) int cs_cmd_##name(int argc, char **argv) __attribute__((weak));

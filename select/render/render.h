@@ -16,6 +16,7 @@
 #define COLLSEL_RENDER_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "common/util.h"
@@ -55,6 +56,13 @@ int cs_rmeth_parse(const char *name, cs_rmeth *m);
  * row for the name's family (export would refuse a tree that uses it).
  * The test export_families walks every registry method through it. */
 int cs_export_maps(const char *name);
+
+/* The unit test export_targets: every rule the export tables can give,
+ * mapped and written for target tg (export_target.h) and checked as the
+ * export checks its output; each problem printed to f.  Returns their
+ * number. */
+struct cs_xtarget;
+int cs_export_table_check(const struct cs_xtarget *tg, FILE *f);
 
 /* ---- bands ---------------------------------------------------------- */
 

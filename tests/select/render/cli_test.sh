@@ -90,7 +90,7 @@ expect 2 "COLLSEL_MPICH_LIB .*bogus.so" -- \
     env COLLSEL_MPICH_LIB=$PWD/bogus.so "$collsel" export exact.tree --format mpich-json -o x.json
 expect 2 "exclude each other" -- "$collsel" export exact.tree --format mpich-json \
     --mpich-lib perf.csv --no-mpich-defaults -o x.json
-expect 2 "mpich-json only" -- "$collsel" export exact.tree --format ompi-rules --mpich-lib perf.csv -o x.conf
+expect 2 "MPICH targets only" -- "$collsel" export exact.tree --format ompi-rules --mpich-lib perf.csv -o x.conf
 # a stand-in library: binary junk, decoys (a CH4-level rule set, one with
 # unbalanced braces), then the MPIR-level rules
 S='{"collective=bcast":{"comm_type=intra":'

@@ -46,6 +46,32 @@ lib=$(sed -n "s/^MPICH's built-in rules of [0-9]* other collectives copied from 
 "$collsel" export synth.tree --format mpich-json --mpich-lib "$lib" -o explicit.json > /dev/null &&
     cmp -s explicit.json synth.json || fail "--mpich-lib $lib: not the same file"
 grep -q "bcast.native  *-> MPICH's default rules" native.out || fail "native not mapped to MPICH's rules"
+# the native regions carry the library's own rules of the collective (its
+# built-in JSON's, read here apart from collsel), and so do the
+# intercommunicator branches
+python3 - "$lib" native.json native.out <<'PY' || fail "native.json: native regions are not $lib's rules"
+import json, sys
+data = open(sys.argv[1], "rb").read()
+start, lib = b'{"collective=bcast":{"comm_type=intra":', None
+i = data.find(start)
+while i >= 0 and lib is None:
+    t = data[i:data.find(b"\0", i)].decode()
+    if "algorithm=MPIR_" in t and "algorithm=MPIDI" not in t and "composition=" not in t:
+        lib = json.loads(t)
+    i = data.find(start, i + 1)
+ours = json.load(open(sys.argv[2]))
+def values(d):
+    for k, v in d.items():
+        yield v
+        yield from values(v)
+natives = [l.split()[0].split(".")[0] for l in open(sys.argv[3]) if ".native " in l]
+assert natives, "native.tree has no native region"
+for c in natives:
+    mine, theirs = ours["collective=" + c], lib["collective=" + c]
+    assert any(v == theirs["comm_type=intra"] for v in values(mine["comm_type=intra"])), c
+    assert mine["comm_type=inter"] == theirs["comm_type=inter"], c
+print("native regions of %s: the library's own rules" % ", ".join(natives))
+PY
 grep -q "reduce.rabenseifner  *-> MPIR_Reduce_intra_reduce_scatter_gather$" native.out ||
     fail "rabenseifner not mapped to reduce_scatter_gather"
 grep -q "allreduce.rabenseifner  *-> MPIR_Allreduce_intra_reduce_scatter_allgather$" native.out ||
