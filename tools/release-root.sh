@@ -80,6 +80,7 @@ mirror=$(sed -n 's/^URIs: *\(http[^ ]*debian\/*\)$/\1/p; s/^deb  *\(http[^ ]*deb
     /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2> /dev/null | head -1)
 mirror=${mirror:-http://deb.debian.org/debian}
 if [ ! -x "$root/usr/bin/apt-get" ]; then
+    unmount || exit 1
     rm -rf --one-file-system "$root"
     start=$(date +%s)
     say "making a $suite root in $root (debootstrap, $mirror)"
