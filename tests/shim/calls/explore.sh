@@ -39,13 +39,12 @@ fail() { echo "FAIL: $*"; exit 1; }
 "$collsel" tune --perf "$out/perf.csv" -o "$out/x.tree" > "$out/tune.out" 2>&1 ||
     { cat "$out/tune.out"; fail "collsel tune"; }
 rm -rf "$out/x.prof" "$out/x.prof".partial.* "$out/ranks"
-# each rank's stderr to its own file (the launcher interleaves the ranks' lines)
-case "$flavour" in
-openmpi) extra="--output-filename $out/ranks" ;;
-*) mkdir -p "$out/ranks"; extra="-errfile-pattern $out/ranks/err.%r" ;;
-esac
-COLLSEL_EXPLORE=3 COLLSEL_VERBOSE=3 MPIEXEC_EXTRA="$extra" timeout 60 "$mpiexec" "$flavour" \
-    "$np" "$collsel" exec --tree "$out/x.tree" --record "$out/x.prof" -- "$mix" "$out/x.expect" \
+mkdir -p "$out/ranks"
+# each rank's stderr to its own file (the launcher interleaves the ranks' lines); the rank
+# from the launcher's environment (Open MPI, MPICH's hydra)
+COLLSEL_EXPLORE=3 COLLSEL_VERBOSE=3 timeout 60 "$mpiexec" "$flavour" "$np" \
+    sh -c 'exec "$@" 2> "$0/err.${OMPI_COMM_WORLD_RANK:-$PMI_RANK}"' "$out/ranks" \
+    "$collsel" exec --tree "$out/x.tree" --record "$out/x.prof" -- "$mix" "$out/x.expect" \
     > "$out/x.log" 2>&1
 rc=$?
 find "$out/ranks" -type f -exec cat {} + | grep "explored call" > "$out/draws.txt"
@@ -68,5 +67,5 @@ awk '
                  calls, bad, short
           if (!many) print "FAIL: no collective drew two methods at one size"
           exit bad || short || !many || !calls }' "$out/draws.txt" || fail "the ranks' draws differ"
-[ $rc = 0 ] || { tail -20 "$out/x.log"; fail "the mix exited $rc under exploring"; }
+[ $rc = 0 ] || { tail -n 20 "$out/x.log" "$out"/ranks/err.*; fail "the mix exited $rc under exploring"; }
 echo "explore: every rank drew the same method for every call"
