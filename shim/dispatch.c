@@ -296,6 +296,25 @@ static void warm_up(cs_call *c)
         }
 }
 
+/* COLLSEL_VERBOSE=3: every explored call's draw, from every rank, with
+ * what names the call on every rank alike (the communicator's call number,
+ * size, and the world rank of its rank 0): the ranks must agree, without a
+ * message (tests/shim/calls/explore.sh compares them). */
+static void log_draw(const cs_call *c, const cs_method *m)
+{
+    MPI_Group g, w;
+    int zero = 0, lead = -1;
+    if (PMPI_Comm_group(c->comm, &g) == MPI_SUCCESS) {
+        if (PMPI_Comm_group(MPI_COMM_WORLD, &w) == MPI_SUCCESS) {
+            PMPI_Group_translate_ranks(g, 1, &zero, w, &lead);
+            PMPI_Group_free(&w);
+        }
+        PMPI_Group_free(&g);
+    }
+    cs_log(3, 0, "rank %d: explored call %llu on the %d ranks led by world rank %d: %s",
+           cs_world_rank, c->st->calls, c->size, lead, m->name);
+}
+
 /* A call explored (COLLSEL_EXPLORE): the method drawn (registry index;
  * -1: not explored), when it started, and the segments made before it
  * (their count and time). */
@@ -377,6 +396,8 @@ static int run(cs_call *c, xcall *x)
         int n = cs_pick_ranked(tree, sel[c->coll].map, sel[c->coll].nmap, c, c->bytes, cand,
                                cs_cfg.explore, !unsplit);
         idx = cs_explore_draw(c->st->calls, (uint64_t)cs_cfg.explore_seed, cand, n);
+        if (cs_cfg.verbose >= 3)
+            log_draw(c, &t[idx]);
         x->made = cs_shm_segments_made(&x->made_s);
         x->t0 = cs_explore_clock();
         x->idx = idx;

@@ -96,6 +96,27 @@
 #define DYN_SPLIT 4096 /* bytes of a chunk from which it is cut into pieces */
 #define DYN_PIECE 1024 /* the smallest piece */
 
+cs_shm_dyn_trace cs_shm_dyn_traced;
+
+/* The trace (shm.h): a new step of n contributions (traced when armed),
+ * and one fold. */
+static void trace_start(int n, int alone)
+{
+    cs_shm_dyn_trace *t = &cs_shm_dyn_traced;
+    if (__builtin_expect(t->on, 0) && t->on < 3 && t->on++ == 1) {
+        t->n = n;
+        t->alone = alone;
+        for (int i = 0; i < CS_SHM_DYN_MAX; i++)
+            t->who[i] = -1;
+    }
+}
+
+static inline void trace_fold(int place, int who)
+{
+    if (__builtin_expect(cs_shm_dyn_traced.on, 0) == 2 && place < CS_SHM_DYN_MAX)
+        cs_shm_dyn_traced.who[place] = who;
+}
+
 typedef struct {
     const cs_call *c;
     cs_shm *s;
@@ -214,6 +235,8 @@ static int fold_piece(const dyn_step *d, int j, uint64_t w, uint64_t *in_out)
                                      ? (const unsigned char *)d->own + at
                                      : cs_shm_data(d->s, who, d->step, d->bytes) + at;
         int r = MPI_SUCCESS;
+        if (j == 0)
+            trace_fold(count, who);
         if (count == 0)
             cs_copy(acc, x, (size_t)len * d->esz);
         else
@@ -291,6 +314,7 @@ static int run_local(dyn_step *d, int wants, int everyone, char *out, int posted
     uint64_t in = 0, have = bit(d->me), all = d->p == 64 ? ~0ull : bit(d->p) - 1;
     cs_shm_idler w = {0};
     const int own_here = !posted && wants && !everyone && out != d->own;
+    trace_start(d->p, 1);
     if (!posted && !own_here)
         post_local(d, wants);
     while (wants && count < d->p) {
@@ -317,6 +341,7 @@ static int run_local(dyn_step *d, int wants, int everyone, char *out, int posted
                                      ? (const unsigned char *)d->own
                                      : cs_shm_data(s, who, d->step, d->bytes); /* its own
                                            posted: out may be its send buffer (in place) */
+        trace_fold(count, who);
         if (count == 0)
             copy_small(out, x, d->bytes);
         else
@@ -374,9 +399,11 @@ static int run_step(dyn_step *d, int wants, int everyone, char *out)
 {
     if (d->local)
         return run_local(d, wants, everyone, out, 0);
+    trace_start(d->target, 0);
     if (d->rootlast && d->me == d->c->root)
         return root_combine(d, out);
     if (d->rootlast && d->target == 1) { /* the one folder (2 ranks): no lock, no count */
+        trace_fold(0, d->me);
         cs_shm_slot_free(d->s, d->step);
         cs_copy(acc_of(d, 0, 0), d->own, d->bytes);
         cs_shm_set(&d->s->r[d->me]->ready, d->step);

@@ -291,6 +291,19 @@ int cs_shm_dynamic(const cs_call *c, int everyone);
  * line of the segment, no message), into out (count elements of c->dt,
  * dense) on that rank: the node step of the node-aware dynamic methods. */
 int cs_shm_dynamic_last(const cs_call *c, void *out, int *last);
+/* For tests, off unless `on` is set to 1 (then one store per fold): the
+ * order of the folds this process makes in the next step of a dynamic
+ * reduction (the first chunk of the next call: where a late arrival
+ * shows; `on` is 3 after it), into the step's piece 0, or into its result
+ * where each rank folds the chunk alone (`alone`: a rank then folds its
+ * own first): who[q] = the rank whose contribution went in q-th (-1: not
+ * folded here); n = the contributions that piece takes.  One per process
+ * (the tests that read it call from one thread). */
+typedef struct cs_shm_dyn_trace {
+    int on, n, alone;
+    int who[CS_SHM_DYN_MAX];
+} cs_shm_dyn_trace;
+extern cs_shm_dyn_trace cs_shm_dyn_traced;
 /* Count this rank in at the call whose first step is `step` (the next
  * s->step), with a CAS on the arrival word of node rank `at`, no message:
  * returns its place (1: it arrived first; s->p: last) and, where first is

@@ -31,6 +31,7 @@ mkdir -p "$seeds/files" "$seeds/bad" "$bdir/fuzz-crash" "$bdir/fuzz-scratch"
 "$fz/mkprofile" golden "$seeds/files/golden.prof"
 "$fz/mkprofile" odd "$seeds/files/odd.prof"
 "$fz/mkprofile" arrivals "$seeds/files/arrivals.prof"
+"$fz/mkprofile" explored "$seeds/files/explored.prof" # an explored table (COLLSEL_EXPLORE)
 "$fz/mkprofile" bad "$seeds/bad" > /dev/null
 "$fz/sel_synth" perf "$seeds/files/synth.csv"
 "$fz/sel_synth" profile "$seeds/files/synth.prof"

@@ -5,8 +5,9 @@
 # cores 0-1, 2 ranks on cores 0-1; MPICH: 2 ranks on core 0 and on 0-1).
 # Each runs SECONDS while one rank, drawn at random each time, is stopped
 # (SIGSTOP, 20-200 ms) and continued (SIGCONT) again and again, mid-call.
-# A run fails if a result is wrong, a method never ran, or it does not end
-# within SECONDS + 120 s (a hang).  Prints one line of figures per run
+# A run fails if a result is wrong, a method never ran, no rank was ever
+# stopped (unless SOAK_STOP=0), or it does not end within SECONDS + 120 s
+# (a hang).  Prints one line of figures per run
 # (calls, time per call, stops) and their sum.
 #   SOAK_SEED: the seed (default: a new one per run, printed); SOAK_STOP=0:
 #   no stopping.
@@ -50,6 +51,10 @@ for cfg in $configs; do
         echo "FAIL: $np ranks on cpus $cpus: no end within $((seconds + 120)) s (hang); log $log"; fail=1
     elif [ $rc != 0 ]; then
         echo "FAIL: $np ranks on cpus $cpus (exit $rc):"; grep -i 'fail\|error' "$log" | head -10; fail=1
+    fi
+    if [ "${SOAK_STOP:-1}" != 0 ] && [ "$stops" = 0 ]; then
+        echo "FAIL: $np ranks on cpus $cpus: no rank was ever stopped (the stop loop found no pid)"
+        fail=1
     fi
 done
 echo "soak: $total calls in all, $nstops stops"

@@ -204,6 +204,27 @@ static void arr_rank(cs_profile *p)
         die("arrival record", NULL);
 }
 
+/* An explored table (record/explore.h): methods at two points, a point's
+ * segment, uncounted and first-call entries, one point's calls clipped. */
+static void explored(cs_profile *p)
+{
+    cs_xcell x[] = {
+        {CS_REDUCE, 8, 16, "reduce.native", 400, 4e-3, 4.1e-8, 8e-6, 3},
+        {CS_REDUCE, 8, 16, "reduce.shm.dynamic", 380, 1.5e-3, 6e-9, 3e-6, 0},
+        {CS_REDUCE, 8, 16, "reduce.binomial", 390, 2.7e-3, 1.9e-8, 6e-6, 1},
+        {CS_REDUCE, 8, 16, "reduce" CS_SEGMENT_SUFFIX, 8, 4e-4, 2.1e-8, 4.6e-5, 0},
+        {CS_REDUCE, 8, 16, "reduce" CS_UNCOUNTED_SUFFIX, 24, 9e-4, 4e-8, 2e-5, 0},
+        {CS_REDUCE, 8, 16, "reduce.native" CS_FIRST_SUFFIX, 8, 2e-4, 6e-9, 2e-5, 0},
+        {CS_BCAST, 8, 2097152, "bcast.native", 40, 0.04, 4.1e-5, 9e-4, 0},
+        {CS_BCAST, 8, 2097152, "bcast.shm.tree.k2", 38, 0.03, 2.5e-5, 7e-4, 2},
+    };
+    p->xtab.k = 2;
+    p->xtab.dropped = 5;
+    for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
+        if (cs_xtab_add(&p->xtab, &x[i]) < 0)
+            die("explored cell", NULL);
+}
+
 static void bad(const char *dir, const unsigned char *img, size_t n)
 {
     unsigned char *b = malloc(n);
@@ -279,9 +300,10 @@ int main(int argc, char **argv)
         return fflush(stdout) == 0 ? 0 : 1;
     }
     if (argc != 3 || (strcmp(argv[1], "golden") && strcmp(argv[1], "bad") &&
-                      strcmp(argv[1], "odd") && strcmp(argv[1], "arrivals"))) {
-        fprintf(stderr, "usage: mkprofile golden|arrivals FILE | mkprofile bad DIR | mkprofile "
-                        "odd FILE | mkprofile records\n");
+                      strcmp(argv[1], "odd") && strcmp(argv[1], "arrivals") &&
+                      strcmp(argv[1], "explored"))) {
+        fprintf(stderr, "usage: mkprofile golden|arrivals|explored FILE | mkprofile bad DIR | "
+                        "mkprofile odd FILE | mkprofile records\n");
         return 2;
     }
     cs_profile p;
@@ -294,9 +316,11 @@ int main(int argc, char **argv)
         p.meta.hostname0 = strdup("\xf8\x88\x80\x80\x80");
         if (cs_profile_write(&p, argv[2], &e) < 0)
             die(argv[2], &e);
-    } else if (!strcmp(argv[1], "golden") || !strcmp(argv[1], "arrivals")) {
+    } else if (strcmp(argv[1], "bad")) { /* golden, arrivals, explored */
         if (argv[1][0] == 'a')
             arrivals(&p);
+        if (argv[1][0] == 'e')
+            explored(&p);
         if (cs_profile_write(&p, argv[2], &e) < 0)
             die(argv[2], &e);
     } else {

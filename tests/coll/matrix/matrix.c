@@ -24,6 +24,11 @@
  * every method gets large cases (300001 bytes / 70001 ints, and 17500
  * non-commutative 2x2 matrices).  Methods that do not apply are skipped and
  * counted; a method that never ran a multi-segment case is a failure.
+ * Where a method applies is judged too: expect.c derives it for every case
+ * from the family's documented restrictions and the group's layout as MPI
+ * and the test see it; a method whose applies() refuses a case they allow
+ * (or takes one they exclude) fails, so does a family expect.c does not
+ * know.
  *
  * The dynamic methods (*.dynamic) run after a random delay on every rank
  * (../arrival.h), so that the order in which the ranks arrive changes.
@@ -46,6 +51,7 @@
 #include "coll/coll.h"
 #include "coll/shm/shm.h"
 #include "tests/coll/arrival.h"
+#include "expect.h"
 #include "mtypes.h"
 #include "selftest.h"
 
@@ -73,7 +79,9 @@ static const int small_counts[] = {0, 1, 2, 3, 7, 13};
 
 typedef struct stats {
     long ran, skipped, failed, large; /* large: multi-segment cases run */
+    long expected, xlarge; /* cases (multi-segment ones) where expect.c says it applies */
 } stats;
+#define NSTATS ((int)(sizeof(stats) / sizeof(long)))
 
 static struct {
     int wrank, wsize;
@@ -84,11 +92,13 @@ static struct {
     stats *st[CS_NCOLL];
     int printed;
     int sizes[16], nsizes; /* the communicator sizes tested */
+    int node_size;         /* --node-size (0: real nodes) */
 } G;
 
 typedef struct group {
     MPI_Comm comm;
     int rank, size;
+    mx_layout lay; /* as MPI and the test see it (expect.c) */
 } group;
 
 static void report(const group *g, const cs_method *m, const char *fmt, ...)
@@ -107,6 +117,32 @@ static void report(const group *g, const cs_method *m, const char *fmt, ...)
 }
 
 static unsigned mix(unsigned a, unsigned b) { return (a * 0x9E3779B1u) ^ (b + 0x7F4A7C15u + (a << 6)); }
+
+/* Does m apply to c (then it runs)?  Its applies() against expect.c's
+ * answer for the case k: applying where the family's restrictions fail,
+ * or not where they hold, is a failure (not in --selftest: the broken
+ * methods are the subject there). */
+static int runs(const group *g, const cs_method *m, stats *s, const cs_call *c, const mx_case *k,
+                int large)
+{
+    const char *why = "";
+    const int got = cs_method_applies(m, c);
+    const int want = G.selftest ? got : mx_expect(m, &g->lay, k, &why);
+    s->expected += want == 1;
+    s->xlarge += want == 1 && large;
+    if (want < 0) {
+        s->failed++;
+        report(g, m, "%s", why);
+    } else if (want != got) {
+        s->failed++;
+        report(g, m, "%s (count %d, %d ranks on %d node(s)%s): %s", got ? "applies where the "
+               "test expects it not to" : "does not apply where the test expects it to",
+               k->count, k->size, g->lay.nnodes, g->lay.cma ? ", cross-memory attach" : "",
+               why);
+    }
+    s->skipped += !got;
+    return got;
+}
 
 /* A buffer of n elements of t with guards, all bytes SENTINEL. */
 typedef struct mbuf {
@@ -176,9 +212,8 @@ static void bcast_case(const group *g, int mi, const cs_method *m, int root, int
     if (rc != MPI_SUCCESS) {
         report(g, m, "cs_call_bcast: MPI error %d", rc);
         s->failed++;
-    } else if (!cs_method_applies(m, &c)) {
-        s->skipped++;
-    } else {
+    } else if (runs(g, m, s, &c, &(mx_case){CS_BCAST, g->size, count, t->dt, MPI_OP_NULL},
+                    large)) {
         rc = cs_method_run(m, &c);
         int nrc = MPI_Bcast(n.p, count, t->dt, root, g->comm);
         long d = first_diff(&a, &n, NULL);
@@ -302,9 +337,7 @@ static void reduce_case(const group *g, int mi, const cs_method *m, int root, in
     if (rc != MPI_SUCCESS) {
         report(g, m, "cs_call_reduce: MPI error %d", rc);
         s->failed++;
-    } else if (!cs_method_applies(m, &c)) {
-        s->skipped++;
-    } else {
+    } else if (runs(g, m, s, &c, &(mx_case){CS_REDUCE, g->size, count, t->dt, k->op}, large)) {
         arrive(m);
         rc = cs_method_run(m, &c);
         /* The reference is never in place: MPICH 4.0.2's native MPI_Reduce
@@ -407,9 +440,8 @@ static void allreduce_case(const group *g, int mi, const cs_method *m, int ci, i
     if (rc != MPI_SUCCESS) {
         report(g, m, "cs_call_allreduce: MPI error %d", rc);
         s->failed++;
-    } else if (!cs_method_applies(m, &c)) {
-        s->skipped++;
-    } else {
+    } else if (runs(g, m, s, &c, &(mx_case){CS_ALLREDUCE, g->size, count, t->dt, k->op},
+                    large)) {
         arrive(m);
         rc = cs_method_run(m, &c);
         int nrc = MPI_Allreduce(sb.p, rn.p, count, t->dt, k->op, g->comm); /* never in place */
@@ -499,9 +531,8 @@ static void alltoall_case(const group *g, int mi, const cs_method *m, int ty, in
     if (rc != MPI_SUCCESS) {
         report(g, m, "cs_call_alltoall: MPI error %d", rc);
         s->failed++;
-    } else if (!cs_method_applies(m, &c)) {
-        s->skipped++;
-    } else {
+    } else if (runs(g, m, s, &c, &(mx_case){CS_ALLTOALL, g->size, count, t->dt, MPI_OP_NULL},
+                    large)) {
         rc = cs_method_run(m, &c);
         int nrc = MPI_Alltoall(sb.p, count, t->dt, rn.p, count, t->dt, g->comm);
         long d = -1;
@@ -580,10 +611,9 @@ static void barrier_method(const group *g, int mi, const cs_method *m, const bar
         s->failed++;
         return;
     }
-    if (!cs_method_applies(m, &c)) {
-        s->skipped++;
+    if (!runs(g, m, s, &c,
+              &(mx_case){CS_BARRIER, g->size, 0, MPI_DATATYPE_NULL, MPI_OP_NULL}, 0))
         return;
-    }
     int bad = 0;
     int64_t in[BARRIER_ROUNDS], out[BARRIER_ROUNDS];
     for (int r = 0; r < BARRIER_ROUNDS; r++) { /* all rounds, even after a failure */
@@ -685,28 +715,8 @@ static void barrier_all(const group *g, const cs_method *t, int n)
 
 /* ---- driver --------------------------------------------------------------- */
 
-/* The node layouts seen: a group within one (virtual) node, one that
- * spans nodes (the shared-memory / node-aware methods apply to those). */
-static int saw_local, saw_multi;
-
-/* A shared-memory (node-aware) method, or one composed of such, when no
- * tested group lay within one node (spanned nodes). */
-static int layout_excludes(const cs_method *m)
-{
-    if (!m || !cs_method_needs_node(m))
-        return 0;
-    if (m->part[0] || m->part[1])
-        return layout_excludes(m->part[0]) || layout_excludes(m->part[1]);
-    return strncmp(m->algo, "node", 4) ? !saw_local : !saw_multi;
-}
-
 static void run_group(const group *g)
 {
-    cs_call c; /* which layout this group has (the node split comes with attach) */
-    if (cs_call_barrier(&c, g->comm) == MPI_SUCCESS) {
-        saw_local |= c.st->node_local && g->size > 1;
-        saw_multi |= c.st->nnodes > 1;
-    }
     for (int c = 0; c < CS_NCOLL; c++) {
         if (!G.colls[c])
             continue;
@@ -759,6 +769,7 @@ static void run_sizes(int *sizes, int nsizes)
         if (g.comm != MPI_COMM_NULL) {
             MPI_Comm_rank(g.comm, &g.rank);
             MPI_Comm_size(g.comm, &g.size);
+            mx_layout_of(g.comm, G.node_size, &g.lay);
             run_group(&g);
             if (g.comm != MPI_COMM_WORLD)
                 MPI_Comm_free(&g.comm);
@@ -767,35 +778,16 @@ static void run_sizes(int *sizes, int nsizes)
     }
 }
 
-/* A barrier method's applicability depends on the communicator size only
- * (barrier.two_proc: 2): does it apply at one of the sizes tested?  Any
- * other method that never ran is a failure. */
-static int barrier_fits_sizes(const cs_method *m)
-{
-    if (!m->applies)
-        return 1;
-    for (int i = 0; i < G.nsizes; i++) {
-        cs_call c;
-        memset(&c, 0, sizeof c);
-        c.size = G.sizes[i];
-        if (m->applies(&c, m))
-            return 1;
-    }
-    return 0;
-}
-
 static int summary(void)
 {
-    int bad = 0, seen[2] = {saw_local, saw_multi};
-    MPI_Allreduce(MPI_IN_PLACE, seen, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    saw_local = seen[0], saw_multi = seen[1];
+    int bad = 0;
     for (int c = 0; c < CS_NCOLL; c++) {
         if (!G.colls[c])
             continue;
         int n;
         const cs_method *t = G.methods((enum cs_coll)c, &n);
         stats *sum = calloc((size_t)n, sizeof *sum);
-        MPI_Reduce(G.st[c], sum, 4 * n, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+        MPI_Reduce(G.st[c], sum, NSTATS * n, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
         if (G.wrank == 0) {
             long ran = 0, skipped = 0, failed = 0, tested = 0, missed = 0;
             for (int i = 1; i < n; i++) {
@@ -813,16 +805,14 @@ static int summary(void)
                 if (sum[i].failed)
                     printf("  %s: %ld of %ld rank-cases FAILED\n", t[i].name, sum[i].failed,
                            sum[i].ran);
-                if (sum[i].ran == 0 && c == CS_BARRIER && !barrier_fits_sizes(&t[i])) {
-                    printf("  %s: not applicable at the sizes tested\n", t[i].name);
-                } else if (sum[i].ran == 0 && layout_excludes(&t[i])) {
-                    printf("  %s: not applicable to the node layouts tested\n", t[i].name);
+                if (sum[i].ran == 0 && sum[i].expected == 0) {
+                    printf("  %s: its restrictions exclude every case tested (sizes, node "
+                           "layouts)\n", t[i].name);
                 } else if (sum[i].ran == 0) {
                     printf("  %s: never ran (not applicable everywhere)\n", t[i].name);
                     failed++;
                 }
-                if (c != CS_BARRIER && sum[i].large == 0 && !(sum[i].ran == 0 &&
-                                                              layout_excludes(&t[i]))) {
+                if (c != CS_BARRIER && sum[i].large == 0 && (sum[i].ran > 0 || sum[i].xlarge)) {
                     printf("  %s: no multi-segment case ran\n", t[i].name);
                     failed++;
                 }
@@ -877,7 +867,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--methods") && i + 1 < argc) {
             G.filter = argv[++i];
         } else if (!strcmp(argv[i], "--node-size") && i + 1 < argc) {
-            cs_shm_set_node_size(atoi(argv[++i])); /* virtual nodes: node-aware methods */
+            G.node_size = atoi(argv[++i]); /* virtual nodes: node-aware methods */
+            cs_shm_set_node_size(G.node_size);
         } else if (!strcmp(argv[i], "--quick")) {
             G.quick = 1;
         } else if (!strcmp(argv[i], "--selftest")) {

@@ -28,6 +28,10 @@
  *  - with --stop, a thread of world rank 0 stops another rank (SIGSTOP)
  *    for 1 to 5 ms at random moments and lets it go on (SIGCONT): the
  *    calls are delayed, every result stays right.
+ *  - the shared-memory ones first: under a late rank (the last, which the
+ *    fixed order folds first) every fold traced (cs_shm_dyn_traced) puts
+ *    its contribution last: arrival order, not a fall-back to the fixed
+ *    one;
  * Sizes: 1, 100, 5000 and 70001 elements (one piece, a chunk cut into
  * pieces, several chunks); every other call of a kind in place.
  *   usage: dynamic [ITERATIONS] [--stop] [--node-size N]   exit 0: every check held */
@@ -38,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "coll/bcast/bcast.h"
@@ -124,6 +129,71 @@ static void exact_case(const cs_method *m, enum cs_coll coll, int it, int n, int
                 fail(m->name, it, "int result differs from native", i, got[i], want[i]);
                 break;
             }
+}
+
+/* The fold order under a known late rank (an int sum: exact, so the
+ * arrival order is the method's): the last rank, which the fixed order
+ * p-1, ..., 0 folds first, arrives LATE_MS after the others; every fold a
+ * process traced (cs_shm_dyn_traced) must put it last (the early ranks'
+ * contributions combined before it came), but its own fold of a chunk
+ * it folds alone (which starts with its own).  The first chunk is traced:
+ * after it, the early ranks wait for the late one at every step.  A call
+ * where an early rank arrived after it (a loaded machine) is not judged;
+ * returns 1 if the call was judged on a fold of two or more (at 2 ranks a
+ * reduce from 4 KiB has one: its root combines its own apart).  A call
+ * without delay comes first (the first on the communicator makes the
+ * segment, where the ranks meet). */
+#define LATE_MS 40
+static int order_case(const cs_method *m, enum cs_coll coll, int it, int n)
+{
+    static int sb[MAXN], got[MAXN];
+    const int late = wsize - 1, root = 0;
+    for (int i = 0; i < n; i++)
+        sb[i] = wrank + i;
+    /* a call before: the segment made (its making meets the ranks) */
+    if (run(m, coll, sb, got, n, MPI_INT, MPI_SUM, root, 0) != MPI_SUCCESS)
+        fail(m->name, it, "call before the one under a late rank failed", 0, 0, 0);
+    cs_shm_dyn_traced.on = 1;
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (wrank == late)
+        usleep(LATE_MS * 1000);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts); /* the node's clock */
+    double arrived = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    int rc = run(m, coll, sb, got, n, MPI_INT, MPI_SUM, root, 0);
+    cs_shm_dyn_traced.on = 0;
+    if (rc != MPI_SUCCESS)
+        fail(m->name, it, "call under a late rank failed", 0, rc, MPI_SUCCESS);
+    enum { W = 2 + CS_SHM_DYN_MAX };
+    int mine[W], *all = malloc(sizeof mine * (size_t)wsize);
+    double *when = malloc(sizeof *when * (size_t)wsize);
+    mine[0] = cs_shm_dyn_traced.n;
+    mine[1] = cs_shm_dyn_traced.alone && wrank == late; /* its own first */
+    memcpy(mine + 2, cs_shm_dyn_traced.who, sizeof cs_shm_dyn_traced.who);
+    MPI_Gather(mine, W, MPI_INT, all, W, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Gather(&arrived, 1, MPI_DOUBLE, when, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    int judged = 0;
+    if (wrank == 0) {
+        int early = 1;
+        for (int r = 0; r < wsize; r++)
+            early &= r == late || when[r] < when[late];
+        for (int r = 0; early && r < wsize; r++) {
+            const int *t = all + (size_t)r * W, nf = t[0];
+            for (int q = 0; !t[1] && q < nf && q < CS_SHM_DYN_MAX; q++) {
+                if (t[2 + q] == late && q != nf - 1)
+                    fail(m->name, it, "the late rank's contribution folded before an early "
+                         "one's (place, of the fold's count; the fixed order?)", q, q, nf);
+                judged |= t[2 + q] == late && nf >= 2;
+            }
+        }
+        if (!early)
+            printf("%s %d ints: an early rank arrived after the late one (a loaded machine): "
+                   "not judged\n", m->name, n);
+    }
+    free(all);
+    free(when);
+    MPI_Bcast(&judged, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return judged;
 }
 
 /* Back-to-back calls with nothing between them (a rank that does not
@@ -489,6 +559,22 @@ int main(int argc, char **argv)
         const cs_method *m = method(coll, name);
         snprintf(name, sizeof name, "%s.shm.direct", cs_coll_name(coll));
         const cs_method *direct = node ? NULL : method(coll, name);
+        /* the shared-memory ones: the order of folding under a late rank,
+         * each size twice; at least one call judged on a fold of two */
+        int judged = 0;
+        pthread_mutex_lock(&pause_lock); /* (--stop: no rank stopped meanwhile) */
+        paused = 1;
+        pthread_mutex_unlock(&pause_lock);
+        for (int it = 0; !node && wsize > 1 && it < 2 * NSIZES; it++)
+            judged += order_case(m, coll, it, sizes[it % NSIZES]);
+        pthread_mutex_lock(&pause_lock);
+        paused = 0;
+        pthread_mutex_unlock(&pause_lock);
+        if (!node && wsize > 1 && !judged)
+            fail(m->name, 0, "no call under a late rank judged on its fold order", 0, 0, 1);
+        else if (!node && wrank == 0)
+            printf("%s: %d of %d calls under a late rank judged on their fold order\n", m->name,
+                   judged, 2 * NSIZES);
         for (int it = 0; it < iters; it++) {
             const int n = sizes[it % NSIZES], root = (it / NSIZES) % wsize;
             if (it % 10 == 9)

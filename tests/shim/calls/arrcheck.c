@@ -100,11 +100,13 @@ int main(int argc, char **argv)
             /* sampled cells: the weighted count of matched calls estimates
              * the calls, wait + completion the recorded time */
             double tol = atof(argv[++i]);
+            int checked = 0;
             for (size_t k = 0; k < p.ncells; k++) {
                 const cs_cell *c = &p.cells[k];
                 const cs_arr_cell *a = cs_arr_find(&p, c->coll, c->comm_size, c->bin);
                 if (!a || c->rank_calls < 1000)
                     continue;
+                checked++;
                 double rn = a->n / (double)c->rank_calls, rt = (a->wait + a->compl) / c->t_total;
                 printf("%s %u ranks: %llu of %llu calls matched; estimated calls / calls = "
                        "%.4f, wait + completion / recorded time = %.4f\n",
@@ -113,6 +115,7 @@ int main(int argc, char **argv)
                 CHECK(fabs(rn - 1) <= tol, "%s %u ranks: estimated calls / calls = %.4f",
                       cs_rcoll_name((int)c->coll), c->comm_size, rn);
             }
+            CHECK(checked > 0, "no cell of at least 1000 calls with arrivals to estimate from");
         } else if (!strcmp(o, "--pairs")) {
             double np = 0, nprev = 0;
             double pw = 0, ind = 0;
