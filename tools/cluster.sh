@@ -60,12 +60,14 @@ skip() { echo "cluster.sh: skipped: $*" >&2; exit 77; }
 # One line and exit 77 where namespaces cannot be made here.
 check() {
     [ "$(id -u)" = 0 ] || skip "namespaces need root (uid $(id -u))"
-    local t
+    local t err
     for t in ip nsenter unshare tc mount; do
         command -v "$t" > /dev/null || skip "no '$t' on this machine"
     done
-    unshare --net --uts --ipc --mount true 2> /dev/null ||
-        skip "namespaces are not permitted here (unshare --net --uts --ipc --mount failed)"
+    # (in a chroot whose / is not a mount point: "cannot change root
+    # filesystem propagation", the private mounts of a node are not possible)
+    err=$(unshare --net --uts --ipc --mount true 2>&1) ||
+        skip "namespaces are not permitted here (unshare --net --uts --ipc --mount: ${err:-failed})"
 }
 
 node_name() { # NODE (1..N or collsel-nodeK) -> collsel-nodeK
@@ -387,7 +389,7 @@ ompi_major() {
 # prterun 5.0.7 dies on it (open-mpi/ompi#13303).
 launcher_prrte() {
     case "$RF5" in *[-:]*) # (COLLSEL_CLUSTER_RUN's directory)
-        die "Open MPI 5 cannot read the rankfile $RF5.*: '-' or ':' in it (open-mpi/ompi#13545)" 1 ;;
+        die "Open MPI 5 cannot read rankfile $RF5.*: '-' or ':' in it (open-mpi/ompi#13545)" 1 ;;
     esac
     local rf
     rf=$(rankfile "$1" "$2" "$RF5") || die "cannot write the rankfile $RF5.$1x$2" 1
