@@ -48,6 +48,9 @@
 set -u
 RUN=${COLLSEL_CLUSTER_RUN:-/run/collsel-cluster}
 LOCK=$RUN.lock # next to RUN, not in it: down removes RUN; one per machine, as the cluster
+# Open MPI 5's rankfiles, next to RUN too: its prterun (5.0.7) refuses a
+# rankfile path with a '-' in it (open-mpi/ompi#13545), RUN's name has one
+RF5=${RUN%/*}/collsel_cluster.rankfile
 SELF=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")
 PFX=collsel-node SW=collsel-sw BR=collsel-br IF=collsel0 NET=198.18.25
 usage() { sed -n '2,/^set -u/{/^set -u/d;s/^# \{0,1\}//p}' "$SELF"; }
@@ -57,12 +60,14 @@ skip() { echo "cluster.sh: skipped: $*" >&2; exit 77; }
 # One line and exit 77 where namespaces cannot be made here.
 check() {
     [ "$(id -u)" = 0 ] || skip "namespaces need root (uid $(id -u))"
-    local t
+    local t err
     for t in ip nsenter unshare tc mount; do
         command -v "$t" > /dev/null || skip "no '$t' on this machine"
     done
-    unshare --net --uts --ipc --mount true 2> /dev/null ||
-        skip "namespaces are not permitted here (unshare --net --uts --ipc --mount failed)"
+    # (in a chroot whose / is not a mount point: "cannot change root
+    # filesystem propagation", the private mounts of a node are not possible)
+    err=$(unshare --net --uts --ipc --mount true 2>&1) ||
+        skip "namespaces are not permitted here (unshare --net --uts --ipc --mount: ${err:-failed})"
 }
 
 node_name() { # NODE (1..N or collsel-nodeK) -> collsel-nodeK
@@ -128,7 +133,7 @@ teardown() {
         case "$ns" in "$PFX"[0-9]*|"$SW"|"$SW-probe") ip netns del "$ns" ;; esac
     done
     [ -n "${1:-}" ] && [ -s "$RUN/link.log" ] && tail -1 "$RUN/link.log" # its counts
-    rm -rf "$RUN"
+    rm -rf "$RUN" "$RF5".*
 }
 
 # A node's UTS, IPC and mount namespaces are held by one process inside
@@ -305,8 +310,9 @@ EOF
 # the machine.  A node's daemon binds its own ranks from core 0, so with
 # --bind-to core the first rank of every node would share core 0 (2 nodes x
 # 1 rank: both busy-polling one core, a 4 ms barrier; spread: 17 us).
+# (Open MPI 4 and 5 read the same syntax; FILE: the path, default in RUN)
 rankfile() {
-    local f=$RUN/rankfile.$1x$2 nc k=0 i j
+    local f=${3:-$RUN/rankfile}.$1x$2 nc k=0 i j
     nc=$(nproc)
     for i in $(seq 1 "$1"); do
         for j in $(seq 1 "$2"); do echo "rank $k=$PFX$i slot=$((k % nc))"; k=$((k + 1)); done
@@ -342,6 +348,10 @@ launcher() {
     [ "$(id -u)" = 0 ] && root="--allow-run-as-root "
     case "$fl" in
     openmpi)
+        if [ "$(ompi_major)" -ge 5 ]; then
+            launcher_prrte "$n" "$r" "$np" "$hosts" "$y" "$root"
+            return
+        fi
         echo "$SELF exec 1 mpirun.openmpi $root-n $np --host $hosts --mca plm_rsh_agent $RUN/agent" \
              "--mca btl self,vader,tcp --mca btl_tcp_if_include $IF --mca oob_tcp_if_include $IF" \
              "--rankfile $(rankfile "$n" "$r") --mca mpi_yield_when_idle $y -x COLLSEL_MACHINE_RANKS=$np" ;;
@@ -358,6 +368,35 @@ launcher() {
              "-genv LD_PRELOAD $RUN/cluster-mpich.so" ;;
     *) die "launcher takes openmpi or mpich (got '$fl')" ;;
     esac
+}
+
+# The major version of the Open MPI whose mpirun the launch line runs (0
+# where there is none: the line is then 4's)
+ompi_major() {
+    local v
+    v=$(mpirun.openmpi --version 2> /dev/null | sed -n 's/.*(Open MPI) \([0-9]*\)\..*/\1/p')
+    echo "${v:-0}"
+}
+
+# Open MPI 5's launch line (N R NP HOSTS YIELD ROOT): its runtime is PRRTE,
+# whose own names the line gives its settings (--prtemca; Open MPI's
+# generic --mca still translates 4's plm_rsh_agent and oob_tcp_if_include,
+# deprecated); the rankfile is a --map-by directive (--rankfile, which
+# it becomes, is deprecated) at a path without '-' (RF5, above); the
+# shared-memory BTL is sm (vader, 4's name, is an alias); a node of more
+# ranks than cores: a rankfile giving two ranks one core is refused without
+# --bind-to core:overload-allowed (4 binds them).  No MPMD (':'):
+# prterun 5.0.7 dies on it (open-mpi/ompi#13303).
+launcher_prrte() {
+    case "$RF5" in *[-:]*) # (COLLSEL_CLUSTER_RUN's directory)
+        die "Open MPI 5 cannot read rankfile $RF5.*: '-' or ':' in it (open-mpi/ompi#13545)" 1 ;;
+    esac
+    local rf
+    rf=$(rankfile "$1" "$2" "$RF5") || die "cannot write the rankfile $RF5.$1x$2" 1
+    echo "$SELF exec 1 mpirun.openmpi $6-n $3 --host $4 --prtemca plm_ssh_agent $RUN/agent" \
+         "--mca btl self,sm,tcp --mca btl_tcp_if_include $IF --prtemca prte_if_include $IF" \
+         "--map-by rankfile:file=$rf --bind-to core:overload-allowed" \
+         "--mca mpi_yield_when_idle $5 -x COLLSEL_MACHINE_RANKS=$3"
 }
 
 launch_lines() {
@@ -379,7 +418,9 @@ exec)
     nd=$(node_name "$1") || die "no node '$1' (1..N or ${PFX}K)"
     shift
     p=$(holder "$nd") || die "no node $nd (is the cluster up? tools/cluster.sh status)" 1
-    exec nsenter -t "$p" --net --uts --ipc --mount --wd="$PWD" -- "$@" ;;
+    # --root: the holder's root too (entering a mount namespace alone sets
+    # its root: in a chroot, the host's files, Open MPI and RUN/agent)
+    exec nsenter -t "$p" --net --uts --ipc --mount --root --wd="$PWD" -- "$@" ;;
 kill)
     [ $# -eq 1 ] || die "kill takes NODE"
     nd=$(node_name "$1") || die "no node '$1' (1..N or ${PFX}K)"
