@@ -111,8 +111,8 @@ say "running in the root: $*"
 rm -rf --one-file-system "$root/results" && mkdir -p "$root/results"
 # shellcheck disable=SC2016
 chroot "$root" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    HOME=/root LANG=C.UTF-8 TERM=dumb CI="${CI:-}" COLLSEL_RELEASE_ROOT="$suite" \
-    COLLSEL_TEST_TALLY=/results/tally sh -c 'cd /src && exec "$@"' sh "$@"
+    HOME=/root LANG=C.UTF-8 TERM=dumb CI="${CI:-}" CS_RELEASE_ROOT="$suite" \
+    CS_TEST_TALLY=/results/tally sh -c 'cd /src && exec "$@"' sh "$@"
 rc=$?
 if [ -n "$results" ]; then
     mkdir -p "$results" && cp -R "$root/results/." "$results/" ||

@@ -19,10 +19,10 @@
 #      Debian release, in a root that tools/release-root.sh makes with
 #      debootstrap and removes: on Debian 12 that is Debian 13 (Open MPI
 #      5.0.7, MPICH 4.2.1, gcc 14), on Debian 13 Debian 12; its tests are
-#      counted as 'trixie-openmpi: NAME' ...  COLLSEL_TEST_RELEASE=SUITE
+#      counted as 'trixie-openmpi: NAME' ...  CS_TEST_RELEASE=SUITE
 #      picks the release, =none skips the stage (counted as a skip).
 # --mpi-only: stages 1 and 2 only, without the cluster (what 6. runs in
-# the root; COLLSEL_TEST_TALLY=FILE: the tally is also copied there).
+# the root; CS_TEST_TALLY=FILE: the tally is also copied there).
 # Exit status 0 only if nothing failed.
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -106,7 +106,7 @@ could_run() {
 here=${VERSION_CODENAME:-unknown}
 if [ "$mpi_only" = 1 ]; then
     # in a release root (stage 6 of the machine outside): no cluster there
-    flav=${COLLSEL_RELEASE_ROOT:+$COLLSEL_RELEASE_ROOT-}
+    flav=${CS_RELEASE_ROOT:+$CS_RELEASE_ROOT-}
     echo "== 1/2 tests of the Open MPI build ($here, no cluster)"
     meson_stage "${flav}openmpi" build --num-processes 2 --no-suite cluster --no-suite cluster-long
     echo "== 2/2 tests of the MPICH build ($here, no cluster)"
@@ -126,13 +126,13 @@ else
     script_stage smpi "$top/tests/sim/run.sh" "$top/build-smpi" "$top/build/cli/collsel"
     echo "== 5/6 fuzz targets, 4 s each (tests/fuzz/run.sh)"
     script_stage fuzz "$top/tests/fuzz/run.sh" 4
-    case ${COLLSEL_TEST_RELEASE:-} in
+    case ${CS_TEST_RELEASE:-} in
     "") case $here in bookworm) other=trixie ;; trixie) other=bookworm ;; *) other= ;; esac ;;
-    *) other=$COLLSEL_TEST_RELEASE ;;
+    *) other=$CS_TEST_RELEASE ;;
     esac
     : > "$tally.release"
     if [ "$other" = none ]; then
-        printf 'skip\trelease: %s\trelease stage: COLLSEL_TEST_RELEASE=none\n' "-" >> "$tally"
+        printf 'skip\trelease: %s\trelease stage: CS_TEST_RELEASE=none\n' "-" >> "$tally"
     elif [ -z "$other" ]; then
         printf 'skip\trelease: %s\trelease stage: no other Debian release to test from %s\n' \
             "-" "${PRETTY_NAME:-this system}" >> "$tally"
@@ -162,7 +162,7 @@ while IFS="$(printf '\t')" read -r res name why; do
 done < "$tally" > "$tally.out"
 mv "$tally.out" "$tally"
 [ ! -s "$tally.release" ] || cat "$tally.release" >> "$tally"
-[ -z "${COLLSEL_TEST_TALLY:-}" ] || cp "$tally" "$COLLSEL_TEST_TALLY" || :
+[ -z "${CS_TEST_TALLY:-}" ] || cp "$tally" "$CS_TEST_TALLY" || :
 n() { grep -c "^$1	" "$tally" || :; }
 passed=$(n pass) failed=$(n fail) skipped=$(n skip)
 if [ "$skipped" -gt 0 ]; then
