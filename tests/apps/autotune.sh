@@ -144,11 +144,11 @@ PY
 else
     # with --explore 2: the tree's first 2 candidates and native drawn per
     # call in one more run, the tree rebuilt on those times
-    # (100 steps, a budget of 10 s: the hot points get enough calls to be
+    # (100 steps, a budget of 30 s: the hot points get enough calls to be
     # decided in the application, and the replay reaches them)
     aargs="--quick --steps 100"
     # shellcheck disable=SC2086
-    at --budget 10s --explore 2 -o app.tree -- "$app" $aargs > report.txt 2> report.err; rc=$?
+    at --budget 30s --explore 2 -o app.tree -- "$app" $aargs > report.txt 2> report.err; rc=$?
     [ $rc = 0 ] || { bad "autotune --explore: exit $rc"; cat report.txt report.err; exit 1; }
     grep -q "== measured inside the application" report.txt || bad "the report lacks the explored times"
     grep -q "^  the tree built on them, at the explored points: tuned / native [0-9.]*" report.txt ||
