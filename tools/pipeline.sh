@@ -1,18 +1,33 @@
 #!/bin/sh
 # tools/pipeline.sh: the whole collsel pipeline on the bundled example
-# application, at 4 ranks (run by tools/demo.sh after set-up):
+# application, at one rank per core (run by tools/demo.sh after set-up):
 #   collsel autotune (record -> replay -> tune -> replay --mix -> explore
 #   inside the application -> tune again on those times -> report ->
 #   paired runs verifying the tree)
 #   -> profile -> tree -> run with the tree -> native vs tuned time (wall,
 #   and the collective time both runs of PAIRS alternating pairs recorded,
 #   against the prediction: tools/apptime.sh) -> pictures, C code, exports.
-# Outputs go to out/ (or $COLLSEL_OUT).  NP=4, BUDGET=60s, PAIRS=21 by default.
+# It ends by saying what the tree kept and whether the application's
+# collective time with it is below native beyond the noise.
+# Outputs go to out/ (or $COLLSEL_OUT).  BUDGET=60s, PAIRS=21 by default;
+# NP ranks: by default as many as the machine has cores (nproc), at least
+# 2.  More ranks than cores (NP=4 on 2 cores) oversubscribe: the ranks
+# take turns on the cores, every measurement then times the scheduler as
+# much as the method, and the paired runs keep only the methods whose gain
+# shows through that (the tree may end all native).
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${COLLSEL_BUILD:-$top/build}
 OUT=${COLLSEL_OUT:-$top/out}
-NP=${NP:-4}
+cores=$(nproc)
+NP=${NP:-$((cores > 2 ? cores : 2))}
+case $NP in
+[1-9]|[1-9][0-9]|[1-9][0-9][0-9]) ;;
+*) echo "pipeline.sh: NP='$NP': a number of ranks (2 or more)" >&2; exit 2 ;;
+esac
+[ "$NP" -ge 2 ] || { echo "pipeline.sh: NP=$NP: the collectives need 2 ranks or more" >&2; exit 2; }
+[ "$NP" -le "$cores" ] || echo "pipeline.sh: $NP ranks on $cores cores (NP): oversubscribed," \
+    "the measurements time the scheduler too; the tree may keep little or nothing" >&2
 mkdir -p "$OUT"
 collsel="$B/cli/collsel"
 app="$B/tests/apps/example_app"
@@ -71,7 +86,8 @@ step "6. the application's own collective time, native and tuned: ${PAIRS:-21} a
 # --compare), the medians and ranges, the prediction of collsel-replay --mix
 # for this tree next to them, and the points where the replay does not
 # reproduce the application's native calls
-"$top/tools/apptime.sh" -n "$NP" -r "${PAIRS:-21}" --tree "$OUT/example.tree" --dir "$OUT/apptime" -- "$app"
+"$top/tools/apptime.sh" -n "$NP" -r "${PAIRS:-21}" --tree "$OUT/example.tree" --dir "$OUT/apptime" \
+    -- "$app" | tee "$OUT/apptime.txt"
 "$collsel" show --compare "$OUT/apptime/nat-1.prof" "$OUT/apptime/tun-1.prof" --top 8
 
 step "7. pictures, generated C, exports"
@@ -83,3 +99,22 @@ step "7. pictures, generated C, exports"
 
 step "files"
 ls -l "$OUT"
+
+step "what the tree did ($NP ranks on $cores cores)"
+# the methods the tree keeps (its leaves' first methods that are not
+# native) and the measured collective time of step 6 against its noise
+kept=$("$collsel" tree show "$OUT/example.tree" | awk '
+    { for (i = 1; i <= NF; i++) if ($i ~ /^[a-z]+\.[a-z]/) { if ($i !~ /\.native$/) k[$i] = 1; break } }
+    END { for (m in k) printf "%s ", m }')
+med=$(sed -n 's/^median of tuned \/ native, collective time: \([0-9.]*\) .*/\1/p' "$OUT/apptime.txt")
+ci=$(sed -n 's/^  its 95 % interval (order statistics of the pairs): //p' "$OUT/apptime.txt")
+if [ -z "$kept" ]; then
+    echo "the tree keeps every collective native: collsel found no method faster here"
+else
+    echo "the tree keeps: $kept"
+fi
+verdict=$(echo "$ci" | awk -F- '$2 != "" && $2 < 1 { print "below native beyond the noise"; next }
+    $1 != "" && $1 > 1 { print "above native beyond the noise"; next }
+    { print "not told apart from native (the interval holds 1, or too few pairs)" }')
+echo "the application's collective time with the tree / native: median $med over ${PAIRS:-21}" \
+     "pairs, 95 % interval $ci: $verdict"
