@@ -5,6 +5,7 @@
 # clang 19).
 #
 #   tools/release-root.sh [--suite SUITE] [--dir DIR] [--keep] [--shell]
+#                         [--prepare] [--results DIR]
 #                         [-- COMMAND...]
 #
 #   --suite SUITE  the release (default trixie, Debian 13)
@@ -13,6 +14,10 @@
 #                  reused: its packages and builds stay); without it the
 #                  root is removed at the end
 #   --shell        an interactive shell in the root instead of the tests
+#   --prepare      make the root and install its packages (tools/setup.sh
+#                  without building), then stop and keep it: a later run
+#                  with the same --dir starts from there (tools/test.sh does
+#                  this while its sanitizer, SimGrid and fuzz stages run)
 #   --results DIR  copy what the command left in /results of the root to
 #                  DIR (tools/test.sh there writes its tally to
 #                  /results/tally: every test with its result)
@@ -31,7 +36,7 @@
 # or the archive cannot be reached.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-suite=trixie dir= keep=0 shell=0 results=
+suite=trixie dir= keep=0 shell=0 results= prepare=0
 usage() { sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -39,6 +44,7 @@ while [ $# -gt 0 ]; do
     --dir) dir=${2:?--dir needs a directory}; shift 2 ;;
     --keep) keep=1; shift ;;
     --shell) shell=1; shift ;;
+    --prepare) prepare=1 keep=1; shift ;;
     --results) results=${2:?--results needs a directory}; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     --) shift; break ;;
@@ -102,7 +108,9 @@ find "$root/src" -mindepth 1 -maxdepth 1 ! -name 'build*' -exec rm -rf --one-fil
 (cd "$top" && git ls-files -z | xargs -0 tar cf - --ignore-failed-read 2> /dev/null) |
     tar xf - -C "$root/src" || { echo "release-root.sh: cannot copy the checkout" >&2; exit 1; }
 say "$(chroot "$root" sh -c '. /etc/os-release; echo "$PRETTY_NAME"')"
-if [ "$shell" = 1 ]; then
+if [ "$prepare" = 1 ]; then
+    set -- env SETUP_NO_BUILD=1 SETUP_MPI_ONLY=1 ./tools/setup.sh
+elif [ "$shell" = 1 ]; then
     chroot "$root" sh -c 'cd /src && exec bash -i || exec sh -i'
     exit $?
 fi

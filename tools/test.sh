@@ -38,9 +38,17 @@ cd "$top"
 start=$(date +%s)
 tally=$(mktemp) # one line per test: pass|fail|skip<TAB>STAGE: NAME<TAB>REASON
 cluster=
+prep= rdir=
 cleanup() {
     [ -z "$cluster" ] || "$top/tools/cluster.sh" down
-    rm -rf "$tally" "$tally.out" "$tally.rc" "$tally.retries" "$tally.release" "$tally.results"
+    # a root prepared for stage 6 that never ran (interrupted): its maker
+    # unmounts what it mounted when it ends; then the folder goes
+    if [ -n "$prep" ] && [ -d "$rdir" ]; then
+        wait "$prep" 2> /dev/null || :
+        grep -q " $rdir/" /proc/mounts || rm -rf --one-file-system "$rdir"
+    fi
+    rm -rf "$tally" "$tally.out" "$tally.rc" "$tally.retries" "$tally.release" "$tally.results" \
+        "$tally.prep"
 }
 trap cleanup EXIT
 # MPICH cluster runs retried after MPICH's own finalize hang, one line each
@@ -120,16 +128,29 @@ else
     meson_stage openmpi build --num-processes 2
     echo "== 2/6 tests of the MPICH build"
     meson_stage mpich build-mpich --num-processes 1 --suite mpich
+    case ${CS_TEST_RELEASE:-} in
+    "") case $here in bookworm) other=trixie ;; trixie) other=bookworm ;; *) other= ;; esac ;;
+    *) other=$CS_TEST_RELEASE ;;
+    esac
+    rdir=/var/tmp/collsel-test-$other prep=
+    # the other release's root is made (debootstrap, its packages: network
+    # and disk more than processors) while stages 3-5, which time nothing,
+    # run; stage 6 then starts from it and removes it
+    if [ -n "$other" ] && [ "$other" != none ]; then
+        "$top/tools/release-root.sh" --suite "$other" --dir "$rdir" --prepare \
+            > "$tally.prep" 2>&1 &
+        prep=$!
+    fi
     echo "== 3/6 correctness matrix under ASan + UBSan"
     script_stage sanitizers "$top/tests/coll/matrix/run-sanitizers.sh" "$top/build-sanitize"
     echo "== 4/6 the replay on a simulated cluster (SimGrid SMPI)"
     script_stage smpi "$top/tests/sim/run.sh" "$top/build-smpi" "$top/build/cli/collsel"
     echo "== 5/6 fuzz targets, 4 s each (tests/fuzz/run.sh)"
     script_stage fuzz "$top/tests/fuzz/run.sh" 4
-    case ${CS_TEST_RELEASE:-} in
-    "") case $here in bookworm) other=trixie ;; trixie) other=bookworm ;; *) other= ;; esac ;;
-    *) other=$CS_TEST_RELEASE ;;
-    esac
+    if [ -n "$prep" ]; then
+        wait "$prep" || :
+        sed 's/^/  (prepared while 3-5 ran) /' "$tally.prep"
+    fi
     : > "$tally.release"
     if [ "$other" = none ]; then
         printf 'skip\trelease: %s\trelease stage: CS_TEST_RELEASE=none\n' "-" >> "$tally"
@@ -139,7 +160,7 @@ else
     else
         echo "== 6/6 the MPI flavours on $other (tools/release-root.sh)"
         mkdir -p "$tally.results"
-        script_stage "release" "$top/tools/release-root.sh" --suite "$other" \
+        script_stage "release" "$top/tools/release-root.sh" --suite "$other" --dir "$rdir" \
             --results "$tally.results" -- ./tools/test.sh --mpi-only
         # the root's own tally replaces the stage's one line: every test
         # counted, its skips judged there (by that machine's could_run)
