@@ -106,7 +106,7 @@ cp /etc/resolv.conf "$root/etc/resolv.conf" 2> /dev/null || true
 mkdir -p "$root/src"
 find "$root/src" -mindepth 1 -maxdepth 1 ! -name 'build*' -exec rm -rf --one-file-system {} +
 (cd "$top" && git ls-files -z | xargs -0 tar cf - --ignore-failed-read 2> /dev/null) |
-    tar xf - -C "$root/src" || { echo "release-root.sh: cannot copy the checkout" >&2; exit 1; }
+    tar xmf - -C "$root/src" || { echo "release-root.sh: cannot copy the checkout" >&2; exit 1; }
 say "$(chroot "$root" sh -c '. /etc/os-release; echo "$PRETTY_NAME"')"
 if [ "$prepare" = 1 ]; then
     set -- env SETUP_NO_BUILD=1 SETUP_MPI_ONLY=1 ./tools/setup.sh

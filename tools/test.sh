@@ -116,7 +116,10 @@ if [ "$mpi_only" = 1 ]; then
     # in a release root (stage 6 of the machine outside): no cluster there
     flav=${CS_RELEASE_ROOT:+$CS_RELEASE_ROOT-}
     echo "== 1/2 tests of the Open MPI build ($here, no cluster)"
-    meson_stage "${flav}openmpi" build --num-processes 2 --no-suite cluster --no-suite cluster-long
+    # one test at a time: two Open MPI 5 jobs started together in a fresh
+    # root hung both (shim-mix-np4 and shim-mix-forced, 178 s each, once
+    # in 3 runs of the suite; not reproduced in 5 runs of the pair since)
+    meson_stage "${flav}openmpi" build --num-processes 1 --no-suite cluster --no-suite cluster-long
     echo "== 2/2 tests of the MPICH build ($here, no cluster)"
     meson_stage "${flav}mpich" build-mpich --num-processes 1 --suite mpich --no-suite cluster \
         --no-suite cluster-long
