@@ -152,7 +152,8 @@ else
     script_stage fuzz "$top/tests/fuzz/run.sh" 4
     if [ -n "$prep" ]; then
         wait "$prep" || :
-        sed 's/^/  (prepared while 3-5 ran) /' "$tally.prep"
+        # its own lines (what it made, or why it skipped), not apt's
+        grep '^release-root.sh' "$tally.prep" | sed 's/^/  (prepared while 3-5 ran) /' || :
     fi
     : > "$tally.release"
     if [ "$other" = none ]; then
