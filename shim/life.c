@@ -287,7 +287,7 @@ out:
  * SIGKILL to every rank of the node; each sleep ends early on a SIGCHLD.
  * The first rank to die at once would cut the second sleep, and a rank the
  * scheduler had not yet run (an oversubscribed core) was killed before its
- * handler wrote anything: 1 rank of 3 lost in about 1 run of 6 here.
+ * handler wrote anything: 1 rank of 3 lost in 2 runs of 14 here.
  * Waiting up to LINGER_S lets every rank of the node write first; the
  * SIGKILL that follows ends the wait.  Open MPI 4's daemon waits 1 s
  * (odls_base_sigkill_timeout) after SIGTERM.  Async-signal-safe. */
